@@ -1,0 +1,59 @@
+"""The meeple games: a registry of batched rules cores and their PettingZoo AEC environments.
+
+    from meeple.envs import make, GAMES
+    game = make("roll_through_the_ages", num_players=3)        # batched rules core
+    env = make_env("roll_through_the_ages", num_players=3)      # PettingZoo AEC env
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, NamedTuple
+
+
+class GameEntry(NamedTuple):
+    """Where a game lives: its rules class and its AEC env module (imported lazily)."""
+
+    rules: str  # "module:Class" of the rules core
+    env: str  # module with env() / raw_env()
+    encoder: str  # module with DEFAULT encoder
+    heuristic: str  # module with the heuristic agent class `Heuristic`
+
+
+GAMES: dict[str, GameEntry] = {
+    "roll_through_the_ages": GameEntry(
+        rules="meeple.envs.roll_through_the_ages.rules:RollThroughTheAges",
+        env="meeple.envs.roll_through_the_ages.env",
+        encoder="meeple.encoders.roll_through_the_ages",
+        heuristic="meeple.agents.heuristics.roll_through_the_ages",
+    ),
+}
+
+
+def list_games() -> list[str]:
+    """Names of all registered games."""
+    return sorted(GAMES)
+
+
+def _entry(name: str) -> GameEntry:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; registered games: {list_games()}") from None
+
+
+def make(name: str, num_players: int = 2, **variant: Any) -> Any:
+    """The batched rules core of game `name` for `num_players` with variant flags."""
+    module, cls = _entry(name).rules.split(":")
+    return getattr(importlib.import_module(module), cls)(num_players=num_players, **variant)
+
+
+def make_env(name: str, raw: bool = False, **kwargs: Any) -> Any:
+    """The PettingZoo AEC env of game `name` (`raw_env` if raw, else the checked `env`)."""
+    module = importlib.import_module(_entry(name).env)
+    return module.raw_env(**kwargs) if raw else module.env(**kwargs)
+
+
+def default_encoder(name: str, game: Any) -> Any:
+    """The default observation encoder of game `name`, configured for `game`."""
+    return importlib.import_module(_entry(name).encoder).make_encoder(game)

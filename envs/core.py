@@ -1,0 +1,175 @@
+"""Types shared by every game: GameInfo, the rules-core protocol, and state utilities.
+
+A game is a `Game` object (one per configuration) over a struct-of-arrays `State` NamedTuple whose
+every field has a leading batch axis B. The protocol below is what the AEC env, the encoders, the
+agents, the self-play env and the generic tests rely on; nothing else about a game is assumed.
+
+Saved states are plain JSON (never pickle): {"format", "game", "config", "fields": {name: nested
+lists}}. Loading checks the game, the config, every field's presence, shape and range, and the
+game's own consistency rules (`Game.validate`) before anything is returned.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+import numpy as np
+
+SAVE_FORMAT = "meeple-state-v1"
+
+StateT = TypeVar("StateT", bound=tuple)
+
+
+class GameInfo(NamedTuple):
+    """Static facts about one game configuration (after OpenSpiel's `_GAME_INFO`)."""
+
+    name: str
+    num_players: int
+    num_actions: int
+    max_game_length: int  # an upper bound on decisions (steps) in one game
+    has_chance: bool
+    has_hidden_information: bool
+
+
+class Game(Protocol):
+    """The rules-core protocol. B = batch, P = players, A = actions, K = uniforms per step."""
+
+    info: GameInfo
+    config: Any  # frozen dataclass of the variant flags
+
+    def init(self, rng: np.random.Generator, batch: int) -> Any: ...
+    def legal_action_mask(self, state: Any) -> np.ndarray: ...  # (B, A) bool; all True when done
+    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any: ...
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # u (B, K) in [0, 1)
+    def returns(self, state: Any) -> np.ndarray: ...  # (B, P) float32, 0 until done
+    def scores(self, state: Any) -> np.ndarray: ...  # (B, P) int, the game's own score
+    def observe(self, state: Any, player: int | np.ndarray) -> Any: ...  # View: only what player sees
+    def determinize(self, state: Any, player: int | np.ndarray, rng: np.random.Generator) -> Any: ...
+    def validate(self, state: Any) -> None: ...  # raises ValueError on an inconsistent state
+    def action_to_str(self, state: Any, action: int, row: int = 0) -> str: ...
+    def render_text(self, state: Any, row: int = 0) -> str: ...
+
+
+def clone(state: StateT) -> StateT:
+    """A deep copy of a batched state."""
+    return type(state)(*(np.copy(field) for field in state))
+
+
+def take(state: StateT, rows: Any) -> StateT:
+    """The sub-batch `rows` (an index array or slice) of a state, as a new state."""
+    if isinstance(rows, (int, np.integer)):
+        rows = [int(rows)]
+    return type(state)(*(np.ascontiguousarray(field[rows]) for field in state))
+
+
+def concatenate(states: list[StateT]) -> StateT:
+    """Stack several batched states of the same game along the batch axis."""
+    return type(states[0])(*(np.concatenate(fields, axis=0) for fields in zip(*states)))
+
+
+def batch_size(state: tuple) -> int:
+    return int(state[0].shape[0])
+
+
+def states_equal(a: tuple, b: tuple) -> bool:
+    """True if every field of the two states is identical (shape, dtype and values)."""
+    return all(x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def rank_returns(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
+    """(B, P) float32 rank rewards in [-1, 1]: (opponents beaten - opponents beating) / (P - 1).
+
+    Players compare by `primary`, then `secondary`; exact ties count as neither, so tied players
+    share and every row sums to 0.
+    """
+    P = primary.shape[1]
+    p_i, p_j = primary[:, :, None], primary[:, None, :]
+    s_i, s_j = secondary[:, :, None], secondary[:, None, :]
+    beats = (p_i > p_j) | ((p_i == p_j) & (s_i > s_j))
+    net = beats.sum(axis=2) - beats.sum(axis=1)
+    return (net / max(P - 1, 1)).astype(np.float32)
+
+
+# --- save / load ---------------------------------------------------------------------------
+
+def state_to_dict(game: Game, state: tuple) -> dict:
+    """A JSON-ready dict of a batched state: plain lists, no pickled objects."""
+    return {
+        "format": SAVE_FORMAT,
+        "game": game.info.name,
+        "config": asdict(game.config),
+        "fields": {name: np.asarray(value).tolist() for name, value in zip(state._fields, state)},
+    }
+
+
+def state_from_dict(game: Game, data: Any, template: tuple) -> tuple:
+    """Rebuild and validate a state saved by `state_to_dict`.
+
+    Args:
+        game: the game the state must belong to (its name and config must match).
+        data: the parsed JSON object.
+        template: a state of this game (any batch size) giving field names, dtypes and trailing shapes.
+    Raises:
+        ValueError: naming the first problem found; nothing is returned for a bad input.
+    """
+    if not isinstance(data, dict):
+        raise ValueError("saved state must be a JSON object")
+    if data.get("format") != SAVE_FORMAT:
+        raise ValueError(f"saved state has format {data.get('format')!r}, expected {SAVE_FORMAT!r}")
+    if data.get("game") != game.info.name:
+        raise ValueError(f"saved state is for game {data.get('game')!r}, not {game.info.name!r}")
+    if data.get("config") != asdict(game.config):
+        raise ValueError(f"saved config {data.get('config')!r} differs from this game's {asdict(game.config)!r}")
+    fields = data.get("fields")
+    if not isinstance(fields, dict):
+        raise ValueError("saved state has no 'fields' object")
+    missing = [n for n in template._fields if n not in fields]
+    extra = [n for n in fields if n not in template._fields]
+    if missing or extra:
+        raise ValueError(f"saved state fields mismatch: missing {missing}, unexpected {extra}")
+    arrays = []
+    batch = None
+    for name, like in zip(template._fields, template):
+        try:
+            raw = np.asarray(fields[name])
+        except ValueError as exc:  # ragged nested lists
+            raise ValueError(f"field {name!r} is not a rectangular array: {exc}") from None
+        if raw.dtype == object or raw.ndim != like.ndim:
+            raise ValueError(f"field {name!r} has {raw.ndim} dims, expected {like.ndim}")
+        if raw.shape[1:] != like.shape[1:]:
+            raise ValueError(f"field {name!r} has shape {raw.shape}, expected (B, *{like.shape[1:]})")
+        batch = raw.shape[0] if batch is None else batch
+        if raw.shape[0] != batch:
+            raise ValueError(f"field {name!r} has batch {raw.shape[0]}, other fields have {batch}")
+        if raw.size and not np.issubdtype(raw.dtype, np.number) and raw.dtype != np.bool_:
+            raise ValueError(f"field {name!r} holds non-numeric values")
+        if like.dtype == np.bool_:
+            if raw.size and not np.isin(raw, (0, 1, True, False)).all():
+                raise ValueError(f"field {name!r} must hold booleans")
+        else:
+            if raw.size and not np.all(np.equal(np.mod(raw, 1), 0)):
+                raise ValueError(f"field {name!r} must hold integers")
+            info = np.iinfo(like.dtype)
+            if raw.size and (raw.min() < info.min or raw.max() > info.max):
+                raise ValueError(f"field {name!r} has values outside {like.dtype}")
+        arrays.append(np.ascontiguousarray(raw.astype(like.dtype)))
+    state = type(template)(*arrays)
+    game.validate(state)
+    return state
+
+
+def save_state(game: Game, state: tuple, path: str | Path) -> None:
+    """Write a batched state to a JSON file."""
+    Path(path).write_text(json.dumps(state_to_dict(game, state)))
+
+
+def load_state(game: Game, path: str | Path) -> tuple:
+    """Read a state written by `save_state`; malformed files raise ValueError."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    return game.from_dict(data)  # type: ignore[attr-defined]

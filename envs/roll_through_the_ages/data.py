@@ -1,0 +1,183 @@
+"""Static data for Roll Through the Ages: The Bronze Age (original 2008 score sheet).
+
+Every table cites ../shared/rules/roll_through_the_ages.md (the "spec"). Tables are numpy
+arrays so numba kernels can read them as frozen globals; never mutate them.
+
+Action index layout (spec section 11.2, plus the trade variant's actions from 51 on)::
+
+     0..6   MARK_REROLL_i       ROLL         mark die i for the next reroll
+     7      ROLL                ROLL         reroll the marked dice
+     8..14  LEADERSHIP_REROLL_i LEADERSHIP   reroll die i once (skulls allowed)
+    15      FW_FOOD             CHOOSE_FW    lowest undecided food/worker die -> food
+    16      FW_WORKERS          CHOOSE_FW    ... -> workers
+    17      BUILD_CITY          BUILD        one worker on the next city
+    18..24  BUILD_MONUMENT_m    BUILD        one worker on monument m
+    25      ENGINEERING         BUILD        one stone -> 3 workers
+    26..30  PAY_GOOD_g          BUY          mark the whole goods track g as payment
+    31      PAY_FOOD            BUY          mark one food as 4 coins (Granaries)
+    32..44  BUY_DEV_d           BUY          buy development d with coins + marks
+    45..49  DISCARD_g           DISCARD      discard one unit of goods g
+    50      PASS                ROLL/LEADERSHIP/BUILD/BUY: end the phase;
+                                TRADE: end trading; TRADE_OFFER: withdraw the offer
+    --- trade variant only (num_actions = 69) ---
+    51..53  TRADE_WITH_k        TRADE        open an offer to the seat k = 1..3 places after the active one
+    54..59  OFFER_GIVE_t        TRADE_OFFER  add one unit of t (5 goods, then food) to what the active player gives
+    60..65  OFFER_TAKE_t        TRADE_OFFER  add one unit of t to what the active player asks for
+    66      PROPOSE             TRADE_OFFER  send the offer; the partner becomes the acting player
+    67      ACCEPT              TRADE_RESPOND the partner accepts: both sides transfer at once
+    68      DECLINE             TRADE_RESPOND the partner declines
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from meeple.envs.core import GameInfo
+
+# --- dice (spec 2.1) -----------------------------------------------------------------------
+NUM_FACES = 6
+GOOD1, FOOD3, SKULL, FW2, COINS7, WORKERS3 = range(6)
+FACE_NAMES = ("GOOD1", "FOOD3", "SKULL", "FW2", "COINS7", "WORKERS3")
+MAX_DICE = 7
+NO_DIE = -1  # dice slots beyond the player's city count
+
+# food/worker decision per FW2 die (spec 5.2)
+FW_UNDECIDED, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN = 0, 1, 2
+
+# --- food and goods (spec 2.2, 2.3) --------------------------------------------------------
+FOOD_START = 3
+FOOD_MAX = 15
+NUM_GOODS = 5
+WOOD, STONE, POTTERY, CLOTH, SPEARHEADS = range(5)
+GOOD_NAMES = ("wood", "stone", "pottery", "cloth", "spearheads")
+GOODS_MAX = np.array([8, 7, 6, 5, 4], dtype=np.int64)  # max of type k (1-based) is 9 - k
+# GOODS_VALUE[g, n] = value of n units of type g = k * n * (n + 1) / 2 with k = g + 1
+GOODS_VALUE = np.array(
+    [[(g + 1) * n * (n + 1) // 2 if n <= GOODS_MAX[g] else 0 for n in range(9)] for g in range(5)],
+    dtype=np.int64,
+)
+GOODS_LIMIT = 6  # spec 5.6: at most 6 units after the discard phase (unless Caravans)
+MAX_GOODS_VALUE = int(sum(GOODS_VALUE[g, GOODS_MAX[g]] for g in range(5)))  # 265
+
+# Tradeable resources in the trade variant: the five goods, then food (spec 8.2).
+NUM_TRADE_TYPES = 6
+TRADE_FOOD = 5
+TRADE_MAX = np.array([8, 7, 6, 5, 4, FOOD_MAX], dtype=np.int64)
+
+# --- cities (spec 2.4) ---------------------------------------------------------------------
+START_CITIES = 3
+MAX_CITIES = 7
+CITY_THRESHOLDS = np.array([3, 7, 12, 18], dtype=np.int64)  # cumulative workers for cities 4..7
+CITY_WORKERS_MAX = 18
+
+# --- monuments (spec 2.5) ------------------------------------------------------------------
+NUM_MONUMENTS = 7
+MONUMENT_NAMES = (
+    "Step Pyramid", "Stone Circle", "Temple", "Obelisk", "Hanging Gardens", "Great Wall", "Great Pyramid",
+)
+GREAT_WALL = 5
+MONUMENT_WORKERS = np.array([3, 5, 7, 9, 11, 13, 15], dtype=np.int64)
+MONUMENT_FIRST = np.array([1, 2, 4, 6, 8, 10, 12], dtype=np.int64)
+MONUMENT_LATER = np.array([0, 1, 2, 3, 4, 5, 6], dtype=np.int64)
+# spec 2.5 "Monuments in play, by player count" (index = number of players)
+MONUMENTS_IN_PLAY = np.array(
+    [
+        [0, 0, 0, 0, 0, 0, 0],  # unused (0 players)
+        [1, 1, 1, 1, 1, 1, 1],  # solo: all seven
+        [1, 1, 0, 1, 1, 1, 0],  # 2 players: no Temple, no Great Pyramid
+        [1, 1, 1, 1, 0, 1, 1],  # 3 players: no Hanging Gardens
+        [1, 1, 1, 1, 1, 1, 1],  # 4 players: all seven
+    ],
+    dtype=np.bool_,
+)
+
+# --- developments (spec 2.6, original sheet, D-21) -----------------------------------------
+NUM_DEVELOPMENTS = 13
+(LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING, MEDICINE, COINAGE, CARAVANS, RELIGION,
+ GRANARIES, MASONRY, ENGINEERING, ARCHITECTURE, EMPIRE) = range(13)
+DEVELOPMENT_NAMES = (
+    "Leadership", "Irrigation", "Agriculture", "Quarrying", "Medicine", "Coinage", "Caravans",
+    "Religion", "Granaries", "Masonry", "Engineering", "Architecture", "Empire",
+)
+DEVELOPMENT_COST = np.array([10, 10, 15, 15, 15, 20, 20, 20, 30, 30, 40, 50, 60], dtype=np.int64)
+DEVELOPMENT_POINTS = np.array([2, 2, 3, 3, 3, 4, 4, 6, 6, 6, 6, 8, 8], dtype=np.int64)
+GRANARIES_COINS_PER_FOOD = 4
+ENGINEERING_WORKERS_PER_STONE = 3
+DEVELOPMENTS_TO_END = 5  # spec 6.1: buying the 5th development triggers the final round
+
+# --- disasters (spec 2.7) ------------------------------------------------------------------
+DROUGHT_SKULLS, PESTILENCE_SKULLS, INVASION_SKULLS, REVOLT_SKULLS = 2, 3, 4, 5
+DROUGHT_POINTS, PESTILENCE_POINTS, INVASION_POINTS = 2, 3, 4
+
+# --- turn structure (spec 5, 11) -----------------------------------------------------------
+MAX_ROLLS = 3
+SOLO_ROUNDS = 10  # spec 8.1
+DEFAULT_MAX_ROUNDS = 100  # D-25: truncation limit
+PHASE_NAMES = (
+    "ROLL", "LEADERSHIP", "CHOOSE_FW", "TRADE", "TRADE_OFFER", "TRADE_RESPOND", "BUILD", "BUY",
+    "DISCARD", "GAME_OVER",
+)
+(PHASE_ROLL, PHASE_LEADERSHIP, PHASE_CHOOSE_FW, PHASE_TRADE, PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND,
+ PHASE_BUILD, PHASE_BUY, PHASE_DISCARD, PHASE_GAME_OVER) = range(10)
+NUM_PHASES = len(PHASE_NAMES)
+
+# --- actions (spec 11.2) -------------------------------------------------------------------
+ACTION_MARK_REROLL = 0
+ACTION_ROLL = 7
+ACTION_LEADERSHIP_REROLL = 8
+ACTION_FW_FOOD = 15
+ACTION_FW_WORKERS = 16
+ACTION_BUILD_CITY = 17
+ACTION_BUILD_MONUMENT = 18
+ACTION_ENGINEERING = 25
+ACTION_PAY_GOOD = 26
+ACTION_PAY_FOOD = 31
+ACTION_BUY_DEV = 32
+ACTION_DISCARD = 45
+ACTION_PASS = 50
+NUM_BASE_ACTIONS = 51
+ACTION_TRADE_WITH = 51  # + (k - 1), k = seats after the active player
+ACTION_OFFER_GIVE = 54
+ACTION_OFFER_TAKE = 60
+ACTION_PROPOSE = 66
+ACTION_ACCEPT = 67
+ACTION_DECLINE = 68
+NUM_TRADE_ACTIONS = 69
+DEFAULT_MAX_TRADE_OFFERS = 3  # offers (proposed or withdrawn) per turn; bounds the trade step
+
+# Uniform draws per `apply` row. Dice are drawn in order from this block; a row that needs more
+# (only when whole turns pass without a decision) continues with a generator seeded from it.
+UNIFORMS_PER_STEP = 16
+
+TRADE_TYPE_NAMES = GOOD_NAMES + ("food",)
+
+
+def action_names(num_actions: int) -> tuple[str, ...]:
+    """Symbolic name of every action index (used by action_to_str and the docs)."""
+    names = [f"MARK_REROLL_{i}" for i in range(7)] + ["ROLL"]
+    names += [f"LEADERSHIP_REROLL_{i}" for i in range(7)] + ["FW_FOOD", "FW_WORKERS", "BUILD_CITY"]
+    names += [f"BUILD_MONUMENT_{m}" for m in range(7)] + ["ENGINEERING"]
+    names += [f"PAY_GOOD_{g}" for g in range(5)] + ["PAY_FOOD"]
+    names += [f"BUY_DEV_{d}" for d in range(13)] + [f"DISCARD_{g}" for g in range(5)] + ["PASS"]
+    if num_actions > NUM_BASE_ACTIONS:
+        names += [f"TRADE_WITH_{k}" for k in range(1, 4)]
+        names += [f"OFFER_GIVE_{t}" for t in range(6)] + [f"OFFER_TAKE_{t}" for t in range(6)]
+        names += ["PROPOSE", "ACCEPT", "DECLINE"]
+    assert len(names) == num_actions
+    return tuple(names)
+
+
+def info(num_players: int, trade: bool, max_rounds: int, max_trade_offers: int) -> GameInfo:
+    """GameInfo for one configuration (spec 11.4: at most 126 steps per turn, plus trading)."""
+    num_actions = NUM_TRADE_ACTIONS if trade else NUM_BASE_ACTIONS
+    rounds = SOLO_ROUNDS if num_players == 1 else max_rounds
+    # each offer: <= 45 unit steps per side + propose + answer; + partner choice + end
+    trade_steps = max_trade_offers * (2 * 45 + 3) + 1 if trade else 0
+    return GameInfo(
+        name="roll_through_the_ages",
+        num_players=num_players,
+        num_actions=num_actions,
+        max_game_length=rounds * num_players * (126 + trade_steps),
+        has_chance=True,
+        has_hidden_information=False,
+    )

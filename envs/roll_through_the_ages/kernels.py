@@ -1,0 +1,669 @@
+"""numba kernels for Roll Through the Ages: one loop over the batch per call.
+
+Every kernel takes the `State` NamedTuple `s` (numba unboxes it as a tuple of arrays, so fields keep
+their names) plus the configuration as scalars, and mutates `s` in place: `rules.apply` hands them a
+copy. Per-row helpers (`_name`) hold the rules; the `*_nb` entry points only loop over rows.
+
+Dice come from `u`, a (B, K) block of uniforms in [0, 1): draw k of row b is face int(6 * u[b, k]).
+A row that needs more than K draws in one call (only when whole turns pass without any decision)
+continues with a splitmix64 stream seeded from its last uniform, so `apply` stays a pure function of
+(state, actions, u).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from meeple.envs.roll_through_the_ages.data import (
+    ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
+    ACTION_DISCARD, ACTION_ENGINEERING, ACTION_FW_FOOD, ACTION_FW_WORKERS, ACTION_LEADERSHIP_REROLL,
+    ACTION_MARK_REROLL, ACTION_OFFER_GIVE, ACTION_OFFER_TAKE, ACTION_PASS, ACTION_PAY_FOOD,
+    ACTION_PAY_GOOD, ACTION_PROPOSE, ACTION_ROLL, ACTION_TRADE_WITH, AGRICULTURE, ARCHITECTURE,
+    CARAVANS, CITY_THRESHOLDS, CITY_WORKERS_MAX, COINAGE, COINS7, DEVELOPMENT_COST,
+    DEVELOPMENT_POINTS, DEVELOPMENTS_TO_END, DROUGHT_POINTS, DROUGHT_SKULLS, EMPIRE, ENGINEERING,
+    ENGINEERING_WORKERS_PER_STONE, FOOD3, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_UNDECIDED,
+    FW_WORKERS_CHOSEN, GOOD1, GOODS_LIMIT, GOODS_MAX, GOODS_VALUE, GRANARIES,
+    GRANARIES_COINS_PER_FOOD, GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, LEADERSHIP,
+    MASONRY, MAX_DICE, MAX_ROLLS, MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS,
+    NO_DIE, NUM_DEVELOPMENTS, NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS,
+    PESTILENCE_SKULLS, PHASE_BUILD, PHASE_BUY, PHASE_CHOOSE_FW, PHASE_DISCARD, PHASE_GAME_OVER,
+    PHASE_LEADERSHIP, PHASE_ROLL, PHASE_TRADE, PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND, QUARRYING,
+    RELIGION, REVOLT_SKULLS, SKULL, SOLO_ROUNDS, START_CITIES, STONE, TRADE_FOOD, TRADE_MAX,
+    WORKERS3,
+)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+# --- chance ---------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _draw_face(u, b, cursor, stream):
+    """Next die face for row b; cursor[0] = next column of u, stream[0] = fallback stream state."""
+    k = cursor[0]
+    if k < u.shape[1]:
+        cursor[0] = k + 1
+        x = u[b, k]
+    else:
+        if stream[0] == 0:
+            stream[0] = np.uint64(u[b, u.shape[1] - 1] * 9007199254740992.0) ^ _GOLDEN
+        z = stream[0] + _GOLDEN
+        stream[0] = z
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+        x = float(z >> np.uint64(11)) / 9007199254740992.0
+    face = int(x * 6.0)
+    return 5 if face > 5 else (0 if face < 0 else face)
+
+
+# --- derived quantities ---------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _cities(city_workers):
+    n = START_CITIES
+    for t in range(CITY_THRESHOLDS.shape[0]):
+        if city_workers >= CITY_THRESHOLDS[t]:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _goods_value(s, b, p):
+    v = 0
+    for g in range(NUM_GOODS):
+        v += GOODS_VALUE[g, s.goods[b, p, g]]
+    return v
+
+
+@njit(cache=True)
+def _goods_count(s, b, p):
+    n = 0
+    for g in range(NUM_GOODS):
+        n += s.goods[b, p, g]
+    return n
+
+
+@njit(cache=True)
+def _monument_done(s, b, p, m):
+    return s.monument_progress[b, p, m] >= MONUMENT_WORKERS[m]
+
+
+@njit(cache=True)
+def _score(s, b, p):
+    """spec 6.2: developments + monuments + Architecture/Empire bonuses - disaster points."""
+    total = 0
+    completed = 0
+    for d in range(NUM_DEVELOPMENTS):
+        if s.developments[b, p, d]:
+            total += DEVELOPMENT_POINTS[d]
+    for m in range(NUM_MONUMENTS):
+        if _monument_done(s, b, p, m):
+            completed += 1
+            total += s.monument_points[b, p, m]
+    if s.developments[b, p, ARCHITECTURE]:
+        total += completed
+    if s.developments[b, p, EMPIRE]:
+        total += _cities(s.city_workers[b, p])
+    return total - s.disasters[b, p]
+
+
+@njit(cache=True)
+def _can_build_anything(s, b, p, in_play):
+    if s.city_workers[b, p] < CITY_WORKERS_MAX:
+        return True
+    for m in range(NUM_MONUMENTS):
+        if in_play[m] and not _monument_done(s, b, p, m):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _max_payment(s, b, p):
+    """Coins available if every goods track (and, with Granaries, every food) were paid."""
+    pay = s.coins[b] + _goods_value(s, b, p)
+    if s.developments[b, p, GRANARIES]:
+        pay += GRANARIES_COINS_PER_FOOD * s.food[b, p]
+    return pay
+
+
+@njit(cache=True)
+def _marked_payment(s, b, p):
+    pay = s.coins[b] + GRANARIES_COINS_PER_FOOD * s.marked_food[b]
+    for g in range(NUM_GOODS):
+        if s.marked_goods[b, g]:
+            pay += GOODS_VALUE[g, s.goods[b, p, g]]
+    return pay
+
+
+@njit(cache=True)
+def _can_buy(s, b, p):
+    if s.bought[b] >= 0:
+        return False
+    budget = _max_payment(s, b, p)
+    for d in range(NUM_DEVELOPMENTS):
+        if not s.developments[b, p, d] and DEVELOPMENT_COST[d] <= budget:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _can_mark_or_roll(s, b, solo):
+    """spec 5.1 step 3 and D-27: rolling continues while a die is marked or can be marked."""
+    if s.rolls_used[b] >= MAX_ROLLS:
+        return False
+    for i in range(MAX_DICE):
+        if s.dice[b, i] == NO_DIE:
+            continue
+        if s.marked[b, i]:
+            return True
+        if solo or s.dice[b, i] != SKULL:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _trade_feasible(s, b, a, q):
+    """Some one-unit-for-one-unit exchange of two different types fits both players' tracks."""
+    for t in range(NUM_TRADE_TYPES):
+        if _holding(s, b, a, t) > 0 and _holding(s, b, q, t) < TRADE_MAX[t]:
+            for t2 in range(NUM_TRADE_TYPES):
+                if t2 != t and _holding(s, b, q, t2) > 0 and _holding(s, b, a, t2) < TRADE_MAX[t2]:
+                    return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _holding(s, b, p, t):
+    if t == TRADE_FOOD:
+        return np.int64(s.food[b, p])
+    return np.int64(s.goods[b, p, t])
+
+
+@njit(cache=True)
+def _add_holding(s, b, p, t, delta):
+    if t == TRADE_FOOD:
+        s.food[b, p] += delta
+    else:
+        s.goods[b, p, t] += delta
+
+
+@njit(cache=True)
+def _can_trade(s, b, max_trade_offers):
+    if s.trade_offers[b] >= max_trade_offers:
+        return False
+    P = s.food.shape[1]
+    a = s.active[b]
+    for k in range(1, P):
+        if _trade_feasible(s, b, a, (a + k) % P):
+            return True
+    return False
+
+
+# --- turn flow ------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _start_turn(s, b, p, u, cursor, stream):
+    """spec 5.1 step 1: a new turn begins with the automatic first roll of one die per city."""
+    s.active[b] = p
+    s.to_play[b] = p
+    n = _cities(s.city_workers[b, p])
+    for i in range(MAX_DICE):
+        s.dice[b, i] = _draw_face(u, b, cursor, stream) if i < n else NO_DIE
+        s.marked[b, i] = False
+        s.fw_choice[b, i] = FW_UNDECIDED
+    s.rolls_used[b] = 1
+    s.leadership_used[b] = False
+    s.workers[b] = 0
+    s.coins[b] = 0
+    for g in range(NUM_GOODS):
+        s.marked_goods[b, g] = False
+    s.marked_food[b] = 0
+    s.bought[b] = -1
+    s.trade_partner[b] = -1
+    s.trade_offers[b] = 0
+    for t in range(NUM_TRADE_TYPES):
+        s.offer_give[b, t] = 0
+        s.offer_take[b, t] = 0
+    s.phase[b] = PHASE_ROLL
+
+
+@njit(cache=True)
+def _collect_and_disasters(s, b, p):
+    """spec 5.3 (3a-3d) and 5.4/5.5 worker and coin totals, once the dice are final."""
+    P = s.food.shape[1]
+    solo = P == 1
+    n_good = 0
+    n_food = 0
+    n_skull = 0
+    n_coins = 0
+    n_workers = 0
+    fw_food = 0
+    fw_workers = 0
+    for i in range(MAX_DICE):
+        f = s.dice[b, i]
+        if f == GOOD1:
+            n_good += 1
+        elif f == FOOD3:
+            n_food += 1
+        elif f == SKULL:
+            n_skull += 1
+        elif f == COINS7:
+            n_coins += 1
+        elif f == WORKERS3:
+            n_workers += 1
+        elif f == FW2:
+            if s.fw_choice[b, i] == FW_FOOD_CHOSEN:
+                fw_food += 1
+            else:
+                fw_workers += 1
+    devs = s.developments[b, p]
+    # 3a: goods one unit at a time from wood; a unit for a full track is lost (D-07)
+    n_goods = n_good + 2 * n_skull
+    for i in range(n_goods):
+        g = i % NUM_GOODS
+        if s.goods[b, p, g] < GOODS_MAX[g]:
+            s.goods[b, p, g] += 1
+    if devs[QUARRYING] and n_goods >= 2:  # D-08: once per turn, capped
+        if s.goods[b, p, STONE] < GOODS_MAX[STONE]:
+            s.goods[b, p, STONE] += 1
+    # 3b: food, capped at 15 before feeding (D-10); Agriculture +1 per food die (D-09)
+    agri = 1 if devs[AGRICULTURE] else 0
+    food = s.food[b, p] + n_food * (3 + agri) + fw_food * (2 + agri)
+    if food > FOOD_MAX:
+        food = FOOD_MAX
+    # 3c: feed one food per city; each unfed city is one disaster point (famine)
+    cities = _cities(s.city_workers[b, p])
+    if food >= cities:
+        food -= cities
+    else:
+        s.disasters[b, p] += cities - food
+        food = 0
+    s.food[b, p] = food
+    # 3d: exactly one skull row applies (D-20)
+    if n_skull == DROUGHT_SKULLS:
+        if not devs[IRRIGATION]:
+            s.disasters[b, p] += DROUGHT_POINTS
+    elif n_skull == PESTILENCE_SKULLS:
+        if solo:  # spec 8.1: pestilence hits the solo player
+            if not devs[MEDICINE]:
+                s.disasters[b, p] += PESTILENCE_POINTS
+        else:  # D-04: opponents without Medicine
+            for q in range(P):
+                if q != p and not s.developments[b, q, MEDICINE]:
+                    s.disasters[b, q] += PESTILENCE_POINTS
+    elif n_skull == INVASION_SKULLS:
+        if not _monument_done(s, b, p, GREAT_WALL):
+            s.disasters[b, p] += INVASION_POINTS
+    elif n_skull >= REVOLT_SKULLS:
+        if devs[RELIGION]:
+            if not solo:  # D-05: opponents without Religion lose all goods
+                for q in range(P):
+                    if q != p and not s.developments[b, q, RELIGION]:
+                        for g in range(NUM_GOODS):
+                            s.goods[b, q, g] = 0
+        else:  # D-06: including the goods collected this turn
+            for g in range(NUM_GOODS):
+                s.goods[b, p, g] = 0
+    masonry = 1 if devs[MASONRY] else 0
+    s.workers[b] = n_workers * (3 + masonry) + fw_workers * (2 + masonry)
+    s.coins[b] = n_coins * (12 if devs[COINAGE] else 7)
+
+
+@njit(cache=True)
+def _trigger_final_round(s, b, solo, solo_standard_end_triggers):
+    if not solo or solo_standard_end_triggers:  # D-17
+        s.final_round[b] = True
+
+
+@njit(cache=True)
+def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
+    """spec 5.7 and 6.1: next seat, or the end of the round and possibly of the game."""
+    P = s.food.shape[1]
+    p = s.active[b]
+    last_seat = (s.start_player[b] + P - 1) % P
+    if p == last_seat:
+        if P == 1:
+            over = s.round[b] >= SOLO_ROUNDS or (solo_standard_end_triggers and s.final_round[b])
+        else:
+            over = s.final_round[b]
+        if over:
+            s.done[b] = True
+        elif s.round[b] >= max_rounds and P > 1:  # D-25: truncation, reported separately
+            s.done[b] = True
+            s.truncated[b] = True
+        else:
+            s.round[b] += 1
+    if s.done[b]:
+        s.phase[b] = PHASE_GAME_OVER
+        for i in range(MAX_DICE):
+            s.dice[b, i] = NO_DIE
+            s.marked[b, i] = False
+            s.fw_choice[b, i] = FW_UNDECIDED
+        s.workers[b] = 0
+        s.coins[b] = 0
+        return
+    _start_turn(s, b, (p + 1) % P, u, cursor, stream)
+
+
+@njit(cache=True)
+def _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+    """Run automatic phases until a player has a real decision or the game is over (spec 11.3)."""
+    P = s.food.shape[1]
+    solo = P == 1
+    while not s.done[b]:
+        phase = s.phase[b]
+        p = s.active[b]
+        if phase == PHASE_ROLL:
+            if _can_mark_or_roll(s, b, solo):
+                return
+            for i in range(MAX_DICE):
+                s.marked[b, i] = False
+            s.phase[b] = PHASE_LEADERSHIP
+        elif phase == PHASE_LEADERSHIP:
+            if s.developments[b, p, LEADERSHIP] and not s.leadership_used[b]:
+                return
+            s.phase[b] = PHASE_CHOOSE_FW
+        elif phase == PHASE_CHOOSE_FW:
+            for i in range(MAX_DICE):
+                if s.dice[b, i] == FW2 and s.fw_choice[b, i] == FW_UNDECIDED:
+                    return
+            _collect_and_disasters(s, b, p)
+            s.phase[b] = PHASE_TRADE if (trade and not solo) else PHASE_BUILD
+        elif phase == PHASE_TRADE:
+            if _can_trade(s, b, max_trade_offers):
+                return
+            s.phase[b] = PHASE_BUILD
+        elif phase == PHASE_TRADE_OFFER or phase == PHASE_TRADE_RESPOND:
+            return
+        elif phase == PHASE_BUILD:
+            if _can_build_anything(s, b, p, in_play):
+                if s.workers[b] > 0:
+                    return
+                if s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0:
+                    return
+            s.workers[b] = 0  # D-12: unused workers are lost
+            s.phase[b] = PHASE_BUY
+        elif phase == PHASE_BUY:
+            if _can_buy(s, b, p):
+                return
+            s.phase[b] = PHASE_DISCARD
+        elif phase == PHASE_DISCARD:
+            if not s.developments[b, p, CARAVANS] and _goods_count(s, b, p) > GOODS_LIMIT:
+                return
+            s.coins[b] = 0
+            _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers)
+        else:
+            return
+
+
+@njit(cache=True)
+def _complete_monument_if_full(s, b, p, m, in_play, solo, solo_standard_end_triggers):
+    """spec 5.4: record first/later points when the last box is filled; check the end trigger."""
+    if s.monument_progress[b, p, m] < MONUMENT_WORKERS[m]:
+        return
+    first = solo or not s.completed_by_anyone[b, m]  # D-16 strict time order; solo always first
+    s.monument_points[b, p, m] = MONUMENT_FIRST[m] if first else MONUMENT_LATER[m]
+    s.completed_by_anyone[b, m] = True
+    for k in range(NUM_MONUMENTS):
+        if in_play[k] and not s.completed_by_anyone[b, k]:
+            return
+    _trigger_final_round(s, b, solo, solo_standard_end_triggers)
+
+
+@njit(cache=True)
+def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_triggers):
+    """One decision of the acting seat; the caller then runs `_advance`."""
+    P = s.food.shape[1]
+    solo = P == 1
+    p = s.active[b]
+    phase = s.phase[b]
+    if phase == PHASE_ROLL:
+        if a < ACTION_ROLL:
+            s.marked[b, a - ACTION_MARK_REROLL] = True
+        elif a == ACTION_ROLL:
+            for i in range(MAX_DICE):
+                if s.marked[b, i]:
+                    s.dice[b, i] = _draw_face(u, b, cursor, stream)
+                    s.marked[b, i] = False
+            s.rolls_used[b] += 1
+        else:  # PASS: stop rolling, drop the marks
+            for i in range(MAX_DICE):
+                s.marked[b, i] = False
+            s.phase[b] = PHASE_LEADERSHIP
+    elif phase == PHASE_LEADERSHIP:
+        if a != ACTION_PASS:  # D-01: any one die, skulls included; the new face is final
+            s.dice[b, a - ACTION_LEADERSHIP_REROLL] = _draw_face(u, b, cursor, stream)
+            s.leadership_used[b] = True
+        s.phase[b] = PHASE_CHOOSE_FW
+    elif phase == PHASE_CHOOSE_FW:
+        for i in range(MAX_DICE):  # dice are interchangeable: decide the lowest undecided one
+            if s.dice[b, i] == FW2 and s.fw_choice[b, i] == FW_UNDECIDED:
+                s.fw_choice[b, i] = FW_FOOD_CHOSEN if a == ACTION_FW_FOOD else FW_WORKERS_CHOSEN
+                break
+    elif phase == PHASE_TRADE:
+        if a == ACTION_PASS:
+            s.phase[b] = PHASE_BUILD
+        else:
+            s.trade_partner[b] = (p + 1 + a - ACTION_TRADE_WITH) % P
+            s.phase[b] = PHASE_TRADE_OFFER
+    elif phase == PHASE_TRADE_OFFER:
+        if a == ACTION_PASS:  # withdraw; counts towards the offer limit
+            s.trade_offers[b] += 1
+            _clear_offer(s, b)
+            s.phase[b] = PHASE_TRADE
+        elif a == ACTION_PROPOSE:
+            s.trade_offers[b] += 1
+            s.to_play[b] = s.trade_partner[b]
+            s.phase[b] = PHASE_TRADE_RESPOND
+        elif a < ACTION_OFFER_TAKE:
+            s.offer_give[b, a - ACTION_OFFER_GIVE] += 1
+        else:
+            s.offer_take[b, a - ACTION_OFFER_TAKE] += 1
+    elif phase == PHASE_TRADE_RESPOND:
+        if a == ACTION_ACCEPT:  # spec 8.2: both sides transfer at once
+            q = s.trade_partner[b]
+            for t in range(NUM_TRADE_TYPES):
+                moved = s.offer_give[b, t] - s.offer_take[b, t]
+                _add_holding(s, b, p, t, -moved)
+                _add_holding(s, b, q, t, moved)
+        _clear_offer(s, b)
+        s.to_play[b] = p
+        s.phase[b] = PHASE_TRADE
+    elif phase == PHASE_BUILD:
+        if a == ACTION_PASS:
+            s.workers[b] = 0
+            s.phase[b] = PHASE_BUY
+        elif a == ACTION_ENGINEERING:
+            s.goods[b, p, STONE] -= 1
+            s.workers[b] += ENGINEERING_WORKERS_PER_STONE
+        elif a == ACTION_BUILD_CITY:  # D-11: cities fill in order
+            s.workers[b] -= 1
+            s.city_workers[b, p] += 1
+        else:
+            m = a - ACTION_BUILD_MONUMENT
+            s.workers[b] -= 1
+            s.monument_progress[b, p, m] += 1
+            _complete_monument_if_full(s, b, p, m, in_play, solo, solo_standard_end_triggers)
+    elif phase == PHASE_BUY:
+        if a == ACTION_PASS:  # nothing is spent; coins expire at the end of the turn
+            for g in range(NUM_GOODS):
+                s.marked_goods[b, g] = False
+            s.marked_food[b] = 0
+            s.phase[b] = PHASE_DISCARD
+        elif a == ACTION_PAY_FOOD:
+            s.marked_food[b] += 1
+        elif a < ACTION_PAY_FOOD:
+            s.marked_goods[b, a - ACTION_PAY_GOOD] = True
+        else:  # spec 5.5: whole goods tracks, coins and Granaries food; no change given
+            d = a - ACTION_BUY_DEV
+            for g in range(NUM_GOODS):
+                if s.marked_goods[b, g]:
+                    s.goods[b, p, g] = 0
+                    s.marked_goods[b, g] = False
+            s.food[b, p] -= s.marked_food[b]
+            s.marked_food[b] = 0
+            s.coins[b] = 0
+            s.developments[b, p, d] = True
+            s.bought[b] = d
+            owned = 0
+            for k in range(NUM_DEVELOPMENTS):
+                if s.developments[b, p, k]:
+                    owned += 1
+            if owned == DEVELOPMENTS_TO_END:
+                _trigger_final_round(s, b, solo, solo_standard_end_triggers)
+            s.phase[b] = PHASE_DISCARD
+    elif phase == PHASE_DISCARD:
+        s.goods[b, p, a - ACTION_DISCARD] -= 1
+
+
+@njit(cache=True)
+def _clear_offer(s, b):
+    s.trade_partner[b] = -1
+    for t in range(NUM_TRADE_TYPES):
+        s.offer_give[b, t] = 0
+        s.offer_take[b, t] = 0
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def init_nb(s, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+    """Fill a zeroed state: start player from u[b, 0] (spec 3.3), then the first turn's roll."""
+    P = s.food.shape[1]
+    cursor = np.zeros(1, dtype=np.int64)
+    stream = np.zeros(1, dtype=np.uint64)
+    for b in range(s.food.shape[0]):
+        cursor[0] = 1
+        stream[0] = 0
+        start = int(u[b, 0] * P)
+        start = P - 1 if start >= P else start
+        s.start_player[b] = start
+        s.round[b] = 1
+        for p in range(P):
+            s.food[b, p] = 3
+        _start_turn(s, b, start, u, cursor, stream)
+        _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
+
+
+@njit(cache=True)
+def apply_nb(s, actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+    """Apply one (legal) action per row, then run the automatic phases; done rows are untouched."""
+    cursor = np.zeros(1, dtype=np.int64)
+    stream = np.zeros(1, dtype=np.uint64)
+    for b in range(s.food.shape[0]):
+        if s.done[b]:
+            continue
+        cursor[0] = 0
+        stream[0] = 0
+        _apply_action(s, b, actions[b], u, cursor, stream, in_play, solo_standard_end_triggers)
+        _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
+
+
+@njit(cache=True)
+def advance_nb(s, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+    """Run only the automatic phases (for positions built by hand in tests and tools)."""
+    cursor = np.zeros(1, dtype=np.int64)
+    stream = np.zeros(1, dtype=np.uint64)
+    for b in range(s.food.shape[0]):
+        cursor[0] = 0
+        stream[0] = 0
+        _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
+
+
+@njit(cache=True)
+def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
+    """spec 11.2: write the legal actions of every row into mask (B, A); done rows all True."""
+    P = s.food.shape[1]
+    solo = P == 1
+    A = mask.shape[1]
+    for b in range(s.food.shape[0]):
+        row = mask[b]
+        if s.done[b]:
+            row[:] = True
+            continue
+        row[:] = False
+        p = s.active[b]
+        phase = s.phase[b]
+        if phase == PHASE_ROLL:
+            if s.rolls_used[b] < MAX_ROLLS:
+                any_marked = False
+                for i in range(MAX_DICE):
+                    f = s.dice[b, i]
+                    if f == NO_DIE:
+                        continue
+                    if s.marked[b, i]:
+                        any_marked = True
+                    elif solo or f != SKULL:
+                        row[ACTION_MARK_REROLL + i] = True
+                row[ACTION_ROLL] = any_marked
+            row[ACTION_PASS] = True
+        elif phase == PHASE_LEADERSHIP:
+            for i in range(MAX_DICE):
+                row[ACTION_LEADERSHIP_REROLL + i] = s.dice[b, i] != NO_DIE
+            row[ACTION_PASS] = True
+        elif phase == PHASE_CHOOSE_FW:
+            row[ACTION_FW_FOOD] = True
+            row[ACTION_FW_WORKERS] = True
+        elif phase == PHASE_TRADE:
+            if s.trade_offers[b] < max_trade_offers:
+                for k in range(1, P):
+                    row[ACTION_TRADE_WITH + k - 1] = _trade_feasible(s, b, p, (p + k) % P)
+            row[ACTION_PASS] = True
+        elif phase == PHASE_TRADE_OFFER:
+            q = s.trade_partner[b]
+            gives = 0
+            takes = 0
+            for t in range(NUM_TRADE_TYPES):
+                give = s.offer_give[b, t]
+                take = s.offer_take[b, t]
+                gives += give
+                takes += take
+                # nobody gives more than they hold; no track above its maximum (spec 8.2)
+                row[ACTION_OFFER_GIVE + t] = (take == 0 and _holding(s, b, p, t) > give
+                                              and _holding(s, b, q, t) + give < TRADE_MAX[t])
+                row[ACTION_OFFER_TAKE + t] = (give == 0 and _holding(s, b, q, t) > take
+                                              and _holding(s, b, p, t) + take < TRADE_MAX[t])
+            row[ACTION_PROPOSE] = gives > 0 and takes > 0
+            row[ACTION_PASS] = True
+        elif phase == PHASE_TRADE_RESPOND:
+            row[ACTION_ACCEPT] = True
+            row[ACTION_DECLINE] = True
+        elif phase == PHASE_BUILD:
+            if s.workers[b] > 0:
+                row[ACTION_BUILD_CITY] = s.city_workers[b, p] < CITY_WORKERS_MAX
+                for m in range(NUM_MONUMENTS):
+                    row[ACTION_BUILD_MONUMENT + m] = in_play[m] and not _monument_done(s, b, p, m)
+            row[ACTION_ENGINEERING] = (s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0
+                                       and _can_build_anything(s, b, p, in_play))
+            row[ACTION_PASS] = True
+        elif phase == PHASE_BUY:
+            if s.bought[b] < 0:
+                for g in range(NUM_GOODS):
+                    row[ACTION_PAY_GOOD + g] = s.goods[b, p, g] > 0 and not s.marked_goods[b, g]
+                row[ACTION_PAY_FOOD] = s.developments[b, p, GRANARIES] and s.marked_food[b] < s.food[b, p]
+                pay = _marked_payment(s, b, p)
+                for d in range(NUM_DEVELOPMENTS):
+                    row[ACTION_BUY_DEV + d] = not s.developments[b, p, d] and DEVELOPMENT_COST[d] <= pay
+            row[ACTION_PASS] = True
+        elif phase == PHASE_DISCARD:
+            for g in range(NUM_GOODS):
+                row[ACTION_DISCARD + g] = s.goods[b, p, g] > 0
+
+
+@njit(cache=True)
+def scores_nb(s, out):
+    """out (B, P): the running score of spec 6.2 for every player."""
+    for b in range(s.food.shape[0]):
+        for p in range(s.food.shape[1]):
+            out[b, p] = _score(s, b, p)
+
+
+@njit(cache=True)
+def goods_values_nb(s, out):
+    for b in range(s.food.shape[0]):
+        for p in range(s.food.shape[1]):
+            out[b, p] = _goods_value(s, b, p)
