@@ -18,6 +18,7 @@ class Encoder:
 
     name: str = "encoder"
     blocks: list[tuple[str, tuple[int, ...], str]] = []  # (name, shape, description)
+    seat_blocks: tuple[str, ...] = ()  # blocks indexed by relative seat first (slot 0 = viewer)
     dtype = np.float32
     low: float = -1.0
     high: float = 1.0

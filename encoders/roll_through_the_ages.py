@@ -27,7 +27,7 @@ SCORE_LOW, SCORE_HIGH = -10.0, 2.0  # clip range of score / 60 (the best possibl
 DISASTER_SCALE = 30.0
 ROUND_SCALE = 30.0
 
-BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
+SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     # per seat, slot 0 = the viewer
     ("present", (SEATS,), "1 if the seat is in the game"),
     ("food", (SEATS,), "food / 15"),
@@ -46,6 +46,8 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("is_start_player", (SEATS,), "1 for the start player"),
     ("is_active", (SEATS,), "1 for the seat whose turn it is"),
     ("is_to_play", (SEATS,), "1 for the seat that decides now (differs from active when answering a trade)"),
+]
+BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
     # global
     ("num_players", (SEATS,), "one-hot of the player count 1..4"),
     ("solo", (1,), "1 in the solo variant"),
@@ -281,6 +283,7 @@ class RollThroughTheAgesEncoder(Encoder):
 
     name = "roll_through_the_ages_flat"
     blocks = BLOCKS
+    seat_blocks = tuple(name for name, _, _ in SEAT_BLOCKS)
     low = SCORE_LOW  # only `score` can leave [0, 1]
     high = SCORE_HIGH
 

@@ -18,6 +18,7 @@ class GameEntry(NamedTuple):
     env: str  # module with env() / raw_env()
     encoder: str  # module with DEFAULT encoder
     heuristic: str  # module with the heuristic agent class `Heuristic`
+    test_configs: tuple[dict[str, Any], ...]  # configurations the generic tests cover
 
 
 GAMES: dict[str, GameEntry] = {
@@ -26,6 +27,13 @@ GAMES: dict[str, GameEntry] = {
         env="meeple.envs.roll_through_the_ages.env",
         encoder="meeple.encoders.roll_through_the_ages",
         heuristic="meeple.agents.heuristics.roll_through_the_ages",
+        test_configs=(
+            {"num_players": 1},
+            {"num_players": 2},
+            {"num_players": 3},
+            {"num_players": 4},
+            {"num_players": 3, "trade": True},
+        ),
     ),
 }
 

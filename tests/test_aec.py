@@ -1,0 +1,113 @@
+"""PettingZoo AEC checks for every registered game: api_test, seed_test, illegal actions, render."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from meeple.envs import core, make_env
+from meeple.envs.aec import IllegalActionError
+
+
+@pytest.fixture
+def env_case(game_case):
+    name, config, _ = game_case
+    return name, config
+
+
+def test_pettingzoo_api_test(env_case):
+    name, config = env_case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(make_env(name, **config), num_cycles=300)
+
+
+def test_pettingzoo_seed_test(env_case):
+    name, config = env_case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed_test(lambda: make_env(name, **config), num_cycles=300)
+
+
+def _first_illegal(env):
+    mask = env.observe(env.agent_selection)["action_mask"]
+    return int(np.flatnonzero(mask == 0)[0])
+
+
+def test_raw_env_illegal_action_raises_and_changes_nothing(env_case):
+    name, config = env_case
+    env = make_env(name, raw=True, **config)
+    env.reset(seed=1)
+    before = core.clone(env.state)
+    agent = env.agent_selection
+    illegal = _first_illegal(env)
+    with pytest.raises(IllegalActionError, match="legal:") as excinfo:
+        env.step(illegal)
+    for action in env.legal_actions():
+        assert f"{action}=" in str(excinfo.value)
+    with pytest.raises(IllegalActionError, match="outside"):
+        env.step(env.game.num_actions + 5)
+    assert core.states_equal(before, env.state)
+    assert env.agent_selection == agent and not any(env.terminations.values())
+
+
+def test_env_illegal_action_terminates_like_pettingzoo_classic(env_case):
+    name, config = env_case
+    env = make_env(name, **config)
+    env.reset(seed=2)
+    agent = env.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(_first_illegal(env))
+    assert all(env.terminations.values()) and all(env.truncations.values())
+    assert env._cumulative_rewards[agent] == -1.0
+    assert all(env._cumulative_rewards[a] == 0.0 for a in env.agents if a != agent)
+
+
+def test_env_out_of_range_action_raises(env_case):
+    name, config = env_case
+    env = make_env(name, **config)
+    env.reset(seed=2)
+    with pytest.raises(IllegalActionError, match="outside"):
+        env.step(10**6)
+
+
+def test_env_requires_reset(env_case):
+    name, config = env_case
+    env = make_env(name, **config)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_rewards_and_infos_at_the_end(env_case):
+    name, config = env_case
+    env = make_env(name, **config)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    totals = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            assert "scores" in info
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    returns = np.array([totals[a] for a in env.possible_agents])
+    if len(returns) > 1:
+        assert abs(returns.sum()) < 1e-6 and returns.max() > 0
+
+
+def test_render_ansi_and_action_to_str(env_case):
+    name, config = env_case
+    env = make_env(name, render_mode="ansi", **config)
+    env.reset(seed=4)
+    text = env.render()
+    assert isinstance(text, str) and "player_0" in text
+    for action in env.legal_actions():
+        assert env.action_to_str(action)
+    with pytest.raises(ValueError):
+        make_env(name, render_mode="rgb_array_typo", **config)

@@ -1,0 +1,180 @@
+"""Generic rules-core checks for every registered game (after Pgx's api_test).
+
+A game gets all of these by registering in `meeple.envs.GAMES` with its test configurations.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from meeple.agents.random_agent import sample_masked
+from meeple.envs import core
+
+
+def random_playout(game, rng, batch, record=False):
+    """Play `batch` random games to the end; optionally record (state, actions, u) per step."""
+    state = game.init(rng, batch)
+    history = []
+    steps = 0
+    while not state.done.all():
+        mask = game.legal_action_mask(state)
+        assert mask.any(axis=1).all(), "every row needs a legal action"
+        actions = sample_masked(mask, rng)
+        u = rng.random((batch, game.uniforms_per_step))
+        if record:
+            history.append((state, actions, u))
+        state = game.apply(state, actions, u)
+        steps += 1
+        assert steps <= game.info.max_game_length, "game exceeded INFO.max_game_length"
+    return state, history
+
+
+def test_playouts_end_and_masks_nonempty(game_case, rng):
+    _, _, game = game_case
+    state, _ = random_playout(game, rng, 64)
+    assert state.done.all()
+    assert game.legal_action_mask(state).all(), "finished rows have an all-True mask"
+    returns = game.returns(state)
+    assert returns.shape == (64, game.num_players) and returns.dtype == np.float32
+    if game.num_players > 1:
+        np.testing.assert_allclose(returns.sum(axis=1), 0.0, atol=1e-5)
+        assert (returns >= -1).all() and (returns <= 1).all()
+
+
+def test_returns_zero_until_done(game_case, rng):
+    _, _, game = game_case
+    state = game.init(rng, 16)
+    assert not state.done.any()
+    assert (game.returns(state) == 0).all()
+
+
+def test_step_is_pure(game_case, rng):
+    _, _, game = game_case
+    state = game.init(rng, 32)
+    for _ in range(30):
+        before = core.clone(state)
+        actions = sample_masked(game.legal_action_mask(state), rng)
+        new = game.step(state, actions, rng)
+        assert core.states_equal(before, state), "step must not modify its input"
+        state = new
+
+
+def test_done_rows_are_unchanged(game_case, rng):
+    _, _, game = game_case
+    state, _ = random_playout(game, rng, 8)
+    again = game.step(state, np.zeros(8, dtype=np.int64), rng)
+    assert core.states_equal(state, again)
+
+
+def test_same_seed_same_game(game_case):
+    _, _, game = game_case
+    a, _ = random_playout(game, np.random.default_rng(7), 16)
+    b, _ = random_playout(game, np.random.default_rng(7), 16)
+    c, _ = random_playout(game, np.random.default_rng(8), 16)
+    assert core.states_equal(a, b)
+    assert not core.states_equal(a, c)
+
+
+def test_batch_row_equals_single_game(game_case, rng):
+    """Row i of a batched `apply` equals the same game run alone with row i's actions and uniforms."""
+    _, _, game = game_case
+    B = 6
+    u0 = rng.random((B, game.uniforms_per_step))
+    state = game.init_from_uniforms(u0)
+    singles = [game.init_from_uniforms(u0[i:i + 1]) for i in range(B)]
+    for i in range(B):
+        assert core.states_equal(core.take(state, i), singles[i])
+    steps = 0
+    while not state.done.all() and steps < 3000:
+        actions = sample_masked(game.legal_action_mask(state), rng)
+        u = rng.random((B, game.uniforms_per_step))
+        state = game.apply(state, actions, u)
+        for i in range(B):
+            if not singles[i].done[0]:
+                singles[i] = game.apply(singles[i], actions[i:i + 1], u[i:i + 1])
+            assert core.states_equal(core.take(state, i), singles[i]), f"row {i} diverged at step {steps}"
+        steps += 1
+
+
+def test_save_load_round_trip(game_case, rng, tmp_path):
+    _, _, game = game_case
+    state = game.init(rng, 5)
+    for _ in range(40):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    path = tmp_path / "state.json"
+    core.save_state(game, state, path)
+    loaded = core.load_state(game, path)
+    assert core.states_equal(state, loaded)
+    # the loaded state plays on identically
+    actions = sample_masked(game.legal_action_mask(state), rng)
+    u = rng.random((5, game.uniforms_per_step))
+    assert core.states_equal(game.apply(state, actions, u), game.apply(loaded, actions, u))
+
+
+def _corrupt(payload, mutate):
+    bad = json.loads(json.dumps(payload))
+    mutate(bad)
+    return bad
+
+
+def test_malformed_saved_state_is_rejected(game_case, rng, tmp_path):
+    name, _, game = game_case
+    state = game.init(rng, 2)
+    payload = game.to_dict(state)
+    first = state._fields[0]
+    cases = {
+        "not an object": [1, 2, 3],
+        "wrong format": _corrupt(payload, lambda d: d.__setitem__("format", "pickle")),
+        "wrong game": _corrupt(payload, lambda d: d.__setitem__("game", "chess")),
+        "wrong config": _corrupt(payload, lambda d: d["config"].__setitem__("num_players", 99)),
+        "missing field": _corrupt(payload, lambda d: d["fields"].pop(first)),
+        "extra field": _corrupt(payload, lambda d: d["fields"].__setitem__("cheat", [1, 2])),
+        "ragged": _corrupt(payload, lambda d: d["fields"].__setitem__(first, [[1], [1, 2]])),
+        "wrong batch": _corrupt(payload, lambda d: d["fields"].__setitem__(first, [0])),
+        "strings": _corrupt(payload, lambda d: d["fields"].__setitem__(first, ["a", "b"])),
+        "overflow": _corrupt(payload, lambda d: d["fields"].__setitem__(first, [10**9, 0])),
+    }
+    for label, bad in cases.items():
+        with pytest.raises(ValueError):
+            game.from_dict(bad)
+    path = tmp_path / "broken.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        core.load_state(game, path)
+    # the state the payload came from is untouched by all of this
+    assert core.states_equal(state, game.from_dict(payload))
+
+
+def test_determinize_keeps_own_observation(game_case, rng):
+    """Leak test: resampling what `player` cannot see leaves `player`'s observation unchanged."""
+    name, _, game = game_case
+    from meeple.envs import default_encoder
+
+    encoder = default_encoder(name, game)
+    state = game.init(rng, 16)
+    for _ in range(60):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    for player in range(game.num_players):
+        before = encoder.encode(game.observe(state, player))
+        resampled = game.determinize(state, player, np.random.default_rng(player))
+        after = encoder.encode(game.observe(resampled, player))
+        np.testing.assert_array_equal(before, after)
+
+
+def test_info_is_consistent(game_case):
+    _, config, game = game_case
+    info = game.info
+    assert info.num_players == config["num_players"] == game.num_players
+    assert info.num_actions == game.num_actions == len(game.action_names)
+    assert info.max_game_length > 0
+
+
+def test_action_to_str_names_every_action(game_case, rng):
+    _, _, game = game_case
+    state = game.init(rng, 1)
+    texts = [game.action_to_str(state, a) for a in range(game.num_actions)]
+    assert len(set(t.split(" ")[0] for t in texts)) == game.num_actions
+    assert isinstance(game.render_text(state), str) and game.render_text(state)

@@ -1,0 +1,66 @@
+"""Encoder checks: generic layout properties for every game, then RTTA blocks by name."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from meeple.agents.random_agent import sample_masked
+from meeple.envs import default_encoder, make
+from meeple.envs.roll_through_the_ages import data
+
+
+def _midgame_states(game, rng, batch=32, steps=80):
+    state = game.init(rng, batch)
+    for _ in range(steps):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    return state
+
+
+def test_layout_and_space(game_case, rng):
+    name, _, game = game_case
+    encoder = default_encoder(name, game)
+    state = _midgame_states(game, rng)
+    obs = encoder.encode(game.observe(state, state.to_play))
+    assert obs.shape == (32, encoder.size) and obs.dtype == np.float32
+    assert sum(int(np.prod(shape)) for _, shape, _ in encoder.blocks) == encoder.size
+    space = encoder.space()
+    assert all(space.contains(row) for row in obs)
+    parts = encoder.split(obs)
+    assert list(parts) == [n for n, _, _ in encoder.blocks]
+    assert encoder.layout_table().count("\n") == len(encoder.blocks) + 1
+
+
+def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):
+    """Slot k of viewer v shows the same player as slot 0 of viewer (v + k) mod P; padding is 0."""
+    name, _, game = game_case
+    encoder = default_encoder(name, game)
+    state = _midgame_states(game, rng)
+    P = game.num_players
+    views = [encoder.split(encoder.encode(game.observe(state, v))) for v in range(P)]
+    for block in encoder.seat_blocks:
+        for v in range(P):
+            for k in range(P):
+                np.testing.assert_array_equal(views[v][block][:, k], views[(v + k) % P][block][:, 0], err_msg=block)
+            assert (views[v][block][:, P:] == 0).all(), f"padding of {block} must be zero"
+
+
+def test_rtta_blocks_match_the_state(rng):
+    game = make("roll_through_the_ages", num_players=3)
+    encoder = default_encoder("roll_through_the_ages", game)
+    state = _midgame_states(game, rng, batch=64, steps=150)
+    viewer = 1
+    parts = encoder.split(encoder.encode(game.observe(state, viewer)))
+    order = [(viewer + k) % 3 for k in range(3)]
+    np.testing.assert_allclose(parts["food"][:, :3], state.food[:, order] / 15, rtol=1e-6)
+    np.testing.assert_allclose(parts["goods"][:, :3], state.goods[:, order] / data.GOODS_MAX, rtol=1e-6)
+    np.testing.assert_array_equal(parts["developments"][:, :3], state.developments[:, order])
+    np.testing.assert_allclose(parts["score"][:, :3], np.clip(game.scores(state)[:, order] / 60, -10, 2), rtol=1e-5)
+    np.testing.assert_allclose(parts["goods_value"][:, :3], game.goods_values(state)[:, order] / 265, rtol=1e-5)
+    np.testing.assert_array_equal(parts["monuments_in_play"][0], data.MONUMENTS_IN_PLAY[3])
+    np.testing.assert_array_equal(parts["num_players"][0], [0, 0, 1, 0])
+    np.testing.assert_array_equal(parts["phase"].argmax(axis=1), state.phase)
+    present = state.dice >= 0
+    np.testing.assert_array_equal(parts["die_present"], present)
+    np.testing.assert_array_equal(parts["dice"].argmax(axis=2)[present], state.dice[present])
+    np.testing.assert_array_equal(parts["is_active"][:, :3], state.active[:, None] == np.array(order)[None])
+    np.testing.assert_allclose(parts["workers"][:, 0], np.minimum(state.workers / 28, 1), rtol=1e-6)
