@@ -3,29 +3,8 @@
 Every table cites ../shared/rules/roll_through_the_ages.md (the "spec"). Tables are numpy
 arrays so numba kernels can read them as frozen globals; never mutate them.
 
-Action index layout (spec section 11.2, plus the trade variant's actions from 51 on)::
-
-     0..6   MARK_REROLL_i       ROLL         mark die i for the next reroll
-     7      ROLL                ROLL         reroll the marked dice
-     8..14  LEADERSHIP_REROLL_i LEADERSHIP   reroll die i once (skulls allowed)
-    15      FW_FOOD             CHOOSE_FW    lowest undecided food/worker die -> food
-    16      FW_WORKERS          CHOOSE_FW    ... -> workers
-    17      BUILD_CITY          BUILD        one worker on the next city
-    18..24  BUILD_MONUMENT_m    BUILD        one worker on monument m
-    25      ENGINEERING         BUILD        one stone -> 3 workers
-    26..30  PAY_GOOD_g          BUY          mark the whole goods track g as payment
-    31      PAY_FOOD            BUY          mark one food as 4 coins (Granaries)
-    32..44  BUY_DEV_d           BUY          buy development d with coins + marks
-    45..49  DISCARD_g           DISCARD      discard one unit of goods g
-    50      PASS                ROLL/LEADERSHIP/BUILD/BUY: end the phase;
-                                TRADE: end trading; TRADE_OFFER: withdraw the offer
-    --- trade variant only (num_actions = 69) ---
-    51..53  TRADE_WITH_k        TRADE        open an offer to the seat k = 1..3 places after the active one
-    54..59  OFFER_GIVE_t        TRADE_OFFER  add one unit of t (5 goods, then food) to what the active player gives
-    60..65  OFFER_TAKE_t        TRADE_OFFER  add one unit of t to what the active player asks for
-    66      PROPOSE             TRADE_OFFER  send the offer; the partner becomes the acting player
-    67      ACCEPT              TRADE_RESPOND the partner accepts: both sides transfer at once
-    68      DECLINE             TRADE_RESPOND the partner declines
+The action index layout (spec section 11.2, plus the trade variant's actions from 51 on) is
+`ACTION_GROUPS` below; docs/roll_through_the_ages.md shows it as a table generated from it.
 """
 
 from __future__ import annotations
@@ -152,17 +131,41 @@ UNIFORMS_PER_STEP = 16
 TRADE_TYPE_NAMES = GOOD_NAMES + ("food",)
 
 
+# (first index, count, name pattern, phase, meaning): the action table of spec 11.2 plus trading.
+# `action_names` and docs/roll_through_the_ages.md are generated from it.
+ACTION_GROUPS: tuple[tuple[int, int, str, str, str], ...] = (
+    (ACTION_MARK_REROLL, 7, "MARK_REROLL_{i}", "ROLL", "mark die i for the next reroll (not a skull, unless solo)"),
+    (ACTION_ROLL, 1, "ROLL", "ROLL", "reroll the marked dice (uses one of the 3 rolls)"),
+    (ACTION_LEADERSHIP_REROLL, 7, "LEADERSHIP_REROLL_{i}", "LEADERSHIP", "Leadership: reroll die i once, skulls allowed; final"),
+    (ACTION_FW_FOOD, 1, "FW_FOOD", "CHOOSE_FW", "the lowest undecided food/worker die gives food"),
+    (ACTION_FW_WORKERS, 1, "FW_WORKERS", "CHOOSE_FW", "the lowest undecided food/worker die gives workers"),
+    (ACTION_BUILD_CITY, 1, "BUILD_CITY", "BUILD", "one worker on the next unfinished city"),
+    (ACTION_BUILD_MONUMENT, 7, "BUILD_MONUMENT_{i}", "BUILD", "one worker on monument i (spec 2.5 order)"),
+    (ACTION_ENGINEERING, 1, "ENGINEERING", "BUILD", "Engineering: one stone becomes 3 workers"),
+    (ACTION_PAY_GOOD, 5, "PAY_GOOD_{i}", "BUY", "mark the whole goods track i (wood..spearheads) as payment"),
+    (ACTION_PAY_FOOD, 1, "PAY_FOOD", "BUY", "Granaries: mark one food as 4 coins"),
+    (ACTION_BUY_DEV, 13, "BUY_DEV_{i}", "BUY", "buy development i (spec 2.6 order) with coins and the marks"),
+    (ACTION_DISCARD, 5, "DISCARD_{i}", "DISCARD", "discard one unit of goods i"),
+    (ACTION_PASS, 1, "PASS", "ROLL, LEADERSHIP, TRADE, TRADE_OFFER, BUILD, BUY",
+     "end the phase: stop rolling / decline / end trading / withdraw the offer / stop building / buy nothing"),
+    (ACTION_TRADE_WITH, 3, "TRADE_WITH_{k}", "TRADE", "trade variant: open an offer to the seat k = i + 1 places after the active one"),
+    (ACTION_OFFER_GIVE, 6, "OFFER_GIVE_{i}", "TRADE_OFFER", "trade variant: give one more unit of i (5 goods, then food)"),
+    (ACTION_OFFER_TAKE, 6, "OFFER_TAKE_{i}", "TRADE_OFFER", "trade variant: ask for one more unit of i"),
+    (ACTION_PROPOSE, 1, "PROPOSE", "TRADE_OFFER", "trade variant: send the offer; the partner decides next"),
+    (ACTION_ACCEPT, 1, "ACCEPT", "TRADE_RESPOND", "trade variant (partner): accept; both sides transfer at once"),
+    (ACTION_DECLINE, 1, "DECLINE", "TRADE_RESPOND", "trade variant (partner): decline"),
+)
+
+
 def action_names(num_actions: int) -> tuple[str, ...]:
     """Symbolic name of every action index (used by action_to_str and the docs)."""
-    names = [f"MARK_REROLL_{i}" for i in range(7)] + ["ROLL"]
-    names += [f"LEADERSHIP_REROLL_{i}" for i in range(7)] + ["FW_FOOD", "FW_WORKERS", "BUILD_CITY"]
-    names += [f"BUILD_MONUMENT_{m}" for m in range(7)] + ["ENGINEERING"]
-    names += [f"PAY_GOOD_{g}" for g in range(5)] + ["PAY_FOOD"]
-    names += [f"BUY_DEV_{d}" for d in range(13)] + [f"DISCARD_{g}" for g in range(5)] + ["PASS"]
-    if num_actions > NUM_BASE_ACTIONS:
-        names += [f"TRADE_WITH_{k}" for k in range(1, 4)]
-        names += [f"OFFER_GIVE_{t}" for t in range(6)] + [f"OFFER_TAKE_{t}" for t in range(6)]
-        names += ["PROPOSE", "ACCEPT", "DECLINE"]
+    names = []
+    for first, count, pattern, _, _ in ACTION_GROUPS:
+        if first >= num_actions:
+            break
+        assert first == len(names), "ACTION_GROUPS must be contiguous"
+        for i in range(count):
+            names.append(pattern.format(i=i, k=i + 1))
     assert len(names) == num_actions
     return tuple(names)
 

@@ -1,0 +1,64 @@
+"""Regenerate the code-produced tables in docs/<game>.md (and check they are current).
+
+    python scripts/gen_docs.py           # rewrite the generated sections
+    python scripts/gen_docs.py --check   # exit 1 if a page is out of date (tests/test_docs.py)
+
+A page marks each generated section with `<!-- BEGIN GENERATED: key -->` ... `<!-- END GENERATED -->`.
+Keys: `actions` (from the game's data.ACTION_GROUPS) and `observation` (the default encoder's blocks).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from pathlib import Path
+
+from meeple.envs import GAMES, default_encoder, make
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = re.compile(r"(<!-- BEGIN GENERATED: (\w+) -->\n)(.*?)(<!-- END GENERATED -->)", re.DOTALL)
+
+
+def action_table(name: str) -> str:
+    data = importlib.import_module(f"meeple.envs.{name}.data")
+    rows = ["| Index | Name | Phase | Meaning |", "|---|---|---|---|"]
+    for first, count, pattern, phase, meaning in data.ACTION_GROUPS:
+        index = str(first) if count == 1 else f"{first}..{first + count - 1}"
+        shown = pattern.replace("{i}", "i").replace("{k}", "k")
+        rows.append(f"| {index} | `{shown}` | {phase} | {meaning} |")
+    return "\n".join(rows)
+
+
+def observation_table(name: str) -> str:
+    config = GAMES[name].test_configs[-1]
+    encoder = default_encoder(name, make(name, **config))
+    return f"Total size: **{encoder.size}** float32 values.\n\n" + encoder.layout_table()
+
+
+GENERATORS = {"actions": action_table, "observation": observation_table}
+
+
+def render(name: str, text: str) -> str:
+    return SECTION.sub(lambda m: m.group(1) + GENERATORS[m.group(2)](name) + "\n" + m.group(4), text)
+
+
+def main(check: bool) -> int:
+    stale = []
+    for name in GAMES:
+        path = ROOT / "docs" / f"{name}.md"
+        text = path.read_text()
+        new = render(name, text)
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if not check:
+                path.write_text(new)
+    if check and stale:
+        print(f"out of date: {stale}; run python scripts/gen_docs.py")
+        return 1
+    print("docs updated: " + (", ".join(stale) or "nothing to do"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main("--check" in sys.argv))
