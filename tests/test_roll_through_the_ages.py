@@ -458,11 +458,11 @@ def test_solo_lasts_ten_rounds_and_returns_the_score(solo):
 
 def test_solo_ignores_the_standard_end_triggers(solo):
     """D-17: the 5th development does not shorten a solo game (unless the config flag asks for it)."""
-    s = position(solo, [COINS7, COINS7, COINS7], devs={0: [LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING]})
+    s = position(solo, [COINS7, COINS7, COINS7], devs={0: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(solo, s, ACTION_BUY_DEV + MEDICINE)
     assert not s.final_round[0] and not s.done[0] and s.round[0] == 2
     flagged = make(GAME, num_players=1, solo_standard_end_triggers=True)
-    s = position(flagged, [COINS7, COINS7, COINS7], devs={0: [LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING]})
+    s = position(flagged, [COINS7, COINS7, COINS7], devs={0: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(flagged, s, ACTION_BUY_DEV + MEDICINE)
     assert s.done[0] and s.round[0] == 1
 
@@ -566,18 +566,20 @@ def test_only_one_skull_row_applies(three):
 
 # --- collection (spec 5.3) ------------------------------------------------------------------
 
-@pytest.mark.parametrize("dice, stone_before, stone_after", [
-    ([GOOD1, GOOD1, FOOD3], 0, 2),  # G = 2 reaches stone: +1 more
-    ([SKULL, SKULL, SKULL], 0, 3),  # G = 6: one bonus per turn, not per stone (D-08)
-    ([GOOD1, FOOD3, FOOD3], 0, 0),  # G = 1: wood only, no stone collected
-    ([GOOD1, GOOD1, FOOD3], 6, 7),  # the dice fill stone; the bonus is capped at 7
-    ([GOOD1, GOOD1, FOOD3], 7, 7),
+@pytest.mark.parametrize("dice, stone_before, stone_after, wood_after", [
+    ([GOOD1, GOOD1, FOOD3], 0, 2, 1),  # G = 2 reaches stone: +1 more
+    ([SKULL, SKULL, SKULL, GOOD1], 0, 3, 2),  # G = 7 gives stone twice: still one bonus (D-08)
+    ([GOOD1, FOOD3, FOOD3], 0, 0, 1),  # G = 1: wood only, no stone collected
+    ([GOOD1, GOOD1, FOOD3], 6, 7, 1),  # the dice fill stone; the bonus is capped at 7
+    ([GOOD1, GOOD1, FOOD3], 7, 7, 1),
 ])
-def test_quarrying_adds_one_stone_once_capped(two, dice, stone_before, stone_after):
-    """spec 2.6 Quarrying, D-08: +1 stone once per turn when dice give stone, never above 7."""
-    s = position(two, dice, goods={0: [0, stone_before, 0, 0, 0]}, devs={0: [QUARRYING]})
+def test_quarrying_adds_one_stone_once_capped(two, dice, stone_before, stone_after, wood_after):
+    """spec 2.6 Quarrying, D-08: +1 stone once per turn when dice give stone, never above 7; the
+    wood-first sequence is unchanged."""
+    s = position(two, dice, goods={0: [0, stone_before, 0, 0, 0]}, devs={0: [QUARRYING]},
+                 city_workers={0: 3 if len(dice) == 4 else 0})
     assert s.goods[0, 0, STONE] == stone_after
-    assert s.goods[0, 0, WOOD] == (2 if dice.count(SKULL) == 3 else 1)  # the wood-first sequence is unchanged
+    assert s.goods[0, 0, WOOD] == wood_after
 
 
 def test_goods_for_a_full_track_are_lost(two):
@@ -728,10 +730,10 @@ def test_caravans_bought_this_turn_cancels_the_discard(two):
 
 def test_at_most_one_development_per_turn_and_never_twice(two):
     """spec 2.6: a development is bought once per player, at most one per turn."""
-    s = position(two, [COINS7, COINS7, COINS7], food={0: 6}, devs={0: [LEADERSHIP]})
+    s = position(two, [COINS7, COINS7, COINS7], food={0: 6}, devs={0: [IRRIGATION]})
     mask = legal(two, s)
-    assert ACTION_BUY_DEV + LEADERSHIP not in mask and ACTION_BUY_DEV + IRRIGATION in mask
-    s = act(two, s, ACTION_BUY_DEV + IRRIGATION, dice=[GOOD1] * 3)
+    assert ACTION_BUY_DEV + IRRIGATION not in mask and ACTION_BUY_DEV + LEADERSHIP in mask
+    s = act(two, s, ACTION_BUY_DEV + LEADERSHIP, dice=[GOOD1] * 3)
     assert s.active[0] == 1  # no second purchase: BUY ended, nothing to discard
 
 
@@ -739,24 +741,24 @@ def test_at_most_one_development_per_turn_and_never_twice(two):
 
 def test_fifth_development_triggers_the_final_round(two):
     """spec 6.1: the 5th development sets the final-round flag; the round is finished, then the game ends."""
-    s = position(two, [COINS7, COINS7, COINS7], devs={0: [LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING]})
+    s = position(two, [COINS7, COINS7, COINS7], devs={0: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(two, s, ACTION_BUY_DEV + MEDICINE, dice=[FOOD3] * 3)
     assert s.final_round[0] and not s.done[0] and s.active[0] == 1  # seat 1 still plays this round
     s = act(two, s, ACTION_PASS)
     assert s.done[0] and not s.truncated[0] and s.phase[0] == PHASE_GAME_OVER and s.round[0] == 1
-    assert two.scores(s)[0].tolist() == [2 + 2 + 3 + 3 + 3, 0]
+    assert two.scores(s)[0].tolist() == [2 + 3 + 3 + 4 + 3, 0]
     assert two.returns(s)[0].tolist() == [1.0, -1.0]
 
 
 def test_trigger_in_the_last_seats_turn_ends_the_game_at_once(two):
     """spec 6.1: a trigger during the turn of the seat before the start player ends the game after it."""
     s = position(two, [COINS7, COINS7, COINS7], active=1, start=0,
-                 devs={1: [LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING]})
+                 devs={1: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(two, s, ACTION_BUY_DEV + MEDICINE)
     assert s.done[0] and s.round[0] == 1
     # start player 1: seat 0 is the last seat of the round
     s = position(two, [COINS7, COINS7, COINS7], active=0, start=1,
-                 devs={0: [LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING]})
+                 devs={0: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(two, s, ACTION_BUY_DEV + MEDICINE)
     assert s.done[0]
 
@@ -803,7 +805,8 @@ def test_tie_break_by_goods_value_and_shared_ranks(two, three):
     assert two.goods_values(s)[0].tolist() == [6, 6]
     assert two.returns(s)[0].tolist() == [0.0, 0.0]  # shared win
     s = position(two, [FOOD3] * 3, active=1, start=0, final_round=True, devs={0: [LEADERSHIP], 1: [IRRIGATION]},
-                 goods={0: [3, 0, 0, 0, 0], 1: [0, 3, 0, 0, 0]})
+                 goods={0: [2, 0, 0, 0, 0], 1: [0, 2, 0, 0, 0]})
+    assert s.done[0] and two.goods_values(s)[0].tolist() == [3, 6]
     assert two.returns(s)[0].tolist() == [-1.0, 1.0]
     s = position(three, [FOOD3] * 3, active=2, start=0, final_round=True,
                  devs={0: [RELIGION], 1: [LEADERSHIP], 2: [IRRIGATION]},
@@ -835,3 +838,16 @@ def test_passive_multiplayer_game_runs_to_truncation():
     game = make(GAME, num_players=3, max_rounds=5)
     s, steps = passive_play(game, game.init(rng), lambda: rng.random((1, UNIFORMS_PER_STEP)))
     assert s.done[0] and s.truncated[0] and s.round[0] == 5 and steps < game.info.max_game_length
+
+
+def test_a_natural_end_in_the_last_allowed_round_is_not_truncation():
+    """D-25: when the end trigger and the round limit meet, the game terminated by the rules."""
+    game = make(GAME, num_players=2, max_rounds=1)
+    s = position(game, [FOOD3] * 3, active=1, start=0, final_round=True)
+    assert s.done[0] and not s.truncated[0]
+
+
+def test_config_rejects_a_solo_trade_game():
+    """spec 8.2: trading needs an opponent."""
+    with pytest.raises(ValueError):
+        make(GAME, num_players=1, trade=True)

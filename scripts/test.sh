@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up (scripts/setup.sh) and run the whole test suite, as CI does.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+# numba caches compiled kernels next to the sources; both workers share that cache
+.venv/bin/python -m pytest -n 2 -q "$@"
+# the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
+# that numpy's scalar semantics (NEP 50) give the same results as numba's
+NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py
