@@ -14,11 +14,12 @@ import numpy as np
 from numba import njit
 
 from meeple.encoders.base import Encoder
+from meeple.envs.roll_through_the_ages.kernels import cities_of, goods_count_of, goods_value_of, score_of
 from meeple.envs.roll_through_the_ages.data import (
-    CITY_THRESHOLDS, DEVELOPMENT_POINTS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
+    CITY_THRESHOLDS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
     GOODS_MAX, GOODS_VALUE, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
     NUM_GOODS, NUM_MONUMENTS, NUM_PHASES, NUM_TRADE_TYPES, SKULL, SOLO_ROUNDS, GOODS_LIMIT,
-    GRANARIES_COINS_PER_FOOD, ARCHITECTURE, EMPIRE,
+    GRANARIES_COINS_PER_FOOD,
 )
 
 SEATS = 4
@@ -82,15 +83,6 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
 
 
 @njit(cache=True)
-def _cities(city_workers):
-    n = 3
-    for t in range(CITY_THRESHOLDS.shape[0]):
-        if city_workers >= CITY_THRESHOLDS[t]:
-            n += 1
-    return n
-
-
-@njit(cache=True)
 def encode_nb(s, viewer, in_play, trade, max_trade_offers, out):
     """Fill out (B, size) in the order of BLOCKS; returns the number of columns written."""
     P = s.food.shape[1]
@@ -113,19 +105,13 @@ def encode_nb(s, viewer, in_play, trade, max_trade_offers, out):
                 row[k + slot * NUM_GOODS + g] = s.goods[b, (v + slot) % P, g] / GOODS_MAX[g]
         k += SEATS * NUM_GOODS
         for slot in range(P):
-            n = 0
-            for g in range(NUM_GOODS):
-                n += s.goods[b, (v + slot) % P, g]
-            row[k + slot] = n / 30.0
+            row[k + slot] = goods_count_of(s, b, (v + slot) % P) / 30.0
         k += SEATS
         for slot in range(P):
-            val = 0
-            for g in range(NUM_GOODS):
-                val += GOODS_VALUE[g, s.goods[b, (v + slot) % P, g]]
-            row[k + slot] = val / MAX_GOODS_VALUE
+            row[k + slot] = goods_value_of(s, b, (v + slot) % P) / MAX_GOODS_VALUE
         k += SEATS
         for slot in range(P):
-            row[k + slot] = (_cities(s.city_workers[b, (v + slot) % P]) - 3) / 4.0
+            row[k + slot] = (cities_of(s.city_workers[b, (v + slot) % P]) - 3) / 4.0
         k += SEATS
         for slot in range(P):
             cw = s.city_workers[b, (v + slot) % P]
@@ -162,23 +148,8 @@ def encode_nb(s, viewer, in_play, trade, max_trade_offers, out):
         for slot in range(P):
             row[k + slot] = min(s.disasters[b, (v + slot) % P] / DISASTER_SCALE, 1.0)
         k += SEATS
-        for slot in range(P):  # spec 6.2, same formula as the rules' score
-            p = (v + slot) % P
-            total = 0
-            completed = 0
-            for d in range(NUM_DEVELOPMENTS):
-                if s.developments[b, p, d]:
-                    total += DEVELOPMENT_POINTS[d]
-            for m in range(NUM_MONUMENTS):
-                if s.monument_progress[b, p, m] >= MONUMENT_WORKERS[m]:
-                    completed += 1
-                    total += s.monument_points[b, p, m]
-            if s.developments[b, p, ARCHITECTURE]:
-                total += completed
-            if s.developments[b, p, EMPIRE]:
-                total += _cities(s.city_workers[b, p])
-            total -= s.disasters[b, p]
-            row[k + slot] = min(max(total / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)
+        for slot in range(P):  # spec 6.2, the rules' own score
+            row[k + slot] = min(max(score_of(s, b, (v + slot) % P) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)
         k += SEATS
         for slot in range(P):
             row[k + slot] = 1.0 if (v + slot) % P == s.start_player[b] else 0.0

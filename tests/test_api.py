@@ -137,7 +137,7 @@ def test_malformed_saved_state_is_rejected(game_case, rng, tmp_path):
         "strings": _corrupt(payload, lambda d: d["fields"].__setitem__(first, ["a", "b"])),
         "overflow": _corrupt(payload, lambda d: d["fields"].__setitem__(first, [10**9, 0])),
     }
-    for label, bad in cases.items():
+    for _label, bad in cases.items():
         with pytest.raises(ValueError):
             game.from_dict(bad)
     path = tmp_path / "broken.json"

@@ -63,7 +63,7 @@ def _draw_face(u, b, cursor, stream):
 # --- derived quantities ---------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _cities(city_workers):
+def cities_of(city_workers):
     n = START_CITIES
     for t in range(CITY_THRESHOLDS.shape[0]):
         if city_workers >= CITY_THRESHOLDS[t]:
@@ -72,7 +72,7 @@ def _cities(city_workers):
 
 
 @njit(cache=True)
-def _goods_value(s, b, p):
+def goods_value_of(s, b, p):
     v = 0
     for g in range(NUM_GOODS):
         v += GOODS_VALUE[g, s.goods[b, p, g]]
@@ -80,7 +80,7 @@ def _goods_value(s, b, p):
 
 
 @njit(cache=True)
-def _goods_count(s, b, p):
+def goods_count_of(s, b, p):
     n = 0
     for g in range(NUM_GOODS):
         n += s.goods[b, p, g]
@@ -93,7 +93,7 @@ def _monument_done(s, b, p, m):
 
 
 @njit(cache=True)
-def _score(s, b, p):
+def score_of(s, b, p):
     """spec 6.2: developments + monuments + Architecture/Empire bonuses - disaster points."""
     total = 0
     completed = 0
@@ -107,7 +107,7 @@ def _score(s, b, p):
     if s.developments[b, p, ARCHITECTURE]:
         total += completed
     if s.developments[b, p, EMPIRE]:
-        total += _cities(s.city_workers[b, p])
+        total += cities_of(s.city_workers[b, p])
     return total - s.disasters[b, p]
 
 
@@ -124,7 +124,7 @@ def _can_build_anything(s, b, p, in_play):
 @njit(cache=True)
 def _max_payment(s, b, p):
     """Coins available if every goods track (and, with Granaries, every food) were paid."""
-    pay = s.coins[b] + _goods_value(s, b, p)
+    pay = s.coins[b] + goods_value_of(s, b, p)
     if s.developments[b, p, GRANARIES]:
         pay += GRANARIES_COINS_PER_FOOD * s.food[b, p]
     return pay
@@ -210,7 +210,7 @@ def _start_turn(s, b, p, u, cursor, stream):
     """spec 5.1 step 1: a new turn begins with the automatic first roll of one die per city."""
     s.active[b] = p
     s.to_play[b] = p
-    n = _cities(s.city_workers[b, p])
+    n = cities_of(s.city_workers[b, p])
     for i in range(MAX_DICE):
         s.dice[b, i] = _draw_face(u, b, cursor, stream) if i < n else NO_DIE
         s.marked[b, i] = False
@@ -276,7 +276,7 @@ def _collect_and_disasters(s, b, p):
     if food > FOOD_MAX:
         food = FOOD_MAX
     # 3c: feed one food per city; each unfed city is one disaster point (famine)
-    cities = _cities(s.city_workers[b, p])
+    cities = cities_of(s.city_workers[b, p])
     if food >= cities:
         food -= cities
     else:
@@ -392,7 +392,7 @@ def _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_roun
                 return
             s.phase[b] = PHASE_DISCARD
         elif phase == PHASE_DISCARD:
-            if not s.developments[b, p, CARAVANS] and _goods_count(s, b, p) > GOODS_LIMIT:
+            if not s.developments[b, p, CARAVANS] and goods_count_of(s, b, p) > GOODS_LIMIT:
                 return
             s.coins[b] = 0
             _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers)
@@ -579,7 +579,6 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
     """spec 11.2: write the legal actions of every row into mask (B, A); done rows all True."""
     P = s.food.shape[1]
     solo = P == 1
-    A = mask.shape[1]
     for b in range(s.food.shape[0]):
         row = mask[b]
         if s.done[b]:
@@ -659,11 +658,11 @@ def scores_nb(s, out):
     """out (B, P): the running score of spec 6.2 for every player."""
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):
-            out[b, p] = _score(s, b, p)
+            out[b, p] = score_of(s, b, p)
 
 
 @njit(cache=True)
 def goods_values_nb(s, out):
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):
-            out[b, p] = _goods_value(s, b, p)
+            out[b, p] = goods_value_of(s, b, p)
