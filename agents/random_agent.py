@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from meeple.envs.jit import kernel
 
 
-@njit(cache=True)
+@kernel
 def sample_masked_nb(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """out[b] = the floor(u[b] * n_b)-th legal action of row b (n_b = legal actions in row b)."""
     for b in range(mask.shape[0]):

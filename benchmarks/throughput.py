@@ -59,7 +59,7 @@ def bench_aec(args: Args, seconds: float) -> dict[str, Any]:
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None
@@ -109,6 +109,7 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
 
 
 def result(name: str, batch: int, steps: int, games: int, elapsed: float) -> dict[str, Any]:
+    """One row of the report, with the target from TARGETS if this row has one."""
     target = TARGETS.get((name, batch))
     rate = steps / elapsed
     return {"name": name, "batch": batch, "steps_per_s": round(rate, 1), "games_per_s": round(games / elapsed, 2),
@@ -153,12 +154,14 @@ def bench_compile(args: Args) -> dict[str, Any]:
 # --- report ---------------------------------------------------------------------------------------------
 
 def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
     return {"cpu_count": os.cpu_count(), "processor": platform.processor() or platform.machine(),
             "platform": platform.platform(), "python": platform.python_version(),
             "numpy": np.__version__, "numba": numba.__version__, "numba_threads": numba.config.NUMBA_NUM_THREADS}
 
 
 def print_table(report: dict[str, Any]) -> None:
+    """The report as aligned plain text."""
     m = report["machine"]
     print(f"{report['game']}  P={report['num_players']}  {report['seconds_per_row']:g} s/row  "
           f"cpus={m['cpu_count']}  numpy {m['numpy']}  numba {m['numba']}")
@@ -174,6 +177,7 @@ def print_table(report: dict[str, Any]) -> None:
 
 
 def main(args: Args) -> dict[str, Any]:
+    """Run every measurement, print the table and the JSON line, and return the report."""
     rng = np.random.default_rng(args.seed)
     game = make(args.game, num_players=args.num_players)
     encoder = default_encoder(args.game, game)
@@ -196,12 +200,12 @@ def main(args: Args) -> dict[str, Any]:
     if args.compile:
         report["compile"] = bench_compile(args)
 
-    print_table(report)
     line = json.dumps(report)
-    print(line)
-    if args.json:
+    if args.json:  # before printing, so a closed stdout pipe can't lose the file
         with open(args.json, "w") as fh:
             fh.write(line + "\n")
+    print_table(report)
+    print(line)
     return report
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from meeple.envs.jit import kernel
 
 from meeple.encoders.base import Encoder
 from meeple.envs.roll_through_the_ages.kernels import cities_of, goods_count_of, goods_value_of, score_of
@@ -82,7 +83,7 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
 ]
 
 
-@njit(cache=True)
+@kernel
 def encode_nb(s, viewer, in_play, trade, max_trade_offers, out):
     """Fill out (B, size) in the order of BLOCKS; returns the number of columns written."""
     P = s.food.shape[1]

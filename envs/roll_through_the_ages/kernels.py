@@ -13,7 +13,8 @@ continues with a splitmix64 stream seeded from its last uniform, so `apply` stay
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from meeple.envs.jit import kernel
 
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
@@ -40,7 +41,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 # --- chance ---------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _draw_face(u, b, cursor, stream):
     """Next die face for row b; cursor[0] = next column of u, stream[0] = fallback stream state."""
     k = cursor[0]
@@ -62,7 +63,7 @@ def _draw_face(u, b, cursor, stream):
 
 # --- derived quantities ---------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def cities_of(city_workers):
     n = START_CITIES
     for t in range(CITY_THRESHOLDS.shape[0]):
@@ -71,7 +72,7 @@ def cities_of(city_workers):
     return n
 
 
-@njit(cache=True)
+@kernel
 def goods_value_of(s, b, p):
     v = 0
     for g in range(NUM_GOODS):
@@ -79,7 +80,7 @@ def goods_value_of(s, b, p):
     return v
 
 
-@njit(cache=True)
+@kernel
 def goods_count_of(s, b, p):
     n = 0
     for g in range(NUM_GOODS):
@@ -87,12 +88,12 @@ def goods_count_of(s, b, p):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _monument_done(s, b, p, m):
     return s.monument_progress[b, p, m] >= MONUMENT_WORKERS[m]
 
 
-@njit(cache=True)
+@kernel
 def score_of(s, b, p):
     """spec 6.2: developments + monuments + Architecture/Empire bonuses - disaster points."""
     total = 0
@@ -111,7 +112,7 @@ def score_of(s, b, p):
     return total - s.disasters[b, p]
 
 
-@njit(cache=True)
+@kernel
 def _can_build_anything(s, b, p, in_play):
     if s.city_workers[b, p] < CITY_WORKERS_MAX:
         return True
@@ -121,7 +122,7 @@ def _can_build_anything(s, b, p, in_play):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _max_payment(s, b, p):
     """Coins available if every goods track (and, with Granaries, every food) were paid."""
     pay = s.coins[b] + goods_value_of(s, b, p)
@@ -130,7 +131,7 @@ def _max_payment(s, b, p):
     return pay
 
 
-@njit(cache=True)
+@kernel
 def _marked_payment(s, b, p):
     pay = s.coins[b] + GRANARIES_COINS_PER_FOOD * s.marked_food[b]
     for g in range(NUM_GOODS):
@@ -139,7 +140,7 @@ def _marked_payment(s, b, p):
     return pay
 
 
-@njit(cache=True)
+@kernel
 def _can_buy(s, b, p):
     if s.bought[b] >= 0:
         return False
@@ -150,7 +151,7 @@ def _can_buy(s, b, p):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _can_mark_or_roll(s, b, solo):
     """spec 5.1 step 3 and D-27: rolling continues while a die is marked or can be marked."""
     if s.rolls_used[b] >= MAX_ROLLS:
@@ -165,7 +166,7 @@ def _can_mark_or_roll(s, b, solo):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _trade_feasible(s, b, a, q):
     """Some one-unit-for-one-unit exchange of two different types fits both players' tracks."""
     for t in range(NUM_TRADE_TYPES):
@@ -176,14 +177,14 @@ def _trade_feasible(s, b, a, q):
     return False
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _holding(s, b, p, t):
     if t == TRADE_FOOD:
         return np.int64(s.food[b, p])
     return np.int64(s.goods[b, p, t])
 
 
-@njit(cache=True)
+@kernel
 def _add_holding(s, b, p, t, delta):
     if t == TRADE_FOOD:
         s.food[b, p] += delta
@@ -191,7 +192,7 @@ def _add_holding(s, b, p, t, delta):
         s.goods[b, p, t] += delta
 
 
-@njit(cache=True)
+@kernel
 def _can_trade(s, b, max_trade_offers):
     if s.trade_offers[b] >= max_trade_offers:
         return False
@@ -205,7 +206,7 @@ def _can_trade(s, b, max_trade_offers):
 
 # --- turn flow ------------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _start_turn(s, b, p, u, cursor, stream):
     """spec 5.1 step 1: a new turn begins with the automatic first roll of one die per city."""
     s.active[b] = p
@@ -231,7 +232,7 @@ def _start_turn(s, b, p, u, cursor, stream):
     s.phase[b] = PHASE_ROLL
 
 
-@njit(cache=True)
+@kernel
 def _collect_and_disasters(s, b, p):
     """spec 5.3 (3a-3d) and 5.4/5.5 worker and coin totals, once the dice are final."""
     P = s.food.shape[1]
@@ -313,13 +314,13 @@ def _collect_and_disasters(s, b, p):
     s.coins[b] = n_coins * (12 if devs[COINAGE] else 7)
 
 
-@njit(cache=True)
+@kernel
 def _trigger_final_round(s, b, solo, solo_standard_end_triggers):
     if not solo or solo_standard_end_triggers:  # D-17
         s.final_round[b] = True
 
 
-@njit(cache=True)
+@kernel
 def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
     """spec 5.7 and 6.1: next seat, or the end of the round and possibly of the game."""
     P = s.food.shape[1]
@@ -349,7 +350,7 @@ def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
     _start_turn(s, b, (p + 1) % P, u, cursor, stream)
 
 
-@njit(cache=True)
+@kernel
 def _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
     """Run automatic phases until a player has a real decision or the game is over (spec 11.3)."""
     P = s.food.shape[1]
@@ -400,7 +401,7 @@ def _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_roun
             return
 
 
-@njit(cache=True)
+@kernel
 def _complete_monument_if_full(s, b, p, m, in_play, solo, solo_standard_end_triggers):
     """spec 5.4: record first/later points when the last box is filled; check the end trigger."""
     if s.monument_progress[b, p, m] < MONUMENT_WORKERS[m]:
@@ -414,7 +415,7 @@ def _complete_monument_if_full(s, b, p, m, in_play, solo, solo_standard_end_trig
     _trigger_final_round(s, b, solo, solo_standard_end_triggers)
 
 
-@njit(cache=True)
+@kernel
 def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_triggers):
     """One decision of the acting seat; the caller then runs `_advance`."""
     P = s.food.shape[1]
@@ -520,7 +521,7 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
         s.goods[b, p, a - ACTION_DISCARD] -= 1
 
 
-@njit(cache=True)
+@kernel
 def _clear_offer(s, b):
     s.trade_partner[b] = -1
     for t in range(NUM_TRADE_TYPES):
@@ -530,12 +531,10 @@ def _clear_offer(s, b):
 
 # --- entry points ---------------------------------------------------------------------------
 
-@njit(cache=True)
-def init_nb(s, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+@kernel
+def init_nb(s, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
     """Fill a zeroed state: start player from u[b, 0] (spec 3.3), then the first turn's roll."""
     P = s.food.shape[1]
-    cursor = np.zeros(1, dtype=np.int64)
-    stream = np.zeros(1, dtype=np.uint64)
     for b in range(s.food.shape[0]):
         cursor[0] = 1
         stream[0] = 0
@@ -549,11 +548,9 @@ def init_nb(s, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_en
         _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
 
 
-@njit(cache=True)
-def apply_nb(s, actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+@kernel
+def apply_nb(s, actions, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
     """Apply one (legal) action per row, then run the automatic phases; done rows are untouched."""
-    cursor = np.zeros(1, dtype=np.int64)
-    stream = np.zeros(1, dtype=np.uint64)
     for b in range(s.food.shape[0]):
         if s.done[b]:
             continue
@@ -563,18 +560,16 @@ def apply_nb(s, actions, u, in_play, trade, max_trade_offers, max_rounds, solo_s
         _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
 
 
-@njit(cache=True)
-def advance_nb(s, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+@kernel
+def advance_nb(s, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
     """Run only the automatic phases (for positions built by hand in tests and tools)."""
-    cursor = np.zeros(1, dtype=np.int64)
-    stream = np.zeros(1, dtype=np.uint64)
     for b in range(s.food.shape[0]):
         cursor[0] = 0
         stream[0] = 0
         _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
 
 
-@njit(cache=True)
+@kernel
 def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
     """spec 11.2: write the legal actions of every row into mask (B, A); done rows all True."""
     P = s.food.shape[1]
@@ -653,7 +648,7 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
                 row[ACTION_DISCARD + g] = s.goods[b, p, g] > 0
 
 
-@njit(cache=True)
+@kernel
 def scores_nb(s, out):
     """out (B, P): the running score of spec 6.2 for every player."""
     for b in range(s.food.shape[0]):
@@ -661,7 +656,7 @@ def scores_nb(s, out):
             out[b, p] = score_of(s, b, p)
 
 
-@njit(cache=True)
+@kernel
 def goods_values_nb(s, out):
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):

@@ -118,6 +118,11 @@ _FIELD_SPECS: dict[str, tuple[tuple[str, ...], type]] = {
 assert tuple(_FIELD_SPECS) == State._fields
 
 
+def _scratch() -> tuple[np.ndarray, np.ndarray]:
+    """Per-call scratch for the kernels' dice cursor and fallback stream (kernels never allocate)."""
+    return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64)
+
+
 class RollThroughTheAges:
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
@@ -156,7 +161,7 @@ class RollThroughTheAges:
         """Deterministic `init`: u[:, 0] picks the start player, u[:, 1:] are the first dice."""
         u = self._check_uniforms(u, None)
         state = self.empty(u.shape[0])
-        kernels.init_nb(state, u, *self._kernel_config)
+        kernels.init_nb(state, u, *_scratch(), *self._kernel_config)
         return state
 
     def legal_action_mask(self, state: State) -> np.ndarray:
@@ -181,14 +186,14 @@ class RollThroughTheAges:
         u = self._check_uniforms(u, state.done.shape[0])
         if actions.shape[0] != state.done.shape[0]:
             raise ValueError(f"expected {state.done.shape[0]} actions, got {actions.shape[0]}")
-        kernels.apply_nb(state, actions, u, *self._kernel_config)
+        kernels.apply_nb(state, actions, u, *_scratch(), *self._kernel_config)
 
     def advance(self, state: State, u: np.ndarray | None = None) -> State:
         """Run only the automatic phases from a hand-built position (tests, tools); pure."""
         new = core.clone(state)
         if u is None:
             u = np.full((state.done.shape[0], self.uniforms_per_step), 0.5)
-        kernels.advance_nb(new, self._check_uniforms(u, state.done.shape[0]), *self._kernel_config)
+        kernels.advance_nb(new, self._check_uniforms(u, state.done.shape[0]), *_scratch(), *self._kernel_config)
         return new
 
     def _check_uniforms(self, u: np.ndarray, batch: int | None) -> np.ndarray:
