@@ -22,11 +22,14 @@ SECTION = re.compile(r"(<!-- BEGIN GENERATED: (\w+) -->\n)(.*?)(<!-- END GENERAT
 
 def action_table(name: str) -> str:
     data = importlib.import_module(f"meeple.envs.{name}.data")
+    last_group = data.ACTION_GROUPS[-1]
+    names = data.action_names(last_group[0] + last_group[1])
     rows = ["| Index | Name | Phase | Meaning |", "|---|---|---|---|"]
-    for first, count, pattern, phase, meaning in data.ACTION_GROUPS:
-        index = str(first) if count == 1 else f"{first}..{first + count - 1}"
-        shown = pattern.replace("{i}", "i").replace("{k}", "k")
-        rows.append(f"| {index} | `{shown}` | {phase} | {meaning} |")
+    for first, count, _, phase, meaning in data.ACTION_GROUPS:
+        last = first + count - 1
+        index = str(first) if count == 1 else f"{first}..{last}"
+        shown = f"`{names[first]}`" if count == 1 else f"`{names[first]}` … `{names[last]}`"
+        rows.append(f"| {index} | {shown} | {phase} | {meaning} |")
     return "\n".join(rows)
 
 
