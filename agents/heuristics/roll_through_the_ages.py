@@ -26,10 +26,13 @@ Every decision compares options in one currency, "points", through a utility of 
 - **trade variant**: never offers; as a partner, accepts when the goods value (plus 1 per food)
   received is at least the value given.
 
-Remaining turns are estimated from the development race (TURNS_PER_DEV per development the leader
-still needs) and are 10 - round in solo play. All weights live in `DEFAULT_PARAMS` so variants can be
-compared; `Heuristic(city_die_value=0.6)` overrides one. The kernel falls back to a random legal
-action (and flags the row) if its choice is ever illegal; the tests check that it never is.
+Remaining turns are estimated from the development race (turns_per_dev per development the leader
+still needs, plus base_turns) and are 10 - round in solo play. All weights live in `DEFAULT_PARAMS`
+so variants can be compared (`Heuristic(city_die_value=0.6)` overrides one); the defaults come from
+coordinate ascent on the 2-player self-play win rate (each step a 6000-game match against the
+current best) and also win against the untuned weights at 3 and 4 players and score more solo. The
+kernel falls back to a random legal action (and flags the row) if its choice is ever illegal; the
+tests check that it never is.
 """
 
 from __future__ import annotations
@@ -37,22 +40,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
     ACTION_DISCARD, ACTION_ENGINEERING, ACTION_FW_FOOD, ACTION_FW_WORKERS, ACTION_LEADERSHIP_REROLL,
     ACTION_MARK_REROLL, ACTION_PASS, ACTION_PAY_FOOD, ACTION_PAY_GOOD, ACTION_ROLL, AGRICULTURE,
-    ARCHITECTURE, CARAVANS, CITY_THRESHOLDS, CITY_WORKERS_MAX, COINAGE, COINS7, DEVELOPMENT_COST,
-    DEVELOPMENT_POINTS, DROUGHT_POINTS, DROUGHT_SKULLS, EMPIRE, ENGINEERING,
-    ENGINEERING_WORKERS_PER_STONE, FOOD3, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_UNDECIDED,
-    FW_WORKERS_CHOSEN, GOOD1, GOODS_LIMIT, GOODS_MAX, GOODS_VALUE, GRANARIES, GRANARIES_COINS_PER_FOOD,
-    GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, LEADERSHIP, MASONRY, MAX_DICE, MAX_ROLLS,
-    MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS, NUM_FACES,
-    NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS, PESTILENCE_SKULLS, PHASE_BUILD,
-    PHASE_BUY, PHASE_CHOOSE_FW, PHASE_DISCARD, PHASE_LEADERSHIP, PHASE_ROLL, PHASE_TRADE,
-    PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND, QUARRYING, RELIGION, REVOLT_SKULLS, SKULL, SOLO_ROUNDS,
-    START_CITIES, STONE, TRADE_FOOD, WORKERS3,
+    ARCHITECTURE, CARAVANS, CITY_THRESHOLDS, COINAGE, COINS7, DEVELOPMENT_COST, DEVELOPMENT_POINTS,
+    DROUGHT_POINTS, DROUGHT_SKULLS, EMPIRE, ENGINEERING_WORKERS_PER_STONE, FOOD3, FOOD_MAX, FW2,
+    FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN, GOOD1, GOODS_LIMIT, GOODS_MAX, GOODS_VALUE, GRANARIES,
+    GRANARIES_COINS_PER_FOOD, GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, MASONRY,
+    MAX_DICE, MAX_ROLLS, MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS, NO_DIE,
+    NUM_DEVELOPMENTS, NUM_FACES, NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS,
+    PESTILENCE_SKULLS, PHASE_BUILD, PHASE_BUY, PHASE_CHOOSE_FW, PHASE_DISCARD, PHASE_LEADERSHIP,
+    PHASE_ROLL, PHASE_TRADE, PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND, QUARRYING, RELIGION,
+    REVOLT_SKULLS, SKULL, SOLO_ROUNDS, START_CITIES, STONE, TRADE_FOOD, WORKERS3,
 )
 
 # --- weights (points scale) ----------------------------------------------------------------
@@ -72,14 +74,17 @@ PARAM_NAMES = (
     "leadership_eps",      # least expected gain for the Leadership reroll
     "turns_per_dev",       # remaining turns estimated per development the leader still needs
     "late_round",          # from this round on, end the game even without a lead
+    "base_turns",          # remaining turns estimated once the leader has 4 developments
+    "dev_effect_scale",    # multiplies DEV_RATE (worth of development effects per turn)
 )
 DEFAULT_PARAMS = np.array(
-    [0.12, 1.0, 0.35, 0.1, 0.45, 0.9, 0.75, 3.0, 0.6, 2.0, 0.0, 0.05, 0.05, 3.0, 40.0],
+    [0.15, 1.0, 0.2, 0.1, 0.55, 0.9, 0.75, 3.0, 0.6, 2.0, -0.2, 0.05, 0.05, 3.0, 40.0, 2.0, 0.7],
     dtype=np.float64,
 )
 (_GOODS_COIN_VALUE, _FAMINE_WEIGHT, _FOOD_RESERVE_VALUE, _FOOD_EXTRA_VALUE, _CITY_DIE_VALUE,
  _PARTIAL_CITY, _PARTIAL_MONUMENT, _SLOT_COST, _OPPONENT_WEIGHT, _END_MARGIN, _ROLL_EPS_EARLY,
- _ROLL_EPS_LATE, _LEADERSHIP_EPS, _TURNS_PER_DEV, _LATE_ROUND) = range(len(PARAM_NAMES))
+ _ROLL_EPS_LATE, _LEADERSHIP_EPS, _TURNS_PER_DEV, _LATE_ROUND, _BASE_TURNS, _DEV_EFFECT_SCALE) = range(
+    len(PARAM_NAMES))
 assert DEFAULT_PARAMS.shape == (len(PARAM_NAMES),)
 
 # Points per remaining turn of each development's effect (spec 2.6), a rough guess per effect:
@@ -93,13 +98,38 @@ INVASION_RISK = np.array([0.0, 0.0, 0.0, 0.0, 0.03, 0.06, 0.09, 0.12], dtype=np.
 END_BONUS = 5.0  # extra value of ending the game while ahead
 NEVER = -1e9
 
-# city and monument build targets: 0 = the next city, 1 + m = monument m
+# Per-row context `ctx` (float64), filled once per row by `_prepare_row`: what the many dice-utility
+# evaluations of one decision share, plus their memos (reset per row).
+(_X_R, _X_CITY_VALUE, _X_CITY_WORKERS, _X_CITIES, _X_FOOD, _X_FOOD_BONUS, _X_WORKER_BONUS,
+ _X_COIN_VALUE, _X_REVOLT_LOSES, _X_QUARRYING, _X_CARAVANS) = range(11)
+_X_DISASTER = 11  # 8 entries: worth of the skull row for 0..7 skulls
+_X_DEV = _X_DISASTER + MAX_DICE + 1  # 13 entries: worth of buying development d now
+_X_MON_VALUE = _X_DEV + NUM_DEVELOPMENTS  # 7 entries: worth of completing monument m
+_X_MON_REM = _X_MON_VALUE + NUM_MONUMENTS  # 7 entries: its open boxes (0: closed or not in play)
+_X_GOODS = _X_MON_REM + NUM_MONUMENTS  # 5 entries: goods held
+_MAX_WORKERS = MAX_DICE * 4  # 7 WORKERS3 dice with Masonry
+_X_WMEMO = _X_GOODS + NUM_GOODS  # memo, NaN = unknown: worth of w workers, w = 0..28
+_X_GMEMO = _X_WMEMO + _MAX_WORKERS + 1  # memo: worth of (skulls, goods, coins) dice, 8 x 8 x 8
+_X_SIZE = _X_GMEMO + (MAX_DICE + 1) ** 3
+
+# Integer workspace `iw` (int64): all integer scratch in one array (kernels never allocate).
+_I_COUNTS, _I_AVAIL, _I_CHOSEN = 0, NUM_FACES, 2 * NUM_FACES  # dice per face: all, rerollable, chosen
+_I_REM = 3 * NUM_FACES  # 7: open monument boxes while placing workers
+_I_GOODS = _I_REM + NUM_MONUMENTS  # 5: goods
+_I_REST = _I_GOODS + NUM_GOODS  # 5: goods left after a payment
+_I_KEEP = _I_REST + NUM_GOODS  # 5: goods kept after discarding
+_I_SUBSET = _I_KEEP + NUM_GOODS  # 32: value of each set of whole tracks
+_I_DP = _I_SUBSET + (1 << NUM_GOODS)  # (6, 7): discard knapsack values
+_I_CHOICE = _I_DP + (NUM_GOODS + 1) * (GOODS_LIMIT + 1)  # (5, 7): its choices
+_I_SIZE = _I_CHOICE + NUM_GOODS * (GOODS_LIMIT + 1)
+
+# build targets: 0 = the next city, 1 + m = monument m
 _NUM_TARGETS = 1 + NUM_MONUMENTS
 
 
 # --- small helpers --------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _cities(city_workers):
     n = START_CITIES
     for t in range(CITY_THRESHOLDS.shape[0]):
@@ -108,7 +138,7 @@ def _cities(city_workers):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _next_city_need(city_workers):
     """Workers still missing for the next city, 0 when all 7 are built."""
     for t in range(CITY_THRESHOLDS.shape[0]):
@@ -117,7 +147,7 @@ def _next_city_need(city_workers):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def _completed_monuments(s, b, p):
     n = 0
     for m in range(NUM_MONUMENTS):
@@ -126,7 +156,7 @@ def _completed_monuments(s, b, p):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _score(s, b, p):
     """The running score of spec 6.2."""
     total = 0
@@ -143,7 +173,7 @@ def _score(s, b, p):
     return total - s.disasters[b, p]
 
 
-@njit(cache=True)
+@kernel
 def _raw_goods_value(goods):
     v = 0
     for g in range(NUM_GOODS):
@@ -151,13 +181,13 @@ def _raw_goods_value(goods):
     return v
 
 
-@njit(cache=True)
-def _kept_goods(goods, limit, keep, dp, choice):
+@kernel
+def _kept_goods(goods, limit, keep, iw):
     """Most valuable way to keep at most `limit` units of `goods` (5,): writes `keep`, returns its value.
 
     Track values are convex, so greedy discarding can be wrong (wood 6 + pottery 2, two to go: drop
-    the pottery); a knapsack over the five tracks is exact. dp[g, j] = best value of tracks g.. with
-    at most j units.
+    the pottery); a knapsack over the five tracks is exact. dp(g, j) = best value of tracks g.. with
+    at most j units, held flat in the workspace `iw` (and the best count of track g beside it).
     """
     total = 0
     for g in range(NUM_GOODS):
@@ -166,36 +196,36 @@ def _kept_goods(goods, limit, keep, dp, choice):
         for g in range(NUM_GOODS):
             keep[g] = goods[g]
         return _raw_goods_value(goods)
+    width = GOODS_LIMIT + 1
     for j in range(limit + 1):
-        dp[NUM_GOODS, j] = 0
+        iw[_I_DP + NUM_GOODS * width + j] = 0
     for g in range(NUM_GOODS - 1, -1, -1):
         for j in range(limit + 1):
             best = -1
             arg = 0
             for k in range(min(goods[g], j) + 1):
-                v = GOODS_VALUE[g, k] + dp[g + 1, j - k]
+                v = GOODS_VALUE[g, k] + iw[_I_DP + (g + 1) * width + j - k]
                 if v > best:
                     best = v
                     arg = k
-            dp[g, j] = best
-            choice[g, j] = arg
+            iw[_I_DP + g * width + j] = best
+            iw[_I_CHOICE + g * width + j] = arg
     j = limit
     for g in range(NUM_GOODS):
-        keep[g] = choice[g, j]
-        j -= choice[g, j]
-    return dp[0, limit]
+        keep[g] = iw[_I_CHOICE + g * width + j]
+        j -= keep[g]
+    return iw[_I_DP + limit]
 
 
-@njit(cache=True)
-def _goods_worth(s, b, p, goods, ws):
-    """Value (coins) of the goods a player will still hold after the discard phase."""
-    dp, choice, keep = ws[0], ws[1], ws[2]
-    if s.developments[b, p, CARAVANS]:
+@kernel
+def _goods_worth(goods, caravans, iw):
+    """Value (coins) of the goods still held after the discard phase (spec 5.6)."""
+    if caravans:
         return _raw_goods_value(goods)
-    return _kept_goods(goods, GOODS_LIMIT, keep, dp, choice)
+    return _kept_goods(goods, GOODS_LIMIT, iw[_I_KEEP:_I_KEEP + NUM_GOODS], iw)
 
 
-@njit(cache=True)
+@kernel
 def _food_value(food_left, cities, params):
     """Concave worth of food kept after feeding: it saves dice on the next turns."""
     first = min(food_left, cities)
@@ -203,22 +233,23 @@ def _food_value(food_left, cities, params):
     return params[_FOOD_RESERVE_VALUE] * first + params[_FOOD_EXTRA_VALUE] * extra
 
 
-# --- context: remaining turns and development values ----------------------------------------
+# --- per-row context ------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _lead(s, b, p):
     """Our score minus the best opponent's (0 in solo)."""
     P = s.food.shape[1]
-    mine = _score(s, b, p)
+    if P == 1:
+        return 0
     best = -(1 << 30)
     for q in range(P):
         if q != p:
             best = max(best, _score(s, b, q))
-    return 0 if P == 1 else mine - best
+    return _score(s, b, p) - best
 
 
-@njit(cache=True)
-def _remaining_turns(s, b, p, in_play, params):
+@kernel
+def _remaining_turns(s, b, in_play, params):
     """Estimated turns we still get after this one."""
     P = s.food.shape[1]
     if P == 1:
@@ -231,7 +262,7 @@ def _remaining_turns(s, b, p, in_play, params):
         for d in range(NUM_DEVELOPMENTS):
             n += s.developments[b, q, d]
         most = max(most, n)
-    r = params[_TURNS_PER_DEV] * (4 - min(most, 4)) + 2.0
+    r = params[_TURNS_PER_DEV] * (4 - min(most, 4)) + params[_BASE_TURNS]
     open_monuments = 0
     for m in range(NUM_MONUMENTS):
         if in_play[m] and not s.completed_by_anyone[b, m]:
@@ -241,17 +272,17 @@ def _remaining_turns(s, b, p, in_play, params):
     return r
 
 
-@njit(cache=True)
-def _may_end_game(s, b, p, gain, params):
-    """Whether we may trigger the end now: ahead by the margin after gaining `gain`, or very late."""
+@kernel
+def _may_end_game(s, b, lead_after, params):
+    """Whether we may trigger the end now: `lead_after` (our lead then) reaches the margin, or late."""
     if s.food.shape[1] == 1 or s.final_round[b]:
         return True
-    return _lead(s, b, p) + gain >= params[_END_MARGIN] or s.round[b] >= params[_LATE_ROUND]
+    return lead_after >= params[_END_MARGIN] or s.round[b] >= params[_LATE_ROUND]
 
 
-@njit(cache=True)
-def _dev_values(s, b, p, R, params, out):
-    """out[d] = worth of buying development d now (NEVER if owned or not wanted)."""
+@kernel
+def _dev_values(s, b, p, R, lead, params, ctx):
+    """ctx[_X_DEV + d] = worth of buying development d now (NEVER if owned or not wanted)."""
     P = s.food.shape[1]
     solo = P == 1
     owned = 0
@@ -261,14 +292,14 @@ def _dev_values(s, b, p, R, params, out):
     cities = _cities(s.city_workers[b, p])
     for d in range(NUM_DEVELOPMENTS):
         if s.developments[b, p, d]:
-            out[d] = NEVER
+            ctx[_X_DEV + d] = NEVER
             continue
         now = float(DEVELOPMENT_POINTS[d])  # points scored at once
         if d == ARCHITECTURE:
             now += completed
         elif d == EMPIRE:
             now += cities
-        later = DEV_RATE[d] * R
+        later = DEV_RATE[d] * params[_DEV_EFFECT_SCALE] * R
         if d == MEDICINE and not solo:
             later *= P - 1
         elif d == ARCHITECTURE:
@@ -276,79 +307,153 @@ def _dev_values(s, b, p, R, params, out):
         elif d == EMPIRE:
             later = min(7.0 - cities, EMPIRE_RATE * R)
         if solo:
-            out[d] = now + later
+            value = now + later
         elif s.final_round[b]:
-            out[d] = now
+            value = now
         elif owned >= 4:  # spec 6.1: the 5th development ends the game
-            out[d] = now + END_BONUS if _may_end_game(s, b, p, now, params) else NEVER
+            value = now + END_BONUS if _may_end_game(s, b, lead + now, params) else NEVER
         else:
-            out[d] = now + later - params[_SLOT_COST]
+            value = now + later - params[_SLOT_COST]
+        ctx[_X_DEV + d] = value
+
+
+@kernel
+def _monument_values(s, b, p, in_play, R, lead, params, ctx):
+    """ctx[_X_MON_VALUE + m] = worth of completing monument m; ctx[_X_MON_REM + m] = its open boxes.
+
+    Only our own completions change these, so they stay valid while workers are placed.
+    """
+    solo = s.food.shape[1] == 1
+    n_open = 0
+    for m in range(NUM_MONUMENTS):
+        if in_play[m] and not s.completed_by_anyone[b, m]:
+            n_open += 1
+    cities = _cities(s.city_workers[b, p])
+    for m in range(NUM_MONUMENTS):
+        rem = MONUMENT_WORKERS[m] - s.monument_progress[b, p, m]
+        rem = rem if in_play[m] and rem > 0 else 0
+        value = 0.0
+        if rem > 0:
+            first = solo or not s.completed_by_anyone[b, m]
+            value = float(MONUMENT_FIRST[m] if first else MONUMENT_LATER[m])
+            if s.developments[b, p, ARCHITECTURE]:
+                value += 1.0
+            if m == GREAT_WALL:
+                value += INVASION_POINTS * INVASION_RISK[cities] * R
+            if not solo and first and n_open == 1 and not _may_end_game(s, b, lead + value, params):
+                value = 0.0  # the last open monument ends the game (spec 6.1): not while behind
+        ctx[_X_MON_VALUE + m] = value
+        ctx[_X_MON_REM + m] = rem
+
+
+@kernel
+def _disaster_values(s, b, p, params, ctx):
+    """ctx[_X_DISASTER + n] = worth of n skulls (spec 2.7, solo 8.1): < 0 hurts us, > 0 the others."""
+    P = s.food.shape[1]
+    devs = s.developments[b, p]
+    lost = 0  # opponents' goods a Religion revolt wipes
+    hit = 0  # opponents a pestilence hits
+    for q in range(P):
+        if q != p:
+            hit += not s.developments[b, q, MEDICINE]
+            if not s.developments[b, q, RELIGION]:
+                lost += _raw_goods_value(s.goods[b, q])
+    w = params[_OPPONENT_WEIGHT]
+    for n in range(MAX_DICE + 1):
+        v = 0.0
+        if n == DROUGHT_SKULLS and not devs[IRRIGATION]:
+            v = -float(DROUGHT_POINTS)
+        elif n == PESTILENCE_SKULLS:
+            if P == 1:
+                v = 0.0 if devs[MEDICINE] else -float(PESTILENCE_POINTS)
+            else:
+                v = w * PESTILENCE_POINTS * hit
+        elif n == INVASION_SKULLS and s.monument_progress[b, p, GREAT_WALL] < MONUMENT_WORKERS[GREAT_WALL]:
+            v = -float(INVASION_POINTS)
+        elif n >= REVOLT_SKULLS and devs[RELIGION] and P > 1:  # our own loss is in _goods_part
+            v = w * params[_GOODS_COIN_VALUE] * lost
+        ctx[_X_DISASTER + n] = v
+
+
+@kernel
+def _prepare_row(s, b, p, in_play, params, ctx):
+    """Fill the per-row context `ctx` for the active player p of row b."""
+    devs = s.developments[b, p]
+    R = _remaining_turns(s, b, in_play, params)
+    lead = _lead(s, b, p)
+    ctx[_X_R] = R
+    ctx[_X_CITY_VALUE] = params[_CITY_DIE_VALUE] * R + (1.0 if devs[EMPIRE] else 0.0)
+    ctx[_X_CITY_WORKERS] = s.city_workers[b, p]
+    ctx[_X_CITIES] = _cities(s.city_workers[b, p])
+    ctx[_X_FOOD] = s.food[b, p]
+    ctx[_X_FOOD_BONUS] = 1.0 if devs[AGRICULTURE] else 0.0
+    ctx[_X_WORKER_BONUS] = 1.0 if devs[MASONRY] else 0.0
+    ctx[_X_COIN_VALUE] = 12.0 if devs[COINAGE] else 7.0
+    ctx[_X_REVOLT_LOSES] = 0.0 if devs[RELIGION] else 1.0
+    ctx[_X_QUARRYING] = 1.0 if devs[QUARRYING] else 0.0
+    ctx[_X_CARAVANS] = 1.0 if devs[CARAVANS] else 0.0
+    for g in range(NUM_GOODS):
+        ctx[_X_GOODS + g] = s.goods[b, p, g]
+    _disaster_values(s, b, p, params, ctx)
+    _dev_values(s, b, p, R, lead, params, ctx)
+    _monument_values(s, b, p, in_play, R, lead, params, ctx)
+    ctx[_X_WMEMO:] = np.nan  # the memos hold for this row only
 
 
 # --- building -------------------------------------------------------------------------------
 
-@njit(cache=True)
-def _target_value(s, b, p, t, city_workers, progress, done_by_anyone, in_play, w_total, R, params):
-    """Worth per worker of target t (0 = city, 1 + m = monument m) with w_total workers to place.
+@kernel
+def _target_value(t, city_workers, rem, w_total, ctx, params):
+    """Worth per worker of target t (0 = the next city, 1 + m = monument m) with w_total workers.
 
-    Returns 0 or less when the target is closed or worthless.
+    rem (7,) are the monuments' open boxes. Boxes that cannot be finished with w_total workers are
+    discounted, and worthless when no turn is left to finish them.
     """
-    solo = s.food.shape[1] == 1
+    R = ctx[_X_R]
     if t == 0:
         need = _next_city_need(city_workers)
         if need == 0:
             return 0.0
-        value = params[_CITY_DIE_VALUE] * R + (1.0 if s.developments[b, p, EMPIRE] else 0.0)
-        per = value / need
+        per = ctx[_X_CITY_VALUE] / need
         if need > w_total:
             per *= params[_PARTIAL_CITY] if R > 0 else 0.0
         return per
-    m = t - 1
-    rem = MONUMENT_WORKERS[m] - progress[m]
-    if not in_play[m] or rem <= 0:
+    open_boxes = rem[t - 1]
+    if open_boxes == 0:
         return 0.0
-    first = solo or not done_by_anyone[m]
-    value = float(MONUMENT_FIRST[m] if first else MONUMENT_LATER[m])
-    if s.developments[b, p, ARCHITECTURE]:
-        value += 1.0
-    if m == GREAT_WALL:
-        value += INVASION_POINTS * INVASION_RISK[_cities(city_workers)] * R
-    if rem > w_total:
-        return value / rem * (params[_PARTIAL_MONUMENT] if R > 0 else 0.0)
-    if not solo and first:  # the last open monument ends the game (spec 6.1)
-        last = True
-        for k in range(NUM_MONUMENTS):
-            if k != m and in_play[k] and not done_by_anyone[k]:
-                last = False
-        if last and not _may_end_game(s, b, p, value, params):
-            return 0.0
-    return value / rem
+    per = ctx[_X_MON_VALUE + t - 1] / open_boxes
+    if open_boxes > w_total:
+        per *= params[_PARTIAL_MONUMENT] if R > 0 else 0.0
+    return per
 
 
-@njit(cache=True)
-def _best_target(s, b, p, city_workers, progress, done_by_anyone, in_play, w_total, R, params):
+@kernel
+def _best_target(city_workers, rem, w_total, ctx, params):
     best_t = -1
     best_v = 1e-9
     for t in range(_NUM_TARGETS):
-        v = _target_value(s, b, p, t, city_workers, progress, done_by_anyone, in_play, w_total, R, params)
+        v = _target_value(t, city_workers, rem, w_total, ctx, params)
         if v > best_v:
             best_v = v
             best_t = t
     return best_t, best_v
 
 
-@njit(cache=True)
-def _workers_value(s, b, p, workers, in_play, R, params, ws):
-    """Worth of placing `workers` greedily now (BUILD's own rule, one target at a time)."""
-    progress, done_by_anyone = ws[3], ws[4]
+@kernel
+def _load_rem(ctx, rem):
     for m in range(NUM_MONUMENTS):
-        progress[m] = s.monument_progress[b, p, m]
-        done_by_anyone[m] = s.completed_by_anyone[b, m]
-    city_workers = np.int64(s.city_workers[b, p])
+        rem[m] = int(ctx[_X_MON_REM + m])
+
+
+@kernel
+def _workers_value(workers, ctx, params, rem):
+    """Worth of placing `workers` greedily now (BUILD's own rule); `rem` is scratch (7,)."""
+    _load_rem(ctx, rem)
+    city_workers = int(ctx[_X_CITY_WORKERS])
     total = 0.0
     w = workers
     while w > 0:
-        t, v = _best_target(s, b, p, city_workers, progress, done_by_anyone, in_play, w, R, params)
+        t, v = _best_target(city_workers, rem, w, ctx, params)
         if t < 0:
             break
         # a target stays the best while workers go into it, so place a whole chunk at once
@@ -356,11 +461,8 @@ def _workers_value(s, b, p, workers, in_play, R, params, ws):
             k = min(w, _next_city_need(city_workers))
             city_workers += k
         else:
-            m = t - 1
-            k = min(w, MONUMENT_WORKERS[m] - progress[m])
-            progress[m] += k
-            if progress[m] >= MONUMENT_WORKERS[m]:
-                done_by_anyone[m] = True
+            k = min(w, rem[t - 1])
+            rem[t - 1] -= k
         total += v * k
         w -= k
     return total
@@ -368,18 +470,20 @@ def _workers_value(s, b, p, workers, in_play, R, params, ws):
 
 # --- dice utility ---------------------------------------------------------------------------
 
-@njit(cache=True)
-def _buy_gain_estimate(goods, coins, dev_value, params, subset_value):
+@kernel
+def _buy_gain_estimate(goods, coins, ctx, params, subset_value):
     """Best development worth minus the goods spent on it (cheapest covering set of whole tracks)."""
-    for sm in range(1 << NUM_GOODS):
-        v = 0
-        for g in range(NUM_GOODS):
-            if (sm >> g) & 1:
-                v += GOODS_VALUE[g, goods[g]]
-        subset_value[sm] = v
+    subset_value[0] = 0
+    for sm in range(1, 1 << NUM_GOODS):
+        low = sm & -sm  # lowest track in the set
+        g = 0
+        while (1 << g) != low:
+            g += 1
+        subset_value[sm] = subset_value[sm ^ low] + GOODS_VALUE[g, goods[g]]
     best = 0.0
     for d in range(NUM_DEVELOPMENTS):
-        if dev_value[d] <= 0.0:
+        value = ctx[_X_DEV + d]
+        if value <= 0.0:
             continue
         short = DEVELOPMENT_COST[d] - coins
         spent = 0
@@ -390,18 +494,18 @@ def _buy_gain_estimate(goods, coins, dev_value, params, subset_value):
                     spent = subset_value[sm]
             if spent == 1 << 30:
                 continue
-        best = max(best, dev_value[d] - params[_GOODS_COIN_VALUE] * spent)
+        best = max(best, value - params[_GOODS_COIN_VALUE] * spent)
     return best
 
 
-@njit(cache=True)
-def _goods_part(s, b, p, n_skull, n_good, n_coins, dev_value, params, ws):
-    """Worth of the goods collected (kept after discarding) and of what the coins plus goods buy."""
-    goods, subset_value = ws[5], ws[6]
-    devs = s.developments[b, p]
+@kernel
+def _goods_part(n_skull, n_good, n_coins, ctx, iw, params):
+    """Worth of the goods after collection (kept after discarding), of what coins + goods buy, and
+    of the skull row."""
+    goods = iw[_I_GOODS:_I_GOODS + NUM_GOODS]
     for g in range(NUM_GOODS):
-        goods[g] = s.goods[b, p, g]
-    if n_skull >= REVOLT_SKULLS and not devs[RELIGION]:
+        goods[g] = int(ctx[_X_GOODS + g])
+    if n_skull >= REVOLT_SKULLS and ctx[_X_REVOLT_LOSES] > 0:  # spec 2.7: a revolt takes all goods
         for g in range(NUM_GOODS):
             goods[g] = 0
     else:
@@ -410,96 +514,65 @@ def _goods_part(s, b, p, n_skull, n_good, n_coins, dev_value, params, ws):
             g = i % NUM_GOODS
             if goods[g] < GOODS_MAX[g]:
                 goods[g] += 1
-        if devs[QUARRYING] and n_units >= 2 and goods[STONE] < GOODS_MAX[STONE]:
+        if ctx[_X_QUARRYING] > 0 and n_units >= 2 and goods[STONE] < GOODS_MAX[STONE]:
             goods[STONE] += 1
-    coins = n_coins * (12 if devs[COINAGE] else 7)
-    kept = _goods_worth(s, b, p, goods, ws)
-    buy = _buy_gain_estimate(goods, coins, dev_value, params, subset_value)
-    return params[_GOODS_COIN_VALUE] * kept + buy + 0.001 * coins
+    coins = n_coins * int(ctx[_X_COIN_VALUE])
+    kept = _goods_worth(goods, ctx[_X_CARAVANS] > 0, iw)
+    buy = _buy_gain_estimate(goods, coins, ctx, params, iw[_I_SUBSET:_I_DP])
+    return params[_GOODS_COIN_VALUE] * kept + buy + 0.001 * coins + ctx[_X_DISASTER + n_skull]
 
 
-@njit(cache=True)
-def _disaster_part(s, b, p, n_skull, params):
-    """spec 2.7 / 8.1: worth of the skull row for us (negative) or against the opponents (positive)."""
-    P = s.food.shape[1]
-    devs = s.developments[b, p]
-    if n_skull == DROUGHT_SKULLS:
-        return 0.0 if devs[IRRIGATION] else -float(DROUGHT_POINTS)
-    if n_skull == PESTILENCE_SKULLS:
-        if P == 1:
-            return 0.0 if devs[MEDICINE] else -float(PESTILENCE_POINTS)
-        hit = 0
-        for q in range(P):
-            if q != p and not s.developments[b, q, MEDICINE]:
-                hit += 1
-        return params[_OPPONENT_WEIGHT] * PESTILENCE_POINTS * hit
-    if n_skull == INVASION_SKULLS:
-        return 0.0 if s.monument_progress[b, p, GREAT_WALL] >= MONUMENT_WORKERS[GREAT_WALL] else -float(INVASION_POINTS)
-    if n_skull >= REVOLT_SKULLS and devs[RELIGION] and P > 1:  # our own goods loss is in _goods_part
-        lost = 0
-        for q in range(P):
-            if q != p and not s.developments[b, q, RELIGION]:
-                lost += _raw_goods_value(s.goods[b, q])
-        return params[_OPPONENT_WEIGHT] * params[_GOODS_COIN_VALUE] * lost
-    return 0.0
-
-
-@njit(cache=True)
-def _food_workers_part(s, b, p, n_food, fw_food, fw_workers, n_workers, in_play, R, params, ws, cache):
+@kernel
+def _food_workers_part(n_food, fw_food, fw_workers, n_workers, ctx, iw, params):
     """Worth of the food and workers from the dice (fw_* = FW2 dice taken as food / workers)."""
-    wcache, wstamp, stamp = cache[0], cache[1], cache[2]
-    devs = s.developments[b, p]
-    agri = 1 if devs[AGRICULTURE] else 0
-    mason = 1 if devs[MASONRY] else 0
-    cities = _cities(s.city_workers[b, p])
-    food = min(FOOD_MAX, s.food[b, p] + n_food * (3 + agri) + fw_food * (2 + agri))
-    value = 0.0
-    if food < cities:
-        value -= params[_FAMINE_WEIGHT] * (cities - food)
+    cities = int(ctx[_X_CITIES])
+    food_bonus = int(ctx[_X_FOOD_BONUS])
+    worker_bonus = int(ctx[_X_WORKER_BONUS])
+    food = min(FOOD_MAX, int(ctx[_X_FOOD]) + n_food * (3 + food_bonus) + fw_food * (2 + food_bonus))
+    if food < cities:  # spec 5.3c: famine
+        value = -params[_FAMINE_WEIGHT] * (cities - food)
     else:
-        value += _food_value(food - cities, cities, params)
-    workers = n_workers * (3 + mason) + fw_workers * (2 + mason)
-    if wstamp[workers] != stamp[0]:
-        wstamp[workers] = stamp[0]
-        wcache[workers] = _workers_value(s, b, p, workers, in_play, R, params, ws)
-    return value + wcache[workers]
+        value = _food_value(food - cities, cities, params)
+    workers = n_workers * (3 + worker_bonus) + fw_workers * (2 + worker_bonus)
+    if np.isnan(ctx[_X_WMEMO + workers]):
+        ctx[_X_WMEMO + workers] = _workers_value(workers, ctx, params, iw[_I_REM:_I_REM + NUM_MONUMENTS])
+    return value + ctx[_X_WMEMO + workers]
 
 
-@njit(cache=True)
-def _dice_utility(s, b, p, counts, in_play, R, dev_value, params, ws, cache):
+@kernel
+def _dice_utility(counts, ctx, iw, params):
     """Utility of final dice with face counts `counts` (6,), FW2 dice split in the best way."""
-    gcache, gstamp, stamp = cache[3], cache[4], cache[2]
     n_fw = counts[FW2]
     best = -1e18
     for k in range(n_fw + 1):  # k FW2 dice as food
-        v = _food_workers_part(s, b, p, counts[FOOD3], k, n_fw - k, counts[WORKERS3], in_play, R, params, ws, cache)
-        best = max(best, v)
-    key_s, key_g, key_c = counts[SKULL], counts[GOOD1], counts[COINS7]
-    if gstamp[key_s, key_g, key_c] != stamp[0]:
-        gstamp[key_s, key_g, key_c] = stamp[0]
-        gcache[key_s, key_g, key_c] = (_goods_part(s, b, p, key_s, key_g, key_c, dev_value, params, ws)
-                                       + _disaster_part(s, b, p, key_s, params))
-    return best + gcache[key_s, key_g, key_c]
+        best = max(best, _food_workers_part(counts[FOOD3], k, n_fw - k, counts[WORKERS3], ctx, iw, params))
+    n_skull, n_good, n_coins = counts[SKULL], counts[GOOD1], counts[COINS7]
+    key = _X_GMEMO + (n_skull * (MAX_DICE + 1) + n_good) * (MAX_DICE + 1) + n_coins
+    if np.isnan(ctx[key]):
+        ctx[key] = _goods_part(n_skull, n_good, n_coins, ctx, iw, params)
+    return best + ctx[key]
 
 
-@njit(cache=True)
-def _reroll_gain(s, b, p, counts, face, base, in_play, R, dev_value, params, ws, cache):
+@kernel
+def _reroll_gain(counts, face, base, ctx, iw, params):
     """Expected utility change from rerolling one die showing `face` (others as in `counts`)."""
     counts[face] -= 1
     ev = 0.0
     for f in range(NUM_FACES):
         counts[f] += 1
-        ev += _dice_utility(s, b, p, counts, in_play, R, dev_value, params, ws, cache)
+        ev += _dice_utility(counts, ctx, iw, params)
         counts[f] -= 1
     counts[face] += 1
     return ev / NUM_FACES - base
 
 
-@njit(cache=True)
-def _roll_action(s, b, p, in_play, R, dev_value, params, ws, cache):
+@kernel
+def _roll_action(s, b, ctx, iw, params):
     """ROLL: mark the next die of the greedy reroll set, roll once all are marked, else PASS."""
     solo = s.food.shape[1] == 1
-    counts, avail, chosen = ws[7], ws[8], ws[9]
+    counts = iw[_I_COUNTS:_I_COUNTS + NUM_FACES]
+    avail = iw[_I_AVAIL:_I_AVAIL + NUM_FACES]
+    chosen = iw[_I_CHOSEN:_I_CHOSEN + NUM_FACES]
     for f in range(NUM_FACES):
         counts[f] = 0
         avail[f] = 0
@@ -508,16 +581,16 @@ def _roll_action(s, b, p, in_play, R, dev_value, params, ws, cache):
         f = s.dice[b, i]
         if f != NO_DIE:
             counts[f] += 1
-            if solo or f != SKULL:
+            if solo or f != SKULL:  # spec 5.1: skulls stay, except in solo play
                 avail[f] += 1
     eps = params[_ROLL_EPS_EARLY] if s.rolls_used[b] + 1 < MAX_ROLLS else params[_ROLL_EPS_LATE]
-    base = _dice_utility(s, b, p, counts, in_play, R, dev_value, params, ws, cache)
+    base = _dice_utility(counts, ctx, iw, params)
     while True:
         best_f = -1
         best_gain = eps
         for f in range(NUM_FACES):
             if avail[f] > chosen[f]:
-                gain = _reroll_gain(s, b, p, counts, f, base, in_play, R, dev_value, params, ws, cache)
+                gain = _reroll_gain(counts, f, base, ctx, iw, params)
                 if gain > best_gain:
                     best_gain = gain
                     best_f = f
@@ -526,14 +599,14 @@ def _roll_action(s, b, p, in_play, R, dev_value, params, ws, cache):
         # the chosen die now counts as a blank while the next reroll is considered
         chosen[best_f] += 1
         counts[best_f] -= 1
-        base = _dice_utility(s, b, p, counts, in_play, R, dev_value, params, ws, cache)
-    # the chosen dice are the first chosen[f] dice (by index) of each face that may be rerolled
+        base = _dice_utility(counts, ctx, iw, params)
+    # the chosen dice are the first chosen[f] rerollable dice (by index) of each face
     any_marked = False
     for f in range(NUM_FACES):
         counts[f] = 0
     for i in range(MAX_DICE):
         f = s.dice[b, i]
-        if f == NO_DIE or not (solo or f != SKULL):
+        if f == NO_DIE or (f == SKULL and not solo):
             continue
         if counts[f] < chosen[f]:
             counts[f] += 1
@@ -543,34 +616,32 @@ def _roll_action(s, b, p, in_play, R, dev_value, params, ws, cache):
     return ACTION_ROLL if any_marked else ACTION_PASS
 
 
-@njit(cache=True)
-def _leadership_action(s, b, p, in_play, R, dev_value, params, ws, cache):
+@kernel
+def _leadership_action(s, b, ctx, iw, params):
     """LEADERSHIP: reroll the one die (skulls included) with the largest expected gain, if worth it."""
-    counts = ws[7]
+    counts = iw[_I_COUNTS:_I_COUNTS + NUM_FACES]
     for f in range(NUM_FACES):
         counts[f] = 0
     for i in range(MAX_DICE):
         if s.dice[b, i] != NO_DIE:
             counts[s.dice[b, i]] += 1
-    base = _dice_utility(s, b, p, counts, in_play, R, dev_value, params, ws, cache)
+    base = _dice_utility(counts, ctx, iw, params)
     best_f = -1
     best_gain = params[_LEADERSHIP_EPS]
     for f in range(NUM_FACES):
         if counts[f] > 0:
-            gain = _reroll_gain(s, b, p, counts, f, base, in_play, R, dev_value, params, ws, cache)
+            gain = _reroll_gain(counts, f, base, ctx, iw, params)
             if gain > best_gain:
                 best_gain = gain
                 best_f = f
-    if best_f < 0:
-        return ACTION_PASS
     for i in range(MAX_DICE):
-        if s.dice[b, i] == best_f:
+        if best_f >= 0 and s.dice[b, i] == best_f:
             return ACTION_LEADERSHIP_REROLL + i
     return ACTION_PASS
 
 
-@njit(cache=True)
-def _choose_fw_action(s, b, p, in_play, R, params, ws, cache):
+@kernel
+def _choose_fw_action(s, b, ctx, iw, params):
     """CHOOSE_FW: the best food/worker split of the undecided FW2 dice; decide the next one."""
     n_food = 0
     n_workers = 0
@@ -593,8 +664,7 @@ def _choose_fw_action(s, b, p, in_play, R, params, ws, cache):
     best_k = 0
     best_v = -1e18
     for k in range(undecided + 1):  # the smallest best k, so later steps keep the same split
-        v = _food_workers_part(s, b, p, n_food, fw_food + k, fw_workers + undecided - k, n_workers,
-                               in_play, R, params, ws, cache)
+        v = _food_workers_part(n_food, fw_food + k, fw_workers + undecided - k, n_workers, ctx, iw, params)
         if v > best_v + 1e-9:
             best_v = v
             best_k = k
@@ -603,44 +673,44 @@ def _choose_fw_action(s, b, p, in_play, R, params, ws, cache):
 
 # --- build, buy, discard, trade -------------------------------------------------------------
 
-@njit(cache=True)
-def _build_action(s, b, p, mask_row, in_play, R, params, ws):
-    progress, done_by_anyone = ws[3], ws[4]
-    for m in range(NUM_MONUMENTS):
-        progress[m] = s.monument_progress[b, p, m]
-        done_by_anyone[m] = s.completed_by_anyone[b, m]
-    city_workers = np.int64(s.city_workers[b, p])
-    stones = np.int64(s.goods[b, p, STONE])
+@kernel
+def _build_action(s, b, p, mask_row, ctx, iw, params):
+    """BUILD: one worker on the target worth most per worker; Engineering when it pays."""
+    rem = iw[_I_REM:_I_REM + NUM_MONUMENTS]
+    _load_rem(ctx, rem)
+    city_workers = int(s.city_workers[b, p])
+    stones = int(s.goods[b, p, STONE])
     engineering = mask_row[ACTION_ENGINEERING]
-    w = np.int64(s.workers[b])
+    w = int(s.workers[b])
     if w > 0:
         w_total = w + (ENGINEERING_WORKERS_PER_STONE * stones if engineering else 0)
-        t, v = _best_target(s, b, p, city_workers, progress, done_by_anyone, in_play, w_total, R, params)
+        t, v = _best_target(city_workers, rem, w_total, ctx, params)
         if t < 0:
             return ACTION_PASS
         return ACTION_BUILD_CITY if t == 0 else ACTION_BUILD_MONUMENT + t - 1
     if not engineering:
         return ACTION_PASS
     # one stone -> 3 workers, if they are worth more than the stone as payment (its top unit)
-    t, v = _best_target(s, b, p, city_workers, progress, done_by_anyone, in_play,
-                        ENGINEERING_WORKERS_PER_STONE * stones, R, params)
+    t, v = _best_target(city_workers, rem, ENGINEERING_WORKERS_PER_STONE * stones, ctx, params)
     stone_worth = params[_GOODS_COIN_VALUE] * (GOODS_VALUE[STONE, stones] - GOODS_VALUE[STONE, stones - 1])
     if t >= 0 and ENGINEERING_WORKERS_PER_STONE * v > stone_worth:
         return ACTION_ENGINEERING
     return ACTION_PASS
 
 
-@njit(cache=True)
-def _buy_action(s, b, p, dev_value, params, ws):
+@kernel
+def _buy_action(s, b, p, ctx, iw, params):
     """BUY: the development and payment (coins + whole tracks + Granaries food) of largest gain."""
-    goods, rest = ws[5], ws[10]
+    goods = iw[_I_GOODS:_I_GOODS + NUM_GOODS]
+    rest = iw[_I_REST:_I_REST + NUM_GOODS]
     for g in range(NUM_GOODS):
         goods[g] = s.goods[b, p, g]
     lam = params[_GOODS_COIN_VALUE]
-    coins = np.int64(s.coins[b])
-    food = np.int64(s.food[b, p])
-    marked_food = np.int64(s.marked_food[b])
+    caravans = s.developments[b, p, CARAVANS]
     granaries = s.developments[b, p, GRANARIES]
+    coins = int(s.coins[b])
+    food = int(s.food[b, p])
+    marked_food = int(s.marked_food[b])
     cities = _cities(s.city_workers[b, p])
     marked = 0
     present = 0
@@ -649,11 +719,11 @@ def _buy_action(s, b, p, dev_value, params, ws):
             marked |= 1 << g
         if goods[g] > 0:
             present |= 1 << g
-    best_u = lam * _goods_worth(s, b, p, goods, ws)  # passing keeps everything
+    best_u = lam * _goods_worth(goods, caravans, iw)  # passing keeps everything
     best_d = -1
     best_sm = 0
     best_k = 0
-    for sm in range(1 << NUM_GOODS):
+    for sm in range(1 << NUM_GOODS):  # every set of whole tracks that contains the marked ones
         if (sm & marked) != marked or (sm & ~present) != 0:
             continue
         paid = 0
@@ -663,18 +733,19 @@ def _buy_action(s, b, p, dev_value, params, ws):
                 rest[g] = 0
             else:
                 rest[g] = goods[g]
-        kept_u = lam * _goods_worth(s, b, p, rest, ws)
+        kept_u = lam * _goods_worth(rest, caravans, iw)
         for d in range(NUM_DEVELOPMENTS):
-            if dev_value[d] <= 0.0:
+            value = ctx[_X_DEV + d]
+            if value <= 0.0:
                 continue
             short = DEVELOPMENT_COST[d] - coins - paid
-            k = 0
+            k = 0  # Granaries food (4 coins each)
             if short > 0:
                 k = (short + GRANARIES_COINS_PER_FOOD - 1) // GRANARIES_COINS_PER_FOOD
             k = max(k, marked_food)
             if k > 0 and (not granaries or k > food):
                 continue
-            u = kept_u + dev_value[d] - (_food_value(food, cities, params) - _food_value(food - k, cities, params))
+            u = kept_u + value - (_food_value(food, cities, params) - _food_value(food - k, cities, params))
             if u > best_u + 1e-9:
                 best_u = u
                 best_d = d
@@ -690,79 +761,58 @@ def _buy_action(s, b, p, dev_value, params, ws):
     return ACTION_BUY_DEV + best_d
 
 
-@njit(cache=True)
-def _discard_action(s, b, p, ws):
-    """DISCARD: drop a unit the best kept set of 6 does not contain."""
-    goods, keep, dp, choice = ws[5], ws[2], ws[0], ws[1]
+@kernel
+def _discard_action(s, b, p, iw):
+    """DISCARD: drop a unit that the most valuable kept set of 6 does not contain."""
+    goods = iw[_I_GOODS:_I_GOODS + NUM_GOODS]
+    keep = iw[_I_KEEP:_I_KEEP + NUM_GOODS]
     for g in range(NUM_GOODS):
         goods[g] = s.goods[b, p, g]
-    _kept_goods(goods, GOODS_LIMIT, keep, dp, choice)
+    _kept_goods(goods, GOODS_LIMIT, keep, iw)
     for g in range(NUM_GOODS):
         if goods[g] > keep[g]:
             return ACTION_DISCARD + g
     return -1
 
 
-@njit(cache=True)
-def _holding_value(s, b, q, delta_sign, give, take):
-    """Goods value plus 1 per food of seat q after receiving `give` and handing over `take`."""
-    v = 0
-    for t in range(NUM_TRADE_TYPES):
-        n = (s.food[b, q] if t == TRADE_FOOD else s.goods[b, q, t]) + delta_sign * (give[t] - take[t])
-        v += n if t == TRADE_FOOD else GOODS_VALUE[t, n]
-    return v
-
-
-@njit(cache=True)
+@kernel
 def _respond_action(s, b):
-    """TRADE_RESPOND: accept when what we receive is worth at least what we give."""
+    """TRADE_RESPOND: accept when what we receive is worth at least what we give (goods value,
+    food 1 each)."""
     q = s.to_play[b]
-    before = _holding_value(s, b, q, 0, s.offer_give[b], s.offer_take[b])
-    after = _holding_value(s, b, q, 1, s.offer_give[b], s.offer_take[b])
+    before = 0
+    after = 0
+    for t in range(NUM_TRADE_TYPES):
+        held = int(s.food[b, q]) if t == TRADE_FOOD else int(s.goods[b, q, t])
+        n = held + int(s.offer_give[b, t]) - int(s.offer_take[b, t])
+        if t == TRADE_FOOD:
+            before += held
+            after += n
+        else:
+            before += GOODS_VALUE[t, held]
+            after += GOODS_VALUE[t, n]
     return ACTION_ACCEPT if after >= before else ACTION_DECLINE
 
 
 # --- entry point ----------------------------------------------------------------------------
 
-@njit(cache=True)
-def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback):
+@kernel
+def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
     """out[b] = the heuristic's action for the seat to play in row b.
 
     Args:
         s: the batched State; mask: (B, A) legal actions; u: (B,) uniforms for the fallback.
-        out: (B,) int64 written; in_play: (7,) monuments in play; params: DEFAULT_PARAMS layout.
+        out: (B,) int64 written; in_play: (7,) monuments in play; params: `DEFAULT_PARAMS` layout.
         fallback: (B,) bool written: True where the logic chose an illegal action and a random
             legal one was taken instead (never expected; the tests check it).
+        ctx, iw: scratch, float64 (_X_SIZE,) and int64 (_I_SIZE,) (kernels never allocate).
     """
-    B = s.done.shape[0]
-    dp = np.zeros((NUM_GOODS + 1, GOODS_LIMIT + 1), dtype=np.int64)
-    choice = np.zeros((NUM_GOODS, GOODS_LIMIT + 1), dtype=np.int64)
-    keep = np.zeros(NUM_GOODS, dtype=np.int64)
-    progress = np.zeros(NUM_MONUMENTS, dtype=np.int64)
-    done_by_anyone = np.zeros(NUM_MONUMENTS, dtype=np.bool_)
-    goods = np.zeros(NUM_GOODS, dtype=np.int64)
-    subset_value = np.zeros(1 << NUM_GOODS, dtype=np.int64)
-    counts = np.zeros(NUM_FACES, dtype=np.int64)
-    avail = np.zeros(NUM_FACES, dtype=np.int64)
-    chosen = np.zeros(NUM_FACES, dtype=np.int64)
-    rest = np.zeros(NUM_GOODS, dtype=np.int64)
-    ws = (dp, choice, keep, progress, done_by_anyone, goods, subset_value, counts, avail, chosen, rest)
-    # per-row memo tables, valid where their stamp equals stamp[0] (no clearing between rows)
-    max_workers = MAX_DICE * 4 + 1
-    wcache = np.zeros(max_workers, dtype=np.float64)
-    wstamp = np.zeros(max_workers, dtype=np.int64)
-    stamp = np.zeros(1, dtype=np.int64)
-    gcache = np.zeros((MAX_DICE + 1, MAX_DICE + 1, MAX_DICE + 1), dtype=np.float64)
-    gstamp = np.zeros((MAX_DICE + 1, MAX_DICE + 1, MAX_DICE + 1), dtype=np.int64)
-    cache = (wcache, wstamp, stamp, gcache, gstamp)
-    dev_value = np.zeros(NUM_DEVELOPMENTS, dtype=np.float64)
-    for b in range(B):
+    for b in range(s.done.shape[0]):
         fallback[b] = False
         if s.done[b]:
             out[b] = 0
             continue
-        stamp[0] = b + 1
-        p = np.int64(s.active[b])
+        p = int(s.active[b])
         phase = s.phase[b]
         a = -1
         if phase == PHASE_TRADE_RESPOND:
@@ -770,21 +820,19 @@ def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback):
         elif phase == PHASE_TRADE or phase == PHASE_TRADE_OFFER:
             a = ACTION_PASS  # never offer; withdraw an open offer
         elif phase == PHASE_DISCARD:
-            a = _discard_action(s, b, p, ws)
+            a = _discard_action(s, b, p, iw)
         else:
-            R = _remaining_turns(s, b, p, in_play, params)
-            if phase == PHASE_BUILD:
-                a = _build_action(s, b, p, mask[b], in_play, R, params, ws)
+            _prepare_row(s, b, p, in_play, params, ctx)
+            if phase == PHASE_ROLL:
+                a = _roll_action(s, b, ctx, iw, params)
+            elif phase == PHASE_LEADERSHIP:
+                a = _leadership_action(s, b, ctx, iw, params)
             elif phase == PHASE_CHOOSE_FW:
-                a = _choose_fw_action(s, b, p, in_play, R, params, ws, cache)
-            else:
-                _dev_values(s, b, p, R, params, dev_value)
-                if phase == PHASE_BUY:
-                    a = _buy_action(s, b, p, dev_value, params, ws)
-                elif phase == PHASE_ROLL:
-                    a = _roll_action(s, b, p, in_play, R, dev_value, params, ws, cache)
-                elif phase == PHASE_LEADERSHIP:
-                    a = _leadership_action(s, b, p, in_play, R, dev_value, params, ws, cache)
+                a = _choose_fw_action(s, b, ctx, iw, params)
+            elif phase == PHASE_BUILD:
+                a = _build_action(s, b, p, mask[b], ctx, iw, params)
+            elif phase == PHASE_BUY:
+                a = _buy_action(s, b, p, ctx, iw, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True
             n = 0
@@ -821,6 +869,9 @@ class Heuristic:
         B = mask.shape[0]
         out = np.empty(B, dtype=np.int64)
         fallback = np.empty(B, dtype=np.bool_)
-        heuristic_actions_nb(state, mask, rng.random(B), out, game.monuments_in_play, self.params, fallback)
+        ctx = np.empty(_X_SIZE, dtype=np.float64)
+        iw = np.zeros(_I_SIZE, dtype=np.int64)
+        heuristic_actions_nb(state, mask, rng.random(B), out, game.monuments_in_play, self.params, fallback,
+                             ctx, iw)
         self.fallbacks += int(fallback.sum())
         return out
