@@ -35,6 +35,13 @@ GAMES: dict[str, GameEntry] = {
             {"num_players": 3, "trade": True},
         ),
     ),
+    "hadara": GameEntry(
+        rules="meeple.envs.hadara.rules:Hadara",
+        env="meeple.envs.hadara.env",
+        encoder="meeple.encoders.hadara",
+        heuristic="meeple.agents.heuristics.hadara",
+        test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 5}, {"num_players": 4, "advanced": True}),
+    ),
 }
 
 

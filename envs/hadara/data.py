@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from meeple.envs.core import GameInfo
+
 # --- colours and tracks (spec 2.1) ---------------------------------------------------------
 NUM_COLOURS = 5
 YELLOW, RED, BLUE, GREEN, PURPLE = range(5)
@@ -285,6 +287,15 @@ def _epoch_colour_cards(keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 EPOCH_COLOUR_CARDS, EPOCH_COLOUR_COUNT = _epoch_colour_cards(np.ones(NUM_CARDS, dtype=np.bool_))
 BASIC_EPOCH_COLOUR_CARDS, BASIC_EPOCH_COLOUR_COUNT = _epoch_colour_cards(~CARD_STARRED)
 
+# position of each card among the cards of its epoch and colour (0..13), for compact encodings
+CARD_RANK = np.zeros(NUM_CARDS, dtype=np.int16)
+for _e in range(NUM_EPOCHS):
+    for _c in range(NUM_COLOURS):
+        for _i, _card in enumerate(EPOCH_COLOUR_CARDS[_e, _c, :EPOCH_COLOUR_COUNT[_e, _c]]):
+            CARD_RANK[_card] = _i
+# the two TILE_STEPS cards (I-P03, I-P04), in id order
+TILE_STEPS_CARDS = np.flatnonzero(CARD_ABILITY == TILE_STEPS).astype(np.int16)
+
 # --- start cards (spec 2.3) ----------------------------------------------------------------
 # Start card s has initiative s + 1 on both sides (D3). Side A of initiative 2 is printed [R];
 # the rest is designed [D] (side A tracks sum to 10; side B is more asymmetric).
@@ -408,6 +419,16 @@ NUM_ACTIONS = 104
 # Uniform draws per `apply` row, and at `init` (constants only; their use is defined in rules.py).
 UNIFORMS_PER_STEP = 64
 UNIFORMS_AT_INIT = 128
+# Column layout of those uniforms. A deal shuffles each colour of an epoch by a partial Fisher-Yates
+# of 2N draws (spec 3 step 6), DEAL_UNIFORMS_PER_COLOUR columns reserved per colour.
+DEAL_UNIFORMS_PER_COLOUR = 10
+U_INIT_START_CARDS = 0  # 4 draws: Fisher-Yates of the 5 start cards, seat p gets entry p (spec 3 step 2)
+U_INIT_BOARD = 4  # 4 draws: the board order, only with random_board_order (spec 2.8)
+U_INIT_COLONIES = 8  # 4 draws per tier: shuffle the 5 colonies of the tier, keep N (spec 3 step 5)
+U_INIT_DEAL = 28  # 5 x 10 draws: the epoch I deal
+U_STEP_DEAL = 0  # 5 x 10 draws of an `apply` row in which epoch II or III begins
+assert U_INIT_DEAL + NUM_COLOURS * DEAL_UNIFORMS_PER_COLOUR <= UNIFORMS_AT_INIT
+assert U_STEP_DEAL + NUM_COLOURS * DEAL_UNIFORMS_PER_COLOUR <= UNIFORMS_PER_STEP
 
 # (first index, count, name pattern, section(s), meaning): the action table of spec 14.
 # `action_names` and docs/hadara.md are generated from it. Besides {i} (index in the group) and {k}
@@ -458,3 +479,23 @@ def action_names(num_actions: int) -> tuple[str, ...]:
             names.append(pattern.format(**_name_fields(i)))
     assert len(names) == num_actions
     return tuple(names)
+
+
+def max_game_length(num_players: int, advanced: bool) -> int:
+    """An upper bound on decisions in one game (spec 14): per epoch the wheel, 5 draft rounds and
+    their tile follow-ups, 5 phase-B picks with follow-ups, 4 colony/bust sections of at most 3
+    decisions (2 takes + pass), at most 30 removals + 6 payments in feeding, and 5 seal decisions."""
+    per_epoch = 1 + num_players * (5 + 5 + 5 + 5 + 4 * 3 + MAX_TABLEAU + FEED_COINS_MAX_CARDS + MAX_SILVER + MAX_GOLD + 1)
+    return (num_players if advanced else 0) + NUM_EPOCHS * per_epoch
+
+
+def info(num_players: int, advanced: bool) -> GameInfo:
+    """GameInfo for one configuration."""
+    return GameInfo(
+        name="hadara",
+        num_players=num_players,
+        num_actions=NUM_ACTIONS,
+        max_game_length=max_game_length(num_players, advanced),
+        has_chance=True,
+        has_hidden_information=True,
+    )

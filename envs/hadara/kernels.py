@@ -1,0 +1,1268 @@
+"""numba kernels for Hadara: one loop over the batch per entry point, per-row helpers below.
+
+Every kernel takes the `State` NamedTuple `s` (numba unboxes it as a tuple of arrays, so fields keep
+their names) plus the configuration as scalars and table arrays, and mutates `s` in place (`rules.apply`
+hands them a copy). Kernels never allocate (envs/jit.py): the caller passes scratch arrays, e.g.
+`scratch` (16,) int16, the shuffle buffer of the deals.
+
+Flow (spec 4, section ids of spec 14): `_settle` runs every automatic step (reveals, income, wheel
+turns, draws, skips of decision points without a legal action, D24) until a seat has a decision;
+`_advance` then applies single-legal-action decisions when `auto_forced` (D19) and settles again.
+Sequential sections walk the turn order with `s.turn` (0..P, actor = (start + turn) % P); phase B
+picks count with `s.pick` (actor = (start + pick) % P).
+
+Randomness: only `_deal` (an epoch begins) and `init_nb` read the uniforms `u`; determinize uses a
+splitmix64 stream seeded per row by the caller.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from meeple.envs.jit import kernel
+
+from meeple.envs.hadara.data import (
+    ABILITY_PER_COLOUR, ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD,
+    ACTION_PASS, ACTION_PICK, ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL,
+    BACK, BUST_BOOST, BUST_BOOST_STEPS, BUST_REQUIREMENT, BUST_REWARD, BUST_VP,
+    BUY_REQUIREMENT, BUY_REQUIREMENT_COINS_PER_POINT, BUY_REQUIREMENT_MAX_COINS, CARD_ABILITY,
+    CARD_COLOUR, CARD_EPOCH, CARD_PRICE, CARD_TRACKS, CARD_VP, CHEAP_GOLD_PRICE, CHEAP_SEALS,
+    CHEAP_SILVER_PRICE, COINS_PER_VP, COLONIES_IN_TIER, COLONY_ALLY_COST, COLONY_BACK_TRACKS,
+    COLONY_BACK_VP, COLONY_COINS, COLONY_COINS_AMOUNT, COLONY_FRONT_VP, COLONY_PLUNDER, COLONY_TIER,
+    COLONY_TIER_REQUIREMENT, CULTURE, DEAL_UNIFORMS_PER_COLOUR, DEFAULT_BOARD_ORDER, DOUBLE_SECTION,
+    EXTRA_COIN_RANK, FEED_COINS, FEED_COINS_COST, FEED_COINS_MAX_CARDS, FOOD, FOOD_SURPLUS,
+    FOOD_SURPLUS_MAX, FOOD_SURPLUS_PER_POINT, FRONT, GOLD_PRICE, GOLD_VP_PER_SET, GOLD_WILDCARD,
+    INCOME, MAX_GOLD, MAX_SILVER, MAX_TABLEAU, MILITARY, NUM_ABILITIES, NUM_ACTIONS, NUM_BUSTS,
+    NUM_CARDS, NUM_COLOURS, NUM_EPOCHS, NUM_TIERS, NUM_TRACKS, PER_BLUE_CUL,
+    PER_RED_MIL, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A, SECTION_A_BUST, SECTION_A_COLONY,
+    SECTION_A_DRAFT, SECTION_A_TILE, SECTION_B_BUST, SECTION_B_COLONY, SECTION_B_FEED,
+    SECTION_B_PICK, SECTION_B_SEALS, SECTION_B_TILE, SECTION_GAME_OVER, SECTION_SETUP_SIDE,
+    SECTION_WHEEL, SELL, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP,
+    SILVER_FULL, SILVER_PRICE, START_COINS, START_PLAYER_COINS, START_PLAYER_RANK, START_TRACKS,
+    TILE_STEPS, TILE_STEPS_STEPS, TILES_PER_COLOUR, TRACK_INCOME, TRACK_INCOME_MAX,
+    TRACK_INCOME_PER, U_INIT_BOARD, U_INIT_COLONIES, U_INIT_DEAL, U_INIT_START_CARDS, U_STEP_DEAL,
+)
+
+# rules.State's field order. Entry points take the fields as *fields and rebuild the tuple inside:
+# numba unboxes positional arrays about twice as fast as a 45-field NamedTuple argument, which is
+# most of a B=1 call (the AEC env). rules.py asserts State._fields == STATE_FIELDS.
+STATE_FIELDS = (
+    "to_play", "done", "truncated", "epoch", "section", "round", "turn", "pick", "start_player", "rotation",
+    "board_order", "start_card", "start_side", "coins", "tracks", "colour_count", "ability_count", "free_tiles",
+    "tableau", "n_slots", "slot_tile", "tile_due", "bust", "colony", "colony_id", "silver", "gold", "sold_a",
+    "committed", "pending", "drawn", "sect_count", "sect_bought", "feed_paid", "inner", "inner_count", "outer",
+    "outer_count", "colony_stack", "colony_count", "removed",
+)
+_State = namedtuple("_State", STATE_FIELDS)
+
+NOT_TAKEN, PLUNDERED, ALLIED = 0, 1, 2  # s.colony values
+PHASE_B_TURNS = 5  # picks per player (spec 6 B1)
+SOLD_SLOTS = NUM_EPOCHS * ROUNDS_PER_PHASE_A  # s.sold_a index 5 * epoch + round
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+# --- small helpers --------------------------------------------------------------------------
+
+@kernel(inline="always")
+def _uniform_index(x, n):
+    """int(x * n) clamped to 0..n-1 for a uniform x in [0, 1)."""
+    j = int(x * n)
+    if j >= n:
+        j = n - 1
+    if j < 0:
+        j = 0
+    return j
+
+
+@kernel(inline="always")
+def _splitmix(state):
+    """Advance a splitmix64 stream held in state[0]; returns a uniform in [0, 1)."""
+    z = state[0] + _GOLDEN
+    state[0] = z
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) / 9007199254740992.0
+
+
+@kernel(inline="always")
+def actor_of(s, b):
+    """The seat whose decision (or automatic step) is next in the current section."""
+    P = s.coins.shape[1]
+    sec = s.section[b]
+    if sec == SECTION_B_PICK or sec == SECTION_B_TILE:
+        return np.int64((s.start_player[b] + s.pick[b]) % P)
+    if sec == SECTION_WHEEL:
+        return np.int64(s.start_player[b])
+    return np.int64((s.start_player[b] + s.turn[b]) % P)
+
+
+@kernel(inline="always")
+def eff_price(s, b, p, card):
+    """spec 5.1: printed price minus the buyer's cards of that colour, never below 0."""
+    v = np.int64(CARD_PRICE[card]) - np.int64(s.colour_count[b, p, CARD_COLOUR[card]])
+    return v if v > 0 else np.int64(0)
+
+
+@kernel(inline="always")
+def card_count(s, b, p):
+    n = 0
+    for c in range(NUM_COLOURS):
+        n += s.colour_count[b, p, c]
+    return n
+
+
+@kernel(inline="always")
+def seal_prices(s, b, p):
+    """(silver, gold) price for p in the current epoch; CHEAP_SEALS pays min(normal, cheap) (spec 2.7)."""
+    e = s.epoch[b]
+    silver = np.int64(SILVER_PRICE[e])
+    gold = np.int64(GOLD_PRICE[e])
+    if s.ability_count[b, p, CHEAP_SEALS] > 0:
+        if CHEAP_SILVER_PRICE[e] < silver:
+            silver = np.int64(CHEAP_SILVER_PRICE[e])
+        if CHEAP_GOLD_PRICE[e] < gold:
+            gold = np.int64(CHEAP_GOLD_PRICE[e])
+    return silver, gold
+
+
+@kernel(inline="always")
+def shortfall(s, b, p, requirement, track):
+    """Missing points against a colony (track = military) or bust (culture) requirement (spec 10 REQ_MINUS_4)."""
+    req = np.int64(requirement)
+    if s.ability_count[b, p, REQ_MINUS_4] > 0:
+        req -= REQ_MINUS
+        if req < 0:
+            req = 0
+    short = req - np.int64(s.tracks[b, p, track])
+    return short if short > 0 else np.int64(0)
+
+
+@kernel(inline="always")
+def _requirement_cost(s, b, p, short):
+    """Coins BUY_REQUIREMENT charges for `short` missing points, or -1 if it can't (spec 10, D15)."""
+    if short == 0:
+        return np.int64(0)
+    if s.ability_count[b, p, BUY_REQUIREMENT] == 0:
+        return np.int64(-1)
+    cost = BUY_REQUIREMENT_COINS_PER_POINT * short
+    if cost > s.coins[b, p] or s.sect_bought[b] + cost > BUY_REQUIREMENT_MAX_COINS:
+        return np.int64(-1)
+    return np.int64(cost)
+
+
+@kernel
+def refresh_player(s, b, p):
+    """Recompute p's derived caches (spec 7 implementation note): colour and ability counts, free
+    tiles and the four tracks = start card + cards + allied colony backs + front bust tiles
+    + TILE_STEPS tiles + PER_* + BUST_BOOST. Called after every change, so removals are exact."""
+    side = s.start_side[b, p]
+    for k in range(NUM_TRACKS):
+        s.tracks[b, p, k] = START_TRACKS[s.start_card[b, p], side, k] if side >= 0 else 0
+        s.free_tiles[b, p, k] = TILES_PER_COLOUR
+    for c in range(NUM_COLOURS):
+        s.colour_count[b, p, c] = 0
+    for a in range(NUM_ABILITIES):
+        s.ability_count[b, p, a] = 0
+    for slot in range(MAX_TABLEAU):
+        card = s.tableau[b, p, slot]
+        if card < 0:
+            continue
+        s.colour_count[b, p, CARD_COLOUR[card]] += 1
+        ab = CARD_ABILITY[card]
+        if ab >= 0:
+            s.ability_count[b, p, ab] += 1
+        for k in range(NUM_TRACKS):
+            s.tracks[b, p, k] += CARD_TRACKS[card, k]
+        tc = s.slot_tile[b, p, slot]
+        if tc >= 0:
+            s.tracks[b, p, tc] += TILE_STEPS_STEPS
+            s.free_tiles[b, p, tc] -= 1
+    for t in range(NUM_TIERS):
+        if s.colony[b, p, t] == ALLIED:
+            cid = s.colony_id[b, p, t]
+            for k in range(NUM_TRACKS):
+                s.tracks[b, p, k] += COLONY_BACK_TRACKS[cid, k]
+    boost = s.ability_count[b, p, BUST_BOOST]
+    for bu in range(NUM_BUSTS):
+        v = s.bust[b, p, bu]
+        if v >= 0:
+            c = v // 2
+            s.free_tiles[b, p, c] -= 1
+            if v % 2 == FRONT:
+                s.tracks[b, p, c] += BUST_REWARD[bu] + BUST_BOOST_STEPS * boost
+    for i in range(MAX_SILVER):
+        c = s.silver[b, p, i]
+        if c >= 0:
+            s.free_tiles[b, p, c] -= 1
+    for a in range(PER_BLUE_CUL, PER_RED_MIL + 1):  # +1 on track c per card of colour c, per copy
+        k = s.ability_count[b, p, a]
+        if k > 0:
+            col = ABILITY_PER_COLOUR[a]
+            s.tracks[b, p, col] += k * s.colour_count[b, p, col]
+
+
+# --- scoring (spec 9) ------------------------------------------------------------------------
+
+@kernel(inline="always")
+def sets_of(s, b, p):
+    """(complete 5-colour sets, sets for gold seals with GOLD_WILDCARD) (spec 8, 10)."""
+    m = s.colour_count[b, p, 0]
+    for c in range(1, NUM_COLOURS):
+        if s.colour_count[b, p, c] < m:
+            m = s.colour_count[b, p, c]
+    z = 0
+    for c in range(NUM_COLOURS):
+        if s.colour_count[b, p, c] == m:
+            z += 1
+    gold_sets = np.int64(m)
+    if s.ability_count[b, p, GOLD_WILDCARD] > 0 and z == 1:
+        gold_sets += 1
+    return np.int64(m), gold_sets
+
+
+@kernel
+def vp_of(s, b, p):
+    """spec 9: colonies + busts + silver + gold + cards + SET_POINTS + coins // 5 (public VP so far)."""
+    total = 0
+    for t in range(NUM_TIERS):
+        st = s.colony[b, p, t]
+        if st == PLUNDERED:
+            total += COLONY_FRONT_VP[t]
+        elif st == ALLIED:
+            total += COLONY_BACK_VP[s.colony_id[b, p, t]]
+    boost = s.ability_count[b, p, BUST_BOOST]
+    for bu in range(NUM_BUSTS):
+        v = s.bust[b, p, bu]
+        if v >= 0:
+            total += BUST_VP[bu]
+            if v % 2 == BACK:
+                total += BUST_REWARD[bu] + BUST_BOOST_STEPS * boost
+    # silver: ceil(track / 2) each; SILVER_FULL upgrades one seal per copy, highest track first
+    t0 = -1
+    t1 = -1
+    if s.silver[b, p, 0] >= 0:
+        t0 = np.int64(s.tracks[b, p, s.silver[b, p, 0]])
+    if s.silver[b, p, 1] >= 0:
+        t1 = np.int64(s.tracks[b, p, s.silver[b, p, 1]])
+    if t1 > t0:
+        t0, t1 = t1, t0
+    full = s.ability_count[b, p, SILVER_FULL]
+    if t0 >= 0:
+        total += t0 if full >= 1 else (t0 + 1) // 2
+    if t1 >= 0:
+        total += t1 if full >= 2 else (t1 + 1) // 2
+    sets, gold_sets = sets_of(s, b, p)
+    total += GOLD_VP_PER_SET * gold_sets * s.gold[b, p]
+    total += SET_POINTS_VP * sets * s.ability_count[b, p, SET_POINTS]
+    for slot in range(MAX_TABLEAU):
+        card = s.tableau[b, p, slot]
+        if card >= 0:
+            total += CARD_VP[card]
+    total += s.coins[b, p] // COINS_PER_VP
+    return total
+
+
+# --- automatic steps -------------------------------------------------------------------------
+
+@kernel
+def _deal(s, b, u, off, deck_cards, deck_count, scratch):
+    """spec 3 step 6: shuffle each colour of the epoch's card set, keep the top 2N as the inner stack
+    (partial Fisher-Yates, 2N draws per colour from u[b, off + 10 c + i]); the rest stays in the box."""
+    P = s.coins.shape[1]
+    e = s.epoch[b]
+    k = 2 * P
+    for c in range(NUM_COLOURS):
+        n = deck_count[e, c]
+        for i in range(n):
+            scratch[i] = deck_cards[e, c, i]
+        for i in range(k):
+            j = i + _uniform_index(u[b, off + DEAL_UNIFORMS_PER_COLOUR * c + i], n - i)
+            tmp = scratch[i]
+            scratch[i] = scratch[j]
+            scratch[j] = tmp
+        for i in range(s.inner.shape[2]):
+            s.inner[b, c, i] = scratch[i] if i < k else -1
+        s.inner_count[b, c] = k
+        for i in range(s.outer.shape[2]):
+            s.outer[b, c, i] = -1
+        s.outer_count[b, c] = 0
+
+
+@kernel
+def _rank_of(s, b, p):
+    """0-based initiative rank of p (0 = lowest initiative)."""
+    r = 0
+    for q in range(s.coins.shape[1]):
+        if s.start_card[b, q] < s.start_card[b, p]:
+            r += 1
+    return r
+
+
+@kernel
+def _begin_epoch(s, b):
+    """spec 5 A1: the epoch's start player by initiative rank (2 players: 1/2/1); they set the wheel."""
+    P = s.coins.shape[1]
+    want = START_PLAYER_RANK[P, s.epoch[b]]
+    for p in range(P):
+        if _rank_of(s, b, p) == want:
+            s.start_player[b] = p
+    s.rotation[b] = -1
+    s.round[b] = 0
+    s.turn[b] = 0
+    s.pick[b] = 0
+    s.section[b] = SECTION_WHEEL
+
+
+@kernel
+def _reveal_sides(s, b):
+    """spec 3 steps 2 and 4 (D20): sides are revealed together; coins and tracks from the start card,
+    then +1 coin for the ranks that never (2 players: only once) start."""
+    P = s.coins.shape[1]
+    for p in range(P):
+        side = s.pending[b, p] if s.pending[b, p] >= 0 else 0
+        s.start_side[b, p] = side
+        s.pending[b, p] = -1
+        s.committed[b, p] = False
+        coins = START_COINS[s.start_card[b, p], side]
+        if EXTRA_COIN_RANK[P, _rank_of(s, b, p)]:
+            coins += START_PLAYER_COINS
+        s.coins[b, p] = coins
+        refresh_player(s, b, p)
+
+
+@kernel
+def _draw_pairs(s, b):
+    """spec 5 A2.1: every seat draws the top 2 cards of the stack at board position (i + r + k) % 5."""
+    P = s.coins.shape[1]
+    for i in range(P):
+        pos = (i + s.rotation[b] + s.round[b]) % NUM_COLOURS
+        c = s.board_order[b, pos]
+        n = s.inner_count[b, c]
+        s.drawn[b, i, 0] = s.inner[b, c, n - 1]
+        s.drawn[b, i, 1] = s.inner[b, c, n - 2]
+        s.inner[b, c, n - 1] = -1
+        s.inner[b, c, n - 2] = -1
+        s.inner_count[b, c] = n - 2
+
+
+@kernel(inline="always")
+def _push_outer(s, b, card):
+    c = CARD_COLOUR[card]
+    s.outer[b, c, s.outer_count[b, c]] = card
+    s.outer_count[b, c] += 1
+
+
+@kernel
+def _acquire(s, b, p, card):
+    """spec 5.2: pay the effective price, take the next tableau slot, apply values and abilities.
+    Returns the slot; a TILE_STEPS card leaves tile_due set for its follow-up (spec 10)."""
+    s.coins[b, p] -= eff_price(s, b, p, card)
+    slot = s.n_slots[b, p]
+    s.tableau[b, p, slot] = card
+    s.slot_tile[b, p, slot] = -1
+    s.n_slots[b, p] = slot + 1
+    if CARD_ABILITY[card] == TILE_STEPS:
+        s.tile_due[b, p] = slot
+    refresh_player(s, b, p)
+    return slot
+
+
+@kernel(inline="always")
+def _sell_coins(s, b, p, card):
+    """Sell value by epoch (card back) + 1 per SELL_BONUS held (spec 2.2, 10)."""
+    return SELL_VALUE[CARD_EPOCH[card]] + SELL_BONUS_COINS * s.ability_count[b, p, SELL_BONUS]
+
+
+@kernel
+def _resolve_round(s, b):
+    """spec 5 A2.3 (D7): reveal every commitment and resolve all at once; no interaction between
+    players (different stacks, own coins), so the loop order does not matter."""
+    P = s.coins.shape[1]
+    e = s.epoch[b]
+    for p in range(P):
+        a = s.pending[b, p]
+        keep = a // 2
+        card = s.drawn[b, p, keep]
+        _push_outer(s, b, s.drawn[b, p, 1 - keep])
+        if a % 2 == SELL:
+            s.coins[b, p] += _sell_coins(s, b, p, card)
+            s.sold_a[b, p, ROUNDS_PER_PHASE_A * e + s.round[b]] = card
+        else:
+            _acquire(s, b, p, card)
+        s.drawn[b, p, 0] = -1
+        s.drawn[b, p, 1] = -1
+        s.pending[b, p] = -1
+        s.committed[b, p] = False
+
+
+@kernel
+def _income(s, b):
+    """spec 5 A3: coins = income track (+ TRACK_INCOME: 2 per other track above income, max 6 per card)."""
+    for p in range(s.coins.shape[1]):
+        inc = s.tracks[b, p, INCOME]
+        gain = np.int64(inc)
+        k = s.ability_count[b, p, TRACK_INCOME]
+        if k > 0:
+            n = 0
+            for t in range(MILITARY, NUM_TRACKS):
+                if s.tracks[b, p, t] > inc:
+                    n += 1
+            bonus = TRACK_INCOME_PER * n
+            if bonus > TRACK_INCOME_MAX:
+                bonus = TRACK_INCOME_MAX
+            gain += k * bonus
+        s.coins[b, p] += gain
+
+
+@kernel(inline="always")
+def _next_player(s, b):
+    s.turn[b] += 1
+    s.sect_count[b] = 0
+    s.sect_bought[b] = 0
+    s.feed_paid[b] = 0
+
+
+@kernel(inline="always")
+def _start_section(s, b, section):
+    s.section[b] = section
+    s.turn[b] = 0
+    s.sect_count[b] = 0
+    s.sect_bought[b] = 0
+    s.feed_paid[b] = 0
+
+
+@kernel
+def _settle(s, b, u, deck_cards, deck_count, scratch):
+    """Run automatic steps until a seat has a decision (to_play set) or the game is over."""
+    P = s.coins.shape[1]
+    while True:
+        sec = s.section[b]
+        if sec == SECTION_SETUP_SIDE:
+            if s.turn[b] < P:
+                s.to_play[b] = actor_of(s, b)
+                return
+            _reveal_sides(s, b)
+            _begin_epoch(s, b)  # epoch I cards were dealt at init
+        elif sec == SECTION_WHEEL:
+            s.to_play[b] = s.start_player[b]
+            return
+        elif sec == SECTION_A_DRAFT:
+            if s.turn[b] < P:
+                s.to_play[b] = actor_of(s, b)
+                return
+            _resolve_round(s, b)
+            _start_section(s, b, SECTION_A_TILE)
+        elif sec == SECTION_A_TILE:
+            if s.turn[b] < P:
+                p = actor_of(s, b)
+                if s.tile_due[b, p] >= 0 and _has_free_tile(s, b, p):
+                    s.to_play[b] = p
+                    return
+                s.tile_due[b, p] = -1  # D13/D24: no tile, no steps, no prompt
+                _next_player(s, b)
+                continue
+            s.round[b] += 1  # spec 5 A2.5: the wheel turns
+            if s.round[b] < ROUNDS_PER_PHASE_A:
+                _draw_pairs(s, b)
+                _start_section(s, b, SECTION_A_DRAFT)
+            else:
+                _income(s, b)
+                _start_section(s, b, SECTION_A_COLONY)
+        elif sec == SECTION_A_COLONY or sec == SECTION_A_BUST or sec == SECTION_B_COLONY or sec == SECTION_B_BUST:
+            if s.turn[b] < P:
+                p = actor_of(s, b)
+                limit = 2 if s.ability_count[b, p, DOUBLE_SECTION] > 0 else 1
+                if s.sect_count[b] < limit:
+                    s.to_play[b] = p
+                    return
+                _next_player(s, b)
+                continue
+            if sec == SECTION_A_COLONY:
+                _start_section(s, b, SECTION_A_BUST)
+            elif sec == SECTION_A_BUST:
+                _start_section(s, b, SECTION_B_PICK)
+                s.pick[b] = 0
+            elif sec == SECTION_B_COLONY:
+                _start_section(s, b, SECTION_B_BUST)
+            else:
+                _start_section(s, b, SECTION_B_FEED)
+        elif sec == SECTION_B_PICK:
+            if s.pick[b] < PHASE_B_TURNS * P:
+                s.to_play[b] = actor_of(s, b)
+                return
+            _income(s, b)
+            _start_section(s, b, SECTION_B_COLONY)
+        elif sec == SECTION_B_TILE:
+            p = actor_of(s, b)
+            if s.tile_due[b, p] >= 0 and _has_free_tile(s, b, p):
+                s.to_play[b] = p
+                return
+            s.tile_due[b, p] = -1
+            s.pick[b] += 1
+            s.section[b] = SECTION_B_PICK
+        elif sec == SECTION_B_FEED:
+            if s.turn[b] < P:
+                p = actor_of(s, b)
+                food = np.int64(s.tracks[b, p, FOOD])
+                count = card_count(s, b, p)
+                if food + s.feed_paid[b] < count:
+                    s.to_play[b] = p
+                    return
+                k = s.ability_count[b, p, FOOD_SURPLUS]  # D11: after the player's feeding
+                if k > 0 and food > count:
+                    bonus = FOOD_SURPLUS_PER_POINT * (food - count)
+                    if bonus > FOOD_SURPLUS_MAX:
+                        bonus = FOOD_SURPLUS_MAX
+                    s.coins[b, p] += k * bonus
+                _next_player(s, b)
+                continue
+            _start_section(s, b, SECTION_B_SEALS)
+        elif sec == SECTION_B_SEALS:
+            if s.turn[b] < P:
+                s.to_play[b] = actor_of(s, b)
+                return
+            if s.epoch[b] + 1 < NUM_EPOCHS:
+                s.epoch[b] += 1
+                _deal(s, b, u, U_STEP_DEAL, deck_cards, deck_count, scratch)
+                _begin_epoch(s, b)
+            else:
+                s.section[b] = SECTION_GAME_OVER
+        else:  # GAME_OVER
+            s.done[b] = True
+            return
+
+
+@kernel(inline="always")
+def _has_free_tile(s, b, p):
+    for c in range(NUM_TRACKS):
+        if s.free_tiles[b, p, c] > 0:
+            return True
+    return False
+
+
+# --- legal actions ---------------------------------------------------------------------------
+
+@kernel
+def fill_mask(s, b, row):
+    """Write the legal actions of the row's actor into row (A,) (spec 14 'legal when' column)."""
+    for a in range(NUM_ACTIONS):
+        row[a] = False
+    p = actor_of(s, b)
+    sec = s.section[b]
+    coins = np.int64(s.coins[b, p])
+    if sec == SECTION_SETUP_SIDE:
+        row[ACTION_SIDE] = True
+        row[ACTION_SIDE + 1] = True
+    elif sec == SECTION_WHEEL:
+        for r in range(5):
+            row[ACTION_WHEEL + r] = True
+    elif sec == SECTION_A_DRAFT:
+        row[ACTION_DRAFT] = coins >= eff_price(s, b, p, s.drawn[b, p, 0])
+        row[ACTION_DRAFT + 1] = True
+        row[ACTION_DRAFT + 2] = coins >= eff_price(s, b, p, s.drawn[b, p, 1])
+        row[ACTION_DRAFT + 3] = True
+    elif sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+        for c in range(NUM_TRACKS):
+            row[ACTION_TILE + c] = s.free_tiles[b, p, c] > 0
+    elif sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+        cc = COLONY_COINS_AMOUNT * s.ability_count[b, p, COLONY_COINS]
+        for t in range(NUM_TIERS):
+            if s.colony[b, p, t] != NOT_TAKEN or s.colony_count[b, t] == 0:
+                continue
+            cost = _requirement_cost(s, b, p, shortfall(s, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY))
+            if cost < 0:
+                continue
+            row[ACTION_COLONY + 2 * t] = True
+            row[ACTION_COLONY + 2 * t + 1] = coins - cost + cc >= COLONY_ALLY_COST[t]
+        row[ACTION_PASS] = True
+    elif sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+        for bu in range(NUM_BUSTS):
+            if s.bust[b, p, bu] >= 0:
+                continue
+            cost = _requirement_cost(s, b, p, shortfall(s, b, p, BUST_REQUIREMENT[bu], CULTURE))
+            if cost < 0:
+                continue
+            for c in range(NUM_TRACKS):
+                if s.free_tiles[b, p, c] > 0:
+                    row[ACTION_BUST + 8 * bu + 2 * c] = True
+                    row[ACTION_BUST + 8 * bu + 2 * c + 1] = True
+        row[ACTION_PASS] = True
+    elif sec == SECTION_B_PICK:
+        for c in range(NUM_COLOURS):
+            n = s.outer_count[b, c]
+            if n > 0:
+                row[ACTION_PICK + 2 * c] = coins >= eff_price(s, b, p, s.outer[b, c, n - 1])
+                row[ACTION_PICK + 2 * c + 1] = True
+    elif sec == SECTION_B_FEED:
+        for slot in range(MAX_TABLEAU):
+            row[ACTION_REMOVE + slot] = s.tableau[b, p, slot] >= 0
+        row[ACTION_FEED_PAY] = (s.ability_count[b, p, FEED_COINS] > 0 and coins >= FEED_COINS_COST
+                                and s.feed_paid[b] < FEED_COINS_MAX_CARDS)
+    elif sec == SECTION_B_SEALS:
+        silver, gold = seal_prices(s, b, p)
+        if s.silver[b, p, MAX_SILVER - 1] < 0 and coins >= silver:
+            for c in range(NUM_TRACKS):
+                row[ACTION_SILVER + c] = s.free_tiles[b, p, c] > 0
+        row[ACTION_GOLD] = s.gold[b, p] < MAX_GOLD and coins >= gold
+        row[ACTION_PASS] = True
+
+
+@kernel
+def forced_action(s, b):
+    """The actor's only legal action, or -1 if it has several (D19); mirrors fill_mask cheaply.
+    tests/test_hadara_invariants.py checks that no decision with one legal action reaches an agent."""
+    p = actor_of(s, b)
+    sec = s.section[b]
+    coins = np.int64(s.coins[b, p])
+    if sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+        n = 0
+        last = -1
+        for c in range(NUM_TRACKS):
+            if s.free_tiles[b, p, c] > 0:
+                n += 1
+                last = ACTION_TILE + c
+        return last if n == 1 else -1
+    if sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+        for t in range(NUM_TIERS):
+            if s.colony[b, p, t] == NOT_TAKEN and s.colony_count[b, t] > 0:
+                if _requirement_cost(s, b, p, shortfall(s, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY)) >= 0:
+                    return -1
+        return ACTION_PASS
+    if sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+        if not _has_free_tile(s, b, p):
+            return ACTION_PASS
+        for bu in range(NUM_BUSTS):
+            if s.bust[b, p, bu] < 0:
+                if _requirement_cost(s, b, p, shortfall(s, b, p, BUST_REQUIREMENT[bu], CULTURE)) >= 0:
+                    return -1
+        return ACTION_PASS
+    if sec == SECTION_B_PICK:
+        n = 0
+        last = -1
+        for c in range(NUM_COLOURS):
+            m = s.outer_count[b, c]
+            if m > 0:
+                if coins >= eff_price(s, b, p, s.outer[b, c, m - 1]):
+                    return -1
+                n += 1
+                last = ACTION_PICK + 2 * c + 1
+        return last if n == 1 else -1
+    if sec == SECTION_B_FEED:
+        n = 0
+        last = -1
+        if (s.ability_count[b, p, FEED_COINS] > 0 and coins >= FEED_COINS_COST
+                and s.feed_paid[b] < FEED_COINS_MAX_CARDS):
+            n = 1
+            last = ACTION_FEED_PAY
+        for slot in range(MAX_TABLEAU):
+            if s.tableau[b, p, slot] >= 0:
+                n += 1
+                if n > 1:
+                    return -1
+                last = ACTION_REMOVE + slot
+        return last if n == 1 else -1
+    if sec == SECTION_B_SEALS:
+        silver, gold = seal_prices(s, b, p)
+        if s.gold[b, p] < MAX_GOLD and coins >= gold:
+            return -1
+        if s.silver[b, p, MAX_SILVER - 1] < 0 and coins >= silver and _has_free_tile(s, b, p):
+            return -1
+        return ACTION_PASS
+    return -1  # SETUP_SIDE, WHEEL and A_DRAFT always offer at least two choices
+
+
+# --- decisions -------------------------------------------------------------------------------
+
+@kernel
+def _apply_action(s, b, a):
+    """One decision of the actor; the caller settles afterwards."""
+    p = actor_of(s, b)
+    sec = s.section[b]
+    if sec == SECTION_SETUP_SIDE:  # D20: a hidden commitment, revealed when everyone has chosen
+        s.pending[b, p] = a - ACTION_SIDE
+        s.committed[b, p] = True
+        s.turn[b] += 1
+    elif sec == SECTION_WHEEL:
+        s.rotation[b] = a - ACTION_WHEEL
+        s.round[b] = 0
+        _draw_pairs(s, b)
+        _start_section(s, b, SECTION_A_DRAFT)
+    elif sec == SECTION_A_DRAFT:  # D7: stored privately until the round is revealed
+        s.pending[b, p] = a - ACTION_DRAFT
+        s.committed[b, p] = True
+        s.turn[b] += 1
+    elif sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+        s.slot_tile[b, p, s.tile_due[b, p]] = a - ACTION_TILE
+        s.tile_due[b, p] = -1
+        refresh_player(s, b, p)
+        if sec == SECTION_A_TILE:
+            _next_player(s, b)
+        else:
+            s.pick[b] += 1
+            s.section[b] = SECTION_B_PICK
+    elif sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+        if a == ACTION_PASS:
+            _next_player(s, b)
+            return
+        t = (a - ACTION_COLONY) // 2
+        ally = (a - ACTION_COLONY) % 2
+        cost = _requirement_cost(s, b, p, shortfall(s, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY))
+        s.coins[b, p] -= cost  # spec 10: pay the shortfall, take, COLONY_COINS, then decide
+        s.sect_bought[b] += cost
+        n = s.colony_count[b, t] - 1
+        s.colony_id[b, p, t] = s.colony_stack[b, t, n]
+        s.colony_stack[b, t, n] = -1
+        s.colony_count[b, t] = n
+        s.coins[b, p] += COLONY_COINS_AMOUNT * s.ability_count[b, p, COLONY_COINS]
+        if ally:
+            s.coins[b, p] -= COLONY_ALLY_COST[t]
+            s.colony[b, p, t] = ALLIED
+            refresh_player(s, b, p)
+        else:
+            s.coins[b, p] += COLONY_PLUNDER[t]
+            s.colony[b, p, t] = PLUNDERED
+        s.sect_count[b] += 1
+    elif sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+        if a == ACTION_PASS:
+            _next_player(s, b)
+            return
+        k = a - ACTION_BUST
+        bu = k // 8
+        cost = _requirement_cost(s, b, p, shortfall(s, b, p, BUST_REQUIREMENT[bu], CULTURE))
+        s.coins[b, p] -= cost
+        s.sect_bought[b] += cost
+        s.bust[b, p, bu] = k % 8  # 2 * tile colour + side
+        refresh_player(s, b, p)
+        s.sect_count[b] += 1
+    elif sec == SECTION_B_PICK:
+        k = a - ACTION_PICK
+        c = k // 2
+        n = s.outer_count[b, c] - 1
+        card = s.outer[b, c, n]
+        s.outer[b, c, n] = -1
+        s.outer_count[b, c] = n
+        if k % 2 == SELL:  # a face-up card: its identity is public
+            s.coins[b, p] += _sell_coins(s, b, p, card)
+            s.removed[b, card] = True
+            s.pick[b] += 1
+        else:
+            _acquire(s, b, p, card)
+            if s.tile_due[b, p] >= 0:
+                s.section[b] = SECTION_B_TILE
+            else:
+                s.pick[b] += 1
+    elif sec == SECTION_B_FEED:
+        if a == ACTION_FEED_PAY:
+            s.coins[b, p] -= FEED_COINS_COST
+            s.feed_paid[b] += 1
+        else:  # spec 7: removal undoes everything through the derived tracks; no coins
+            slot = a - ACTION_REMOVE
+            s.removed[b, s.tableau[b, p, slot]] = True
+            s.tableau[b, p, slot] = -1
+            s.slot_tile[b, p, slot] = -1
+            refresh_player(s, b, p)
+    elif sec == SECTION_B_SEALS:
+        if a == ACTION_PASS:
+            _next_player(s, b)
+            return
+        silver, gold = seal_prices(s, b, p)
+        if a == ACTION_GOLD:
+            s.coins[b, p] -= gold
+            s.gold[b, p] += 1
+        else:
+            s.coins[b, p] -= silver
+            i = 0 if s.silver[b, p, 0] < 0 else 1
+            s.silver[b, p, i] = a - ACTION_SILVER
+            refresh_player(s, b, p)
+
+
+@kernel
+def _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch):
+    """Settle, then apply single-legal-action decisions while auto_forced (D19)."""
+    while True:
+        _settle(s, b, u, deck_cards, deck_count, scratch)
+        if s.done[b] or not auto_forced:
+            return
+        a = forced_action(s, b)
+        if a < 0:
+            return
+        _apply_action(s, b, a)
+
+
+# --- entry points ----------------------------------------------------------------------------
+
+@kernel
+def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch, *fields):
+    """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
+    s = _State(*fields)
+    P = s.coins.shape[1]
+    for b in range(s.coins.shape[0]):
+        # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p (spec 3 step 2)
+        for i in range(5):
+            scratch[i] = i
+        for i in range(4):
+            j = i + _uniform_index(u[b, U_INIT_START_CARDS + i], 5 - i)
+            tmp = scratch[i]
+            scratch[i] = scratch[j]
+            scratch[j] = tmp
+        for p in range(P):
+            s.start_card[b, p] = scratch[p]
+        # board order (spec 2.8, D17)
+        for i in range(NUM_COLOURS):
+            scratch[i] = DEFAULT_BOARD_ORDER[i]
+        if random_board:
+            for i in range(4):
+                j = i + _uniform_index(u[b, U_INIT_BOARD + i], 5 - i)
+                tmp = scratch[i]
+                scratch[i] = scratch[j]
+                scratch[j] = tmp
+        for i in range(NUM_COLOURS):
+            s.board_order[b, i] = scratch[i]
+        # colonies: shuffle each tier, keep N face-up (spec 3 step 5); the rest go to the box
+        for t in range(NUM_TIERS):
+            for i in range(COLONIES_IN_TIER):
+                scratch[i] = COLONIES_IN_TIER * t + i
+            for i in range(COLONIES_IN_TIER - 1):
+                j = i + _uniform_index(u[b, U_INIT_COLONIES + 4 * t + i], COLONIES_IN_TIER - i)
+                tmp = scratch[i]
+                scratch[i] = scratch[j]
+                scratch[j] = tmp
+            for i in range(COLONIES_IN_TIER):
+                s.colony_stack[b, t, i] = scratch[i] if i < P else -1
+            s.colony_count[b, t] = P
+        for p in range(P):
+            s.start_side[b, p] = -1
+            s.pending[b, p] = -1
+            s.tile_due[b, p] = -1
+            s.drawn[b, p, 0] = -1
+            s.drawn[b, p, 1] = -1
+            for slot in range(MAX_TABLEAU):
+                s.tableau[b, p, slot] = -1
+                s.slot_tile[b, p, slot] = -1
+            for bu in range(NUM_BUSTS):
+                s.bust[b, p, bu] = -1
+            for t in range(NUM_TIERS):
+                s.colony_id[b, p, t] = -1
+            for i in range(MAX_SILVER):
+                s.silver[b, p, i] = -1
+            for i in range(s.sold_a.shape[2]):
+                s.sold_a[b, p, i] = -1
+            for k in range(NUM_TRACKS):
+                s.free_tiles[b, p, k] = TILES_PER_COLOUR
+        s.epoch[b] = 0
+        _deal(s, b, u, U_INIT_DEAL, deck_cards, deck_count, scratch)
+        s.rotation[b] = -1
+        if advanced:  # D20: sides chosen in seat order from the lowest initiative
+            want = START_PLAYER_RANK[P, 0]
+            for p in range(P):
+                if _rank_of(s, b, p) == want:
+                    s.start_player[b] = p
+            _start_section(s, b, SECTION_SETUP_SIDE)
+        else:
+            _reveal_sides(s, b)
+            _begin_epoch(s, b)
+        _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+
+
+@kernel
+def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
+    """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
+    s = _State(*fields)
+    for b in range(s.coins.shape[0]):
+        if s.done[b]:
+            continue
+        _apply_action(s, b, actions[b])
+        _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+
+
+@kernel
+def advance_nb(u, auto_forced, deck_cards, deck_count, scratch, *fields):
+    """Recompute every player's derived caches, then run only the automatic steps (positions built
+    by hand in tests and tools: set the primary fields, and tracks etc. follow)."""
+    s = _State(*fields)
+    for b in range(s.coins.shape[0]):
+        for p in range(s.coins.shape[1]):
+            refresh_player(s, b, p)
+        if not s.done[b]:
+            _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+
+
+@kernel
+def legal_action_mask_nb(mask, *fields):
+    """mask (B, A): the legal actions of every row's actor; done rows all True."""
+    s = _State(*fields)
+    for b in range(s.coins.shape[0]):
+        if s.done[b]:
+            for a in range(NUM_ACTIONS):
+                mask[b, a] = True
+        else:
+            fill_mask(s, b, mask[b])
+
+
+@kernel
+def scores_nb(out, *fields):
+    """out (B, P): public VP so far (spec 9), final once done."""
+    s = _State(*fields)
+    for b in range(s.coins.shape[0]):
+        for p in range(s.coins.shape[1]):
+            out[b, p] = vp_of(s, b, p)
+
+
+@kernel
+def observe_nb(viewer, pile_top, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, *fields):
+    """Write the hidden-information-filtered View fields for viewer[b] (spec 11.1, 15)."""
+    s = _State(*fields)
+    P = s.coins.shape[1]
+    for b in range(s.coins.shape[0]):
+        me = viewer[b]
+        for p in range(P):
+            for t in range(NUM_TIERS):  # only allied backs are revealed (D14)
+                colony_back[b, p, t] = s.colony_id[b, p, t] if s.colony[b, p, t] == ALLIED else -1
+            for i in range(SOLD_SLOTS):  # face-down sales: colour public, identity only for the seller
+                card = s.sold_a[b, p, i]
+                sold_colour[b, p, i] = CARD_COLOUR[card] if card >= 0 else -1
+            vp[b, p] = vp_of(s, b, p)
+        for i in range(SOLD_SLOTS):
+            own_sold[b, i] = s.sold_a[b, me, i]
+        own_drawn[b, 0] = s.drawn[b, me, 0]
+        own_drawn[b, 1] = s.drawn[b, me, 1]
+        own_pending[b] = s.pending[b, me]
+        for c in range(NUM_COLOURS):  # D8: full ordered piles, or only the top with pile_view="top"
+            n = s.outer_count[b, c]
+            for i in range(s.outer.shape[2]):
+                outer[b, c, i] = s.outer[b, c, i] if (not pile_top or i == n - 1) else -1
+
+
+@kernel
+def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, stream, *fields):
+    """Resample what viewer[b] cannot see, consistently with what it has seen (see rules.determinize)."""
+    s = _State(*fields)
+    P = s.coins.shape[1]
+    for b in range(s.coins.shape[0]):
+        me = viewer[b]
+        stream[0] = np.uint64(seeds[b])
+        e_now = s.epoch[b]
+        # every card the viewer has seen: tableaux, outer piles, public discards, own pair and own sales
+        for card in range(NUM_CARDS):
+            seen[card] = s.removed[b, card]
+        for p in range(P):
+            for slot in range(MAX_TABLEAU):
+                if s.tableau[b, p, slot] >= 0:
+                    seen[s.tableau[b, p, slot]] = True
+        for c in range(NUM_COLOURS):
+            for i in range(s.outer_count[b, c]):
+                seen[s.outer[b, c, i]] = True
+        for i in range(2):
+            if s.drawn[b, me, i] >= 0:
+                seen[s.drawn[b, me, i]] = True
+        for i in range(SOLD_SLOTS):
+            if s.sold_a[b, me, i] >= 0:
+                seen[s.sold_a[b, me, i]] = True
+        for e in range(e_now + 1):
+            for c in range(NUM_COLOURS):
+                # the unseen pool of (epoch, colour), shuffled into the unseen slots in a fixed order
+                n = 0
+                for i in range(deck_count[e, c]):
+                    card = deck_cards[e, c, i]
+                    if not seen[card]:
+                        pool[n] = card
+                        n += 1
+                for i in range(n - 1):
+                    j = i + _uniform_index(_splitmix(stream), n - i)
+                    tmp = pool[i]
+                    pool[i] = pool[j]
+                    pool[j] = tmp
+                k = 0
+                if e == e_now:
+                    for i in range(s.inner_count[b, c]):
+                        s.inner[b, c, i] = pool[k]
+                        k += 1
+                    for q in range(P):
+                        if q != me and s.drawn[b, q, 0] >= 0 and CARD_COLOUR[s.drawn[b, q, 0]] == c:
+                            s.drawn[b, q, 0] = pool[k]
+                            s.drawn[b, q, 1] = pool[k + 1]
+                            k += 2
+                for q in range(P):
+                    if q == me:
+                        continue
+                    for r in range(ROUNDS_PER_PHASE_A):
+                        i = ROUNDS_PER_PHASE_A * e + r
+                        card = s.sold_a[b, q, i]
+                        if card >= 0 and CARD_COLOUR[card] == c:
+                            s.sold_a[b, q, i] = pool[k]
+                            k += 1
+        # other players' pending commitments: uniform among the options legal for the new pair
+        for q in range(P):
+            if q == me or not s.committed[b, q]:
+                continue
+            if s.section[b] == SECTION_SETUP_SIDE:
+                s.pending[b, q] = _uniform_index(_splitmix(stream), 2)
+            elif s.section[b] == SECTION_A_DRAFT:
+                coins = s.coins[b, q]
+                can0 = coins >= eff_price(s, b, q, s.drawn[b, q, 0])
+                can1 = coins >= eff_price(s, b, q, s.drawn[b, q, 1])
+                n_opts = 2 + (1 if can0 else 0) + (1 if can1 else 0)
+                pick = _uniform_index(_splitmix(stream), n_opts)
+                for a in range(4):
+                    legal = a % 2 == SELL or (can0 if a == 0 else can1)
+                    if legal:
+                        if pick == 0:
+                            s.pending[b, q] = a
+                            break
+                        pick -= 1
+        # colonies: per tier, every back nobody has seen (stack and plundered) is reshuffled
+        for t in range(NUM_TIERS):
+            n = 0
+            for i in range(COLONIES_IN_TIER):
+                cid = COLONIES_IN_TIER * t + i
+                allied = False
+                for p in range(P):
+                    if s.colony[b, p, t] == ALLIED and s.colony_id[b, p, t] == cid:
+                        allied = True
+                if not allied:
+                    pool[n] = cid
+                    n += 1
+            for i in range(n - 1):
+                j = i + _uniform_index(_splitmix(stream), n - i)
+                tmp = pool[i]
+                pool[i] = pool[j]
+                pool[j] = tmp
+            k = 0
+            for i in range(s.colony_count[b, t]):
+                s.colony_stack[b, t, i] = pool[k]
+                k += 1
+            for p in range(P):
+                if s.colony[b, p, t] == PLUNDERED:
+                    s.colony_id[b, p, t] = pool[k]
+                    k += 1
+
+
+# --- validation ------------------------------------------------------------------------------
+
+@kernel
+def validate_nb(advanced, deck_cards, deck_count, where, tracks, colour_count, ability_count, free_tiles, err, *fields):
+    """err[b] = 0 if row b is consistent, else the code of the first broken invariant (rules.VALIDATE_ERRORS).
+    `where` (162,) int8 and the four derived arrays (P, ...) are scratch. Ranges were checked before."""
+    s = _State(*fields)
+    P = s.coins.shape[1]
+    for b in range(s.coins.shape[0]):
+        err[b] = 0
+        sec = s.section[b]
+        e_now = s.epoch[b]
+        if s.done[b] != (sec == SECTION_GAME_OVER):
+            err[b] = 1
+            continue
+        # every card in at most one place; only cards of dealt epochs of the game's card set
+        for card in range(NUM_CARDS):
+            where[card] = 1 if s.removed[b, card] else 0
+        bad = False
+        for c in range(NUM_COLOURS):
+            for i in range(s.inner.shape[2]):
+                card = s.inner[b, c, i]
+                if (card >= 0) != (i < s.inner_count[b, c]):
+                    bad = True
+                elif card >= 0:
+                    if CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now:
+                        bad = True
+                    where[card] += 1
+            for i in range(s.outer.shape[2]):
+                card = s.outer[b, c, i]
+                if (card >= 0) != (i < s.outer_count[b, c]):
+                    bad = True
+                elif card >= 0:
+                    if CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now:
+                        bad = True
+                    where[card] += 1
+        for p in range(P):
+            for i in range(2):
+                card = s.drawn[b, p, i]
+                if card >= 0:
+                    where[card] += 1
+            for i in range(SOLD_SLOTS):
+                card = s.sold_a[b, p, i]
+                if card >= 0:
+                    where[card] += 1
+                    if CARD_EPOCH[card] != i // ROUNDS_PER_PHASE_A:
+                        bad = True
+            top = -1
+            for slot in range(MAX_TABLEAU):
+                card = s.tableau[b, p, slot]
+                if card >= 0:
+                    where[card] += 1
+                    top = slot
+                    if s.slot_tile[b, p, slot] >= 0 and CARD_ABILITY[card] != TILE_STEPS:
+                        bad = True
+                elif s.slot_tile[b, p, slot] >= 0:
+                    bad = True
+            if top >= s.n_slots[b, p]:
+                bad = True
+        if bad:
+            err[b] = 2
+            continue
+        for card in range(NUM_CARDS):
+            if where[card] > 1:
+                bad = True
+            e = CARD_EPOCH[card]
+            if where[card] > 0:
+                if e > e_now:
+                    bad = True
+                in_set = False
+                c = CARD_COLOUR[card]
+                for i in range(deck_count[e, c]):
+                    if deck_cards[e, c, i] == card:
+                        in_set = True
+                if not in_set:
+                    bad = True
+        if bad:
+            err[b] = 3
+            continue
+        # conservation: each dealt (epoch, colour) has exactly 2N cards somewhere outside the box
+        for e in range(e_now + 1):
+            for c in range(NUM_COLOURS):
+                n = 0
+                for i in range(deck_count[e, c]):
+                    n += where[deck_cards[e, c, i]]
+                if n != 2 * P:
+                    bad = True
+        if bad:
+            err[b] = 4
+            continue
+        # colonies: N per tier between the stack and the players, distinct ids of the right tier
+        for t in range(NUM_TIERS):
+            n = s.colony_count[b, t]
+            for i in range(s.colony_stack.shape[2]):
+                cid = s.colony_stack[b, t, i]
+                if (cid >= 0) != (i < n) or (cid >= 0 and COLONY_TIER[cid] != t):
+                    bad = True
+            for p in range(P):
+                cid = s.colony_id[b, p, t]
+                if (cid >= 0) != (s.colony[b, p, t] != NOT_TAKEN) or (cid >= 0 and COLONY_TIER[cid] != t):
+                    bad = True
+                if cid >= 0:
+                    n += 1
+            if n != P:
+                bad = True
+            for i in range(COLONIES_IN_TIER):  # distinct
+                cnt = 0
+                cid = COLONIES_IN_TIER * t + i
+                for j in range(s.colony_stack.shape[2]):
+                    if s.colony_stack[b, t, j] == cid:
+                        cnt += 1
+                for p in range(P):
+                    if s.colony_id[b, p, t] == cid:
+                        cnt += 1
+                if cnt > 1:
+                    bad = True
+        if bad:
+            err[b] = 5
+            continue
+        # hidden commitments and pairs exist only where the section has them
+        for p in range(P):
+            if (s.pending[b, p] >= 0) != s.committed[b, p]:
+                bad = True
+            if s.committed[b, p] and sec != SECTION_A_DRAFT and sec != SECTION_SETUP_SIDE:
+                bad = True
+            if sec == SECTION_SETUP_SIDE and s.pending[b, p] > 1:
+                bad = True
+            has_pair = s.drawn[b, p, 0] >= 0
+            if has_pair != (sec == SECTION_A_DRAFT) or has_pair != (s.drawn[b, p, 1] >= 0):
+                bad = True
+            if has_pair and CARD_COLOUR[s.drawn[b, p, 0]] != CARD_COLOUR[s.drawn[b, p, 1]]:
+                bad = True
+            if (s.start_side[b, p] < 0) != (sec == SECTION_SETUP_SIDE):
+                bad = True
+            if sec == SECTION_SETUP_SIDE and not advanced:
+                bad = True
+            td = s.tile_due[b, p]
+            if td >= 0 and (s.tableau[b, p, td] < 0 or CARD_ABILITY[s.tableau[b, p, td]] != TILE_STEPS
+                            or s.slot_tile[b, p, td] >= 0):
+                bad = True
+            if s.silver[b, p, 0] < 0 and s.silver[b, p, 1] >= 0:
+                bad = True
+            if s.coins[b, p] < 0:
+                bad = True
+            for q in range(p):
+                if s.start_card[b, q] == s.start_card[b, p]:
+                    bad = True
+        for i in range(NUM_COLOURS):
+            for j in range(i):
+                if s.board_order[b, i] == s.board_order[b, j]:
+                    bad = True
+        if bad:
+            err[b] = 6
+            continue
+        # derived caches equal their recomputation (spec 7 note); free tiles never negative
+        for p in range(P):
+            side = s.start_side[b, p]
+            for k in range(NUM_TRACKS):
+                tracks[p, k] = START_TRACKS[s.start_card[b, p], side, k] if side >= 0 else 0
+                free_tiles[p, k] = TILES_PER_COLOUR
+            for c in range(NUM_COLOURS):
+                colour_count[p, c] = 0
+            for a in range(NUM_ABILITIES):
+                ability_count[p, a] = 0
+            for slot in range(MAX_TABLEAU):
+                card = s.tableau[b, p, slot]
+                if card < 0:
+                    continue
+                colour_count[p, CARD_COLOUR[card]] += 1
+                if CARD_ABILITY[card] >= 0:
+                    ability_count[p, CARD_ABILITY[card]] += 1
+                for k in range(NUM_TRACKS):
+                    tracks[p, k] += CARD_TRACKS[card, k]
+                tc = s.slot_tile[b, p, slot]
+                if tc >= 0:
+                    tracks[p, tc] += TILE_STEPS_STEPS
+                    free_tiles[p, tc] -= 1
+            for t in range(NUM_TIERS):
+                if s.colony[b, p, t] == ALLIED:
+                    for k in range(NUM_TRACKS):
+                        tracks[p, k] += COLONY_BACK_TRACKS[s.colony_id[b, p, t], k]
+            for bu in range(NUM_BUSTS):
+                v = s.bust[b, p, bu]
+                if v >= 0:
+                    free_tiles[p, v // 2] -= 1
+                    if v % 2 == FRONT:
+                        tracks[p, v // 2] += BUST_REWARD[bu] + BUST_BOOST_STEPS * ability_count[p, BUST_BOOST]
+            for i in range(MAX_SILVER):
+                if s.silver[b, p, i] >= 0:
+                    free_tiles[p, s.silver[b, p, i]] -= 1
+            for a in range(PER_BLUE_CUL, PER_RED_MIL + 1):
+                col = ABILITY_PER_COLOUR[a]
+                tracks[p, col] += ability_count[p, a] * colour_count[p, col]
+            for k in range(NUM_TRACKS):
+                if tracks[p, k] != s.tracks[b, p, k] or free_tiles[p, k] != s.free_tiles[b, p, k] or free_tiles[p, k] < 0:
+                    bad = True
+            for c in range(NUM_COLOURS):
+                if colour_count[p, c] != s.colour_count[b, p, c]:
+                    bad = True
+            for a in range(NUM_ABILITIES):
+                if ability_count[p, a] != s.ability_count[b, p, a]:
+                    bad = True
+        if bad:
+            err[b] = 7
+            continue
+        # where the flow stands
+        if sec == SECTION_B_PICK or sec == SECTION_B_TILE:
+            n = 0
+            for c in range(NUM_COLOURS):
+                n += s.outer_count[b, c]
+            if n != PHASE_B_TURNS * P - s.pick[b] - (1 if sec == SECTION_B_TILE else 0):
+                bad = True
+        if (sec == SECTION_A_DRAFT or sec == SECTION_SETUP_SIDE) and not s.done[b]:
+            for i in range(P):
+                q = (s.start_player[b] + i) % P
+                if s.committed[b, q] != (i < s.turn[b]):
+                    bad = True
+        if sec != SECTION_WHEEL and sec != SECTION_SETUP_SIDE and sec != SECTION_GAME_OVER and s.rotation[b] < 0:
+            bad = True
+        if not s.done[b] and s.to_play[b] != actor_of(s, b):
+            bad = True
+        if bad:
+            err[b] = 8
