@@ -1,14 +1,19 @@
-"""Play seeded games between agents and print win rates with 95% intervals, plus one JSON line.
+"""A tournament between any agents: win rates with 95% intervals, OpenSkill ratings, a win-rate matrix.
 
     python evaluate.py --game roll_through_the_ages --agents heuristic random --games 1000
-    python evaluate.py --agents heuristic random --num-players 3 --json out.json
-    python evaluate.py --agents heuristic --num-players 1           # solo: mean score only
+    python evaluate.py --agents heuristic random mcts:200 --games 400 --num-players 2
+    python evaluate.py --agents heuristic --num-players 1              # solo: mean scores only
+    python evaluate.py --agents human mcts:400                         # play in the terminal
 
-All games run in one batched rules state (batch = games). Game i seats agent (seat + i) mod n_agents,
-so every agent plays every seat equally often; with fewer agents than seats they are cycled and an
-agent holds several seats of a game. A win rate is the fraction of an agent's games won by one of its
-seats (shared 1/k when k seats tie for the best result), so equal agents each get 1/n_agents; mean
-scores are per seat. Each agent draws from its own generator, seeded from --seed.
+Agent specs: random, heuristic, mcts:N[:key=value,...] (e.g. mcts:200:rollout_depth=30), ppo:<path to
+model.zip>, human. Every line-up of agents plays every seating of each deal, and all games of a deal
+share one chance stream (duplicate seeding), so seat order and dice luck cancel out; the schedule,
+the win-rate matrix and the ratings are defined in `agents/tournament.py`. A win rate is the fraction
+of an agent's games won by one of its seats (shared 1/k when k seats tie); mean scores are per seat.
+Results go to a JSON file (runs/eval/<game>-<time>.json unless --json) and a PNG beside it: OpenSkill
+ratings with intervals on the left, the head-to-head matrix on the right. With a `human` agent one
+game is played at the terminal (--games is ignored; the person sits in the seat of its place in
+--agents, --seed picks the deal) and nothing is saved.
 """
 
 from __future__ import annotations
@@ -16,11 +21,15 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
+import numpy as np
 import tyro
 
 from meeple.agents import make_agent
-from meeple.agents.arena import play_games
+from meeple.agents.arena import play_games, unique_labels
+from meeple.agents.tournament import run_tournament
 from meeple.envs import make
 
 
@@ -29,36 +38,136 @@ class Args:
     game: str = "roll_through_the_ages"
     """registered game name (meeple.envs.GAMES)"""
     agents: tuple[str, ...] = ("heuristic", "random")
-    """agent specs ("random", "heuristic"), cycled over the seats when fewer than the players"""
+    """agent specs: random, heuristic, mcts:N[:key=value,...], ppo:<path to model.zip>, human"""
     games: int = 1000
-    """number of games, all played at once in one batch"""
+    """at least this many games, rounded up to whole deals (every seating of every line-up)"""
     num_players: int = 2
     """seats per game (1 plays the solo variant where the game has one)"""
     seed: int = 0
-    """base seed: the dice and each agent's generator are seeded from it"""
+    """base seed: deal d's dice come from [seed, d]; the agents' generators are seeded from it too"""
     variant: str = "{}"
     """JSON object of variant flags passed to the game, e.g. '{"trade": true}'"""
+    seating: Literal["permutations", "rotations"] = "permutations"
+    """seat orders of each line-up: every permutation, or cyclic rotations only (5 players, many agents)"""
+    duplicate: bool = True
+    """every seating of a deal shares its dice (--no-duplicate: every game its own dice)"""
+    batch_size: int = 0
+    """games per batch, in whole deals (0 = all at once); bounds memory for large MCTS tournaments"""
     json: str | None = None
-    """also write the full results (with per-game seats, scores and returns) to this file"""
+    """where to write the full results; default runs/eval/<game>-<time>.json"""
+    plot: str | None = None
+    """where to save the figure; default the JSON path with .png"""
+    save: bool = True
+    """write the JSON and the PNG (--no-save only prints)"""
     progress: bool = True
-    """show a progress bar over steps (--no-progress hides it)"""
+    """show a progress bar over games (--no-progress hides it)"""
+
+
+def rating_text(agent: dict) -> str:
+    """"mu ± 1.96 sigma" of an agent's rating, or "-" without one."""
+    r = agent.get("rating")
+    return f"{r['mu']:6.1f} ± {1.96 * r['sigma']:4.1f}" if r else "-"
 
 
 def format_table(result: dict) -> str:
-    """The per-agent summary as aligned text."""
+    """The per-agent summary as aligned text, best first (by rating ordinal, else win rate or score)."""
     solo = result["num_players"] == 1
-    width = max(len("agent"), *(len(a["name"]) for a in result["agents"]))
-    lines = [f"{'agent':<{width}}  {'games':>6}  {'seats':>6}  {'win rate':>8}  {'95% interval':>16}  {'mean score':>10}"]
-    for a in result["agents"]:
-        if solo:
-            win, ci = "-", "-"
-        else:
-            win, ci = f"{a['win_rate']:.3f}", f"[{a['win_ci95'][0]:.3f}, {a['win_ci95'][1]:.3f}]"
-        lines.append(f"{a['name']:<{width}}  {a['games']:>6}  {a['seats']:>6}  {win:>8}  {ci:>16}  {a['mean_score']:>10.2f}")
+    agents = sorted(result["agents"], key=lambda a: -(a["rating"]["ordinal"] if a.get("rating") else
+                                                      a["win_rate"] if not solo else a["mean_score"]))
+    width = max(len("agent"), *(len(a["name"]) for a in agents))
+    lines = [f"{'agent':<{width}}  {'rating (mu ± 1.96σ)':>19}  {'win rate':>8}  {'95% interval':>16}  "
+             f"{'mean score':>10}  {'95% interval':>16}  {'games':>6}  {'seats':>6}"]
+    for a in agents:
+        win, ci = ("-", "-") if solo else (f"{a['win_rate']:.3f}", f"[{a['win_ci95'][0]:.3f}, {a['win_ci95'][1]:.3f}]")
+        sci = f"[{a['score_ci95'][0]:.2f}, {a['score_ci95'][1]:.2f}]" if a.get("score_ci95") else "-"
+        lines.append(f"{a['name']:<{width}}  {rating_text(a):>19}  {win:>8}  {ci:>16}  {a['mean_score']:>10.2f}  "
+                     f"{sci:>16}  {a['games']:>6}  {a['seats']:>6}")
     return "\n".join(lines)
 
 
-def main(args: Args) -> dict:
+def format_matrix(result: dict) -> str:
+    """The head-to-head matrix (row agent's share of finishes ahead of the column agent; columns by index)."""
+    names = [f"[{k}] {a['name']}" for k, a in enumerate(result["agents"])]
+    width = max(len(n) for n in names)
+    lines = [" " * width + "".join(f"{f'[{k}]':>8}" for k in range(len(names)))]
+    for name, row in zip(names, result["pairwise"]["win_rate"]):
+        lines.append(f"{name:<{width}}" + "".join(f"{'-' if w is None else f'{w:.3f}':>8}" for w in row))
+    return "\n".join(lines)
+
+
+def plot_results(result: dict, path: Path) -> None:
+    """Left: ratings (mu ± 1.96σ; win rates or solo mean scores without ratings); right: the matrix."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agents, n = result["agents"], len(result["agents"])
+    names = [a["name"] if len(a["name"]) <= 24 else a["name"][:23] + "…" for a in agents]
+    multi = result["num_players"] > 1
+    fig, axes = plt.subplots(1, 2 if multi else 1, figsize=(13 if multi else 6.5, 2.5 + 0.6 * max(n, 3)), squeeze=False)
+    ax = axes[0, 0]
+    if multi and agents[0].get("rating"):
+        x = [a["rating"]["mu"] for a in agents]
+        err = [1.96 * a["rating"]["sigma"] for a in agents]
+        ax.set_xlabel("OpenSkill Plackett-Luce rating (mu ± 1.96 sigma)")
+    elif multi:
+        x = [a["win_rate"] for a in agents]
+        err = np.abs(np.array([a["win_ci95"] for a in agents]).T - x)
+        ax.set_xlabel("win rate (95% Wilson interval)")
+    else:
+        x = [a["mean_score"] for a in agents]
+        err = np.abs(np.array([a["score_ci95"] or [m, m] for a, m in zip(agents, x)]).T - x)
+        ax.set_xlabel("mean score (95% interval)")
+    ax.errorbar(x, range(n), xerr=err, fmt="o", capsize=4)
+    ax.set_yticks(range(n), names)
+    ax.set_ylim(n - 0.5, -0.5)  # best first, at the top
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(f"{result['game']}, {result['num_players']} player(s), {result['games']} games")
+    if multi:
+        ax = axes[0, 1]
+        m = np.array([[np.nan if w is None else w for w in row] for row in result["pairwise"]["win_rate"]], dtype=float)
+        im = ax.imshow(m, cmap="RdBu", vmin=0.0, vmax=1.0)
+        for i in range(n):
+            for j in range(n):
+                if not np.isnan(m[i, j]):
+                    ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center",
+                            color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+        ax.set_xticks(range(n), names, rotation=30, ha="right")
+        ax.set_yticks(range(n), names)
+        ax.set_title("head-to-head: row ahead of column")
+        fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def play_human(args: Args, variant: dict) -> dict | None:
+    """One game at the terminal: the other agents' moves are printed as they happen."""
+    from meeple.agents.human import Quit
+
+    game = make(args.game, num_players=args.num_players, **variant)
+    agents = [make_agent(spec, args.game, args.num_players, **variant) for spec in args.agents]
+    labels = unique_labels(list(args.agents))
+
+    def show(game, state, actions, owner) -> None:
+        if owner[0] >= 0 and args.agents[owner[0]] != "human":
+            print(f"player_{int(state.to_play[0])} ({labels[owner[0]]}): {game.action_to_str(state, int(actions[0]))}")
+
+    try:
+        result = play_games(game, agents, 1, args.seed, names=labels, deals=[0], on_step=show)
+    except Quit:
+        print("\nquit: game abandoned")
+        return None
+    seats = result["per_game"]["seat_agent"][0]
+    print("\ngame over: " + ", ".join(f"player_{p} ({labels[k]}) {s} points"
+                                      for p, (k, s) in enumerate(zip(seats, result["per_game"]["scores"][0]))))
+    if game.num_players > 1:
+        print("winner: " + " and ".join(a["name"] for a in result["agents"] if a["wins"]))
+    return result
+
+
+def main(args: Args) -> dict | None:
     # --- setup ---
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
@@ -67,23 +176,37 @@ def main(args: Args) -> dict:
     variant = json.loads(args.variant)
     if not isinstance(variant, dict):
         raise ValueError(f"--variant must be a JSON object, got {args.variant!r}")
-    game = make(args.game, num_players=args.num_players, **variant)
-    agents = [make_agent(spec, args.game) for spec in args.agents]
+    if "human" in args.agents:
+        return play_human(args, variant)
 
     # --- play ---
     start = time.perf_counter()
-    result = play_games(game, agents, args.games, args.seed, names=args.agents, progress=args.progress)
+    result = run_tournament(args.game, list(args.agents), args.num_players, args.games, args.seed, variant,
+                            args.progress, seating=args.seating, duplicate=args.duplicate,
+                            batch_size=args.batch_size or None)
     result["seconds"] = round(time.perf_counter() - start, 3)
+    result["args"] = vars(args)
 
     # --- report ---
-    print(f"{args.game}, {args.num_players} player(s), {args.games} games, seed {args.seed}: "
-          f"{result['steps']} steps in {result['seconds']:.1f} s, {result['truncated']} truncated")
+    print(f"{args.game}, {args.num_players} player(s), {result['games']} games ({result['deals']} deals x "
+          f"{result['games_per_deal']} seatings), seed {args.seed}: {result['steps']} steps in {result['seconds']:.1f} s, "
+          f"{result['truncated']} truncated")
     print(format_table(result))
-    summary = {k: v for k, v in result.items() if k != "per_game"}
-    print(json.dumps(summary))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f)
+    if result["pairwise"]:
+        print("\nhead-to-head (row finishes ahead of column; with 2 players, row's win rate against column):")
+        print(format_matrix(result))
+    if args.save:
+        path = Path(args.json or f"runs/eval/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result))
+        plot = Path(args.plot) if args.plot else path.with_suffix(".png")
+        plot.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            plot_results(result, plot)
+            print(f"\nwrote {path} and {plot}")
+        except ImportError:  # matplotlib is in the `eval` extra
+            print(f"\nwrote {path} (no plot: pip install matplotlib)")
+    print(json.dumps({k: v for k, v in result.items() if k not in ("per_game", "pairwise")}))
     return result
 
 

@@ -2,33 +2,65 @@
 
     from meeple.agents import make_agent
     agent = make_agent("heuristic", "roll_through_the_ages")
+    agent = make_agent("mcts:200:rollout_depth=30", "roll_through_the_ages")
+    agent = make_agent("ppo:runs/x/model.zip", "roll_through_the_ages", num_players=2)
+
+Every agent class is imported only when its spec is asked for, so importing this package never
+imports torch (only `ppo:` does).
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
-AGENT_SPECS = ("random", "heuristic")
+AGENT_SPECS = ("random", "heuristic", "mcts[:N[:key=value,...]]", "ppo:<path to model.zip>", "human")
 
 
-def make_agent(spec: str, game_name: str) -> Any:
+def make_agent(spec: str, game_name: str, num_players: int | None = None, **variant: Any) -> Any:
     """The agent named by `spec` for game `game_name`.
 
     Args:
-        spec: "random" (uniform legal moves) or "heuristic" (the game's hand-written player).
+        spec: "random" (uniform legal moves), "heuristic" (the game's hand-written player),
+            "mcts:N" or "mcts:N:key=value,..." (`MCTSAgent.from_spec`: N simulations per move, options
+            such as rollout_depth=30,prior=heuristic), "ppo:<path>" (a MaskablePPO model.zip saved by
+            train.py, as a `PolicyAgent`) or "human" (moves typed in the terminal).
         game_name: a key of `meeple.envs.GAMES`.
+        num_players, **variant: the game configuration; a `ppo:` model is checked against it at
+            load time when num_players is given.
     Raises:
-        ValueError: for an unknown spec or game.
+        ValueError: for an unknown spec or game, a malformed option, or a missing model file.
     """
     from meeple.envs import GAMES, list_games
 
     if game_name not in GAMES:
         raise ValueError(f"unknown game {game_name!r}; registered games: {list_games()}")
+    kind, _, rest = spec.partition(":")
     if spec == "random":
         from meeple.agents.random_agent import RandomAgent
 
         return RandomAgent()
     if spec == "heuristic":
-        return importlib.import_module(GAMES[game_name].heuristic).Heuristic()
-    raise ValueError(f"unknown agent spec {spec!r}; known specs: {list(AGENT_SPECS)}")
+        try:
+            module = importlib.import_module(GAMES[game_name].heuristic)
+        except ModuleNotFoundError as exc:
+            raise ValueError(f"game {game_name!r} has no heuristic agent ({exc})") from None
+        return module.Heuristic()
+    if kind == "mcts":
+        from meeple.agents.mcts import MCTSAgent
+
+        return MCTSAgent.from_spec(spec, game_name)
+    if kind == "ppo":
+        if not rest:
+            raise ValueError(f"agent spec {spec!r} needs a model path: ppo:<path to model.zip>")
+        if not (Path(rest).is_file() or Path(rest + ".zip").is_file()):  # MaskablePPO.load adds .zip
+            raise ValueError(f"agent spec {spec!r}: no model file at {rest!r}")
+        from meeple.agents.policy import PolicyAgent
+
+        return PolicyAgent(rest, game_name, num_players, **variant)
+    if spec == "human":
+        from meeple.agents.human import HumanAgent
+
+        return HumanAgent()
+    raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(AGENT_SPECS)}")

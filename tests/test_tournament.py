@@ -1,0 +1,198 @@
+"""Tournaments: agent specs, the schedule, duplicate deals, ratings, the matrix, evaluate.py and human play."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from meeple.agents import make_agent
+from meeple.agents.arena import DealStreams, play_games
+from meeple.agents.heuristics.roll_through_the_ages import Heuristic
+from meeple.agents.human import HumanAgent, Quit
+from meeple.agents.mcts import MCTSAgent
+from meeple.agents.random_agent import RandomAgent
+from meeple.agents.tournament import run_tournament, schedule, seatings
+from meeple.envs import core, make
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = "roll_through_the_ages"
+
+
+def run_script(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--game", GAME, "--no-progress", *args],
+                          input=stdin, capture_output=True, text=True, timeout=120, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+# --- agent specs ---------------------------------------------------------------------------
+
+def test_make_agent_parses_every_spec_form() -> None:
+    assert isinstance(make_agent("random", GAME), RandomAgent)
+    assert isinstance(make_agent("heuristic", GAME), Heuristic)
+    assert isinstance(make_agent("human", GAME), HumanAgent)
+    mcts = make_agent("mcts:200", GAME)
+    assert isinstance(mcts, MCTSAgent) and mcts.simulations == 200
+    deep = make_agent("mcts:30:rollout_depth=12", GAME)
+    assert deep.simulations == 30 and deep.rollout_depth == 12
+    with pytest.raises(ValueError, match="no model file"):
+        make_agent("ppo:runs/does-not-exist/model.zip", GAME, num_players=2)
+    with pytest.raises(ValueError, match="needs a model path"):
+        make_agent("ppo:", GAME)
+    with pytest.raises(ValueError, match=r"known specs: .*mcts.*ppo:<path.*human"):
+        make_agent("alphago", GAME)
+    with pytest.raises(ValueError, match="MCTS"):
+        make_agent("mcts:many", GAME)
+
+
+def test_importing_agents_does_not_import_torch() -> None:
+    code = ("import sys; from meeple.agents import make_agent; make_agent('mcts:5', 'roll_through_the_ages'); "
+            "make_agent('human', 'roll_through_the_ages'); import meeple.agents.tournament; "
+            "assert 'torch' not in sys.modules, 'torch was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# --- schedule and duplicate deals --------------------------------------------------------------
+
+def test_schedule_covers_every_seating() -> None:
+    assert seatings(2, 2) == [(0, 1), (1, 0)]
+    assert len(seatings(3, 3)) == 6 and len(seatings(3, 3, "rotations")) == 3
+    assert len(seatings(2, 3)) == 6  # agents cycled: {0,0,1} and {0,1,1}, every order
+    assert len(seatings(4, 2)) == 12 and len(seatings(4, 3, "rotations")) == 12  # C(4, 3) line-ups x 3
+    assert seatings(3, 1) == [(0,), (1,), (2,)]  # solo: every agent plays every deal
+    seats, deals = schedule(3, 2, 20, "permutations")  # 6 games a deal: rounded up to 4 deals
+    assert seats.shape == (24, 2) and deals.tolist() == sorted(deals.tolist()) and deals[-1] == 3
+    for seat in range(2):
+        assert np.bincount(seats[:, seat], minlength=3).tolist() == [8, 8, 8]
+
+
+def test_deal_streams_share_chance_within_a_deal() -> None:
+    game = make(GAME, num_players=3)
+    streams = DealStreams(seed=4, deals=np.array([0, 1, 0, 1]), uniforms_per_step=game.uniforms_per_step)
+    start = streams.init(game)
+    assert core.states_equal(core.take(start, [0]), core.take(start, [2]))  # same start player and dice
+    assert not core.states_equal(core.take(start, [0]), core.take(start, [1]))
+    fine = DealStreams(seed=4, deals=np.array([0, 1]), uniforms_per_step=game.uniforms_per_step, chunk=1)
+    fine.init(game)
+    for _ in range(40):  # the stream does not depend on the chunk size
+        u, v = streams.next(), fine.next()
+        np.testing.assert_array_equal(u[[0, 1]], v)
+        np.testing.assert_array_equal(u[[0, 1]], u[[2, 3]])
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_duplicate_seatings_replay_the_same_game(num_players: int) -> None:
+    """Identical deterministic agents: every seating of a deal is the same game, seats relabelled."""
+    result = run_tournament(GAME, [Heuristic(), Heuristic()], num_players, games=6 * num_players, seed=3, record=True)
+    g = result["per_game"]
+    assert result["games_per_deal"] == (2 if num_players == 2 else 6)
+    for d in range(result["deals"]):
+        rows = [i for i, deal in enumerate(g["deal"]) if deal == d]
+        assert len({tuple(g["seat_agent"][i]) for i in rows}) == len(rows)  # different seatings ...
+        for i in rows[1:]:  # ... same actions and scores seat by seat
+            assert g["actions"][i] == g["actions"][rows[0]]
+            assert g["scores"][i] == g["scores"][rows[0]] and g["length"][i] == len(g["actions"][i])
+    assert len({tuple(g["scores"][i]) for i in range(result["games"])}) > 1  # deals differ
+    other = run_tournament(GAME, [Heuristic(), Heuristic()], num_players, games=6 * num_players, seed=3,
+                           record=True, duplicate=False)
+    assert other["per_game"]["actions"][0] != other["per_game"]["actions"][1]
+
+
+def test_duplicate_deals_start_alike_with_different_agents() -> None:
+    """Heuristic vs random: both seatings of a deal start from the same state and the same first roll."""
+    game = make(GAME, num_players=2)
+    starts = []
+    play_games(game, [Heuristic(), RandomAgent()], 4, seed=9, seats=np.array([[0, 1], [1, 0], [0, 1], [1, 0]]),
+               deals=[0, 0, 1, 1], on_step=lambda g, s, a, o: starts.append(core.clone(s)) if not starts else None)
+    first = starts[0]
+    assert core.states_equal(core.take(first, [0]), core.take(first, [1]))
+    assert core.states_equal(core.take(first, [2]), core.take(first, [3]))
+
+
+# --- results -----------------------------------------------------------------------------------
+
+def test_ratings_and_matrix() -> None:
+    result = run_tournament(GAME, ["heuristic", "random", "random"], 2, games=24, seed=1)
+    names = [a["name"] for a in result["agents"]]
+    assert names == ["heuristic", "random#1", "random#2"]
+    heuristic, r1, r2 = result["agents"]
+    assert heuristic["rating"]["ordinal"] > max(r1["rating"]["mu"], r2["rating"]["mu"])
+    for a in result["agents"]:
+        rating = a["rating"]
+        assert rating["ordinal"] == pytest.approx(rating["mu"] - 3 * rating["sigma"])
+        assert rating["interval95"][0] < rating["mu"] < rating["interval95"][1]
+        assert a["games"] == 16 and a["win_ci95"][0] <= a["win_rate"] <= a["win_ci95"][1]
+    pw = result["pairwise"]
+    for a in range(3):
+        assert pw["win_rate"][a][a] is None
+        for b in range(3):
+            if a != b:
+                assert pw["win_rate"][a][b] + pw["win_rate"][b][a] + pw["tie_rate"][a][b] == pytest.approx(1.0)
+                assert pw["games"][a][b] == 8
+    assert pw["win_rate"][0][1] > 0.8 and pw["win_rate"][0][2] > 0.8
+    # 2 players, 2 agents: the matrix is the win rate, ties counting half
+    two = run_tournament(GAME, ["heuristic", "random"], 2, games=10, seed=2)
+    pw2 = two["pairwise"]
+    assert two["agents"][0]["win_rate"] == pytest.approx(pw2["win_rate"][0][1] + pw2["tie_rate"][0][1] / 2)
+    json.dumps(two)  # JSON-ready
+
+
+def test_cycled_and_solo_tournaments() -> None:
+    three = run_tournament(GAME, ["heuristic", "random"], 3, games=6, seed=0)
+    h, r = three["agents"]
+    assert (h["games"], h["seats"], r["seats"]) == (6, 9, 9)
+    assert h["win_rate"] + r["win_rate"] == pytest.approx(1.0)
+    assert h["rating"]["mu"] > r["rating"]["mu"]
+    pw = three["pairwise"]
+    assert pw["win_rate"][0][1] + pw["win_rate"][1][0] + pw["tie_rate"][0][1] == pytest.approx(1.0)
+    solo = run_tournament(GAME, ["heuristic", "random"], 1, games=4, seed=0)
+    assert solo["pairwise"] is None and solo["rating_model"] is None
+    assert [a["games"] for a in solo["agents"]] == [2, 2] and solo["agents"][0]["win_rate"] is None
+    assert solo["agents"][0]["mean_score"] > solo["agents"][1]["mean_score"]
+
+
+# --- scripts -----------------------------------------------------------------------------------
+
+def test_evaluate_writes_json_and_png(tmp_path: Path) -> None:
+    out = tmp_path / "eval" / "t.json"
+    proc = run_script("--agents", "heuristic", "random", "mcts:3:rollout_depth=2", "--games", "6", "--json", str(out))
+    assert "win rate" in proc.stdout and "95% interval" in proc.stdout and "head-to-head" in proc.stdout
+    result = json.loads(out.read_text())
+    assert result["games"] == 6 and [a["name"] for a in result["agents"]] == ["heuristic", "random", "mcts:3:rollout_depth=2"]
+    assert all(a["rating"] is not None for a in result["agents"])
+    assert out.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    json.loads(proc.stdout.strip().splitlines()[-1])  # the one-line summary
+    # the simple path, with the default output location under runs/eval
+    proc = run_script("--agents", "heuristic", "random", "--games", "4", cwd=tmp_path)
+    assert len(list((tmp_path / "runs" / "eval").glob("*.json"))) == 1
+    assert len(list((tmp_path / "runs" / "eval").glob("*.png"))) == 1
+    solo = run_script("--agents", "heuristic", "--num-players", "1", "--games", "2", "--no-save")
+    assert "mean score" in solo.stdout and "head-to-head" not in solo.stdout
+
+
+def test_human_plays_a_game_from_piped_input() -> None:
+    """Solo Roll Through the Ages (10 rounds), always the first listed action, after two bad entries."""
+    proc = run_script("--agents", "human", "--num-players", "1", stdin="x\n99\n" + "0\n" * 1000)
+    assert "'x' is not a number" in proc.stdout and "99 is not in 0-" in proc.stdout
+    assert "Roll Through the Ages" in proc.stdout and "game over: player_0 (human)" in proc.stdout
+    quit = run_script("--agents", "human", "random", stdin="q\n")
+    assert "quit" in quit.stdout
+
+
+def test_human_agent_against_random_in_process() -> None:
+    """Injected input and output: the first listed action every time plays a 2-player game to the end."""
+    lines: list[str] = []
+    human = HumanAgent(input_fn=lambda prompt: "0", print_fn=lines.append)
+    result = play_games(make(GAME, num_players=2), [human, RandomAgent()], 1, seed=5, deals=[0])
+    assert result["per_game"]["length"][0] > 0
+    assert any(line.lstrip().startswith("0  ") for block in lines for line in block.splitlines())  # numbered list
+    answers = iter(["5", "q"])
+    quitter = HumanAgent(input_fn=lambda prompt: next(answers), print_fn=lines.append, auto_single=False)
+    with pytest.raises(Quit):
+        play_games(make(GAME, num_players=1), [quitter], 1, seed=0)
+    assert lines[-1].startswith("5 is not in 0-")
