@@ -1,13 +1,16 @@
 """Train a MaskablePPO agent on a meeple game by self-play (CleanRL-style: one file, top to bottom).
 
-    python train.py --game roll_through_the_ages --num-players 2 --total-timesteps 2_000_000
+    python train.py --game roll_through_the_ages --num-players 2 --time-limit-minutes 29.5 \
+        --total-timesteps 100_000_000 --eval-every 500_000 --eval-games 500   # the defaults: warm start + kickstarting
     tensorboard --logdir runs
 
 The learner takes every seat in turn against a weighted pool of opponents (--opponents, then frozen
 snapshots of itself every --snapshot-every steps) that play inside `SelfPlayVecEnv`; rewards are the
-game's returns at the end. Every --eval-every steps its deterministic policy plays --eval-games seeded
-games against each of --eval-opponents (`play_games` from agents/arena.py, seats rotated); the win
-rates go to TensorBoard and to the curve in runs/<name>/summary.json, beside runs/<name>/model.zip.
+game's returns at the end. First (--imitation-steps, inside the time limit) the policy is warm-started from
+--teacher: the teacher plays the learner's seat, its actions are cloned and the value head fit to the returns.
+PPO then fine-tunes with a decaying cloning term (--bc-coef) on its own states labelled by the teacher (set
+--imitation-steps 0 --bc-coef 0 for plain self-play). Every --eval-every steps the greedy policy plays --eval-games
+seeded games against each --eval-opponents (seats rotated); win rates go to TensorBoard and runs/<name>/summary.json.
 """
 
 from __future__ import annotations
@@ -26,8 +29,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from meeple.agents import make_agent
-from meeple.agents.arena import play_games
-from meeple.agents.policy import FrozenPolicyAgent
+from meeple.agents.policy import FrozenPolicyAgent, evaluate_policy, imitation_steps, warm_start
 from meeple.envs.selfplay import SelfPlayVecEnv
 
 
@@ -63,15 +65,15 @@ class Args:
     """minibatch size of the PPO update"""
     n_epochs: int = 4
     """passes over each rollout"""
-    learning_rate: float = 3e-4
-    """Adam step size"""
+    learning_rate: float = 1e-4
+    """Adam step size (small: fine-tuning the warm-started policy)"""
     gamma: float = 0.995
     """discount; close to 1 because the only reward is the result at the end (~75 decisions later)"""
     gae_lambda: float = 0.95
     """GAE lambda"""
-    clip_range: float = 0.2
+    clip_range: float = 0.1
     """PPO ratio clip"""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.003
     """entropy bonus"""
     vf_coef: float = 0.5
     """value loss weight"""
@@ -94,6 +96,24 @@ class Args:
     shaping: float = 0.0
     """coefficient of a potential-based score-margin bonus (0 = win/loss only)"""
 
+    # --- imitation warm start (kickstarting from --teacher), inside the time limit ---
+    imitation_steps: int = 1_200_000
+    """learner-seat transitions played by --teacher in the self-play env, cloned before PPO (0 = off)"""
+    teacher: str = "heuristic"
+    """make_agent spec of the demonstrator"""
+    imitation_epochs: int = 12
+    """behaviour-cloning passes over the demonstrations (masked cross-entropy + value MSE on returns)"""
+    imitation_lr: float = 1e-3
+    """Adam step size of the warm start"""
+    imitation_batch_size: int = 1024
+    """minibatch of the warm start"""
+    bc_coef: float = 1.0
+    """weight of cloning steps after each PPO update on the rollout's states labelled by --teacher (0 = none)"""
+    bc_decay: float = 0.999
+    """bc_coef is multiplied by this after every rollout"""
+    bc_batches: int = 16
+    """BC minibatches (of --imitation-batch-size) per PPO update"""
+
     # --- evaluation ---
     eval_every: int = 250_000
     """evaluate every this many steps (and at the start and the end)"""
@@ -106,24 +126,15 @@ class Args:
     """computed at runtime: --exp-name, or the default"""
 
 
-def evaluate(model: MaskablePPO, game: object, args: Args) -> dict:
-    """Win rate of the deterministic learner against each eval opponent, one learner seat per game."""
-    learner = FrozenPolicyAgent(model.policy, args.game, name="learner", deterministic=True)
-    results = {}
-    for k, spec in enumerate(args.eval_opponents):
-        agents = [learner] + [make_agent(spec, args.game)] * (game.num_players - 1)
-        summary = play_games(game, agents, args.eval_games, seed=args.seed + 1000 * (k + 1))["agents"][0]
-        results[spec] = {key: summary[key] for key in ("win_rate", "win_ci95", "mean_score", "mean_return")}
-    return results
-
-
 class SelfPlayCallback(BaseCallback):
     """Adds snapshots to the pool, evaluates, times rollouts vs updates, and enforces the time limit."""
 
-    def __init__(self, args: Args, env: SelfPlayVecEnv, game: object, deadline: float, curve: list) -> None:
+    def __init__(self, args: Args, env: SelfPlayVecEnv, game: object, deadline: float, curve: list,
+                 t_start: float) -> None:
         super().__init__()
         self.args, self.env, self.game, self.deadline, self.curve = args, env, game, deadline, curve
-        self.t_start = time.perf_counter()
+        self.t_start, self.bc_coef, self.bc_s = t_start, args.bc_coef, 0.0
+        self.bc_rng, self.bc_optimizer, self.rollout_data = np.random.default_rng(args.seed), None, None
         self.next_eval = 0
         self.next_snapshot = args.snapshot_every if args.snapshot_every > 0 else float("inf")
         self.snapshots: list[int] = []  # pool indices of the snapshots, oldest first
@@ -133,7 +144,8 @@ class SelfPlayCallback(BaseCallback):
 
     def run_eval(self) -> None:
         t0 = time.perf_counter()
-        results = evaluate(self.model, self.game, self.args)
+        a = self.args
+        results = evaluate_policy(self.model.policy, self.game, a.game, a.eval_opponents, a.eval_games, a.seed)
         self.eval_s += time.perf_counter() - t0
         point = {"timesteps": self.num_timesteps, "wall_time_s": round(time.perf_counter() - self.t_start, 2),
                  "train_time_s": round(time.perf_counter() - self.t_start - self.eval_s, 2), **results}
@@ -150,10 +162,24 @@ class SelfPlayCallback(BaseCallback):
     def _on_training_start(self) -> None:
         self.run_eval()  # the untrained baseline at step 0
 
+    def bc_step(self) -> None:
+        """--bc-batches cloning steps (own Adam) on the last rollout's teacher labels, weighted by bc_coef."""
+        t0, policy, a = time.perf_counter(), self.model.policy, self.args
+        self.bc_optimizer = self.bc_optimizer or torch.optim.Adam(policy.parameters(), lr=a.learning_rate)
+        parts = imitation_steps(policy, self.bc_optimizer, self.rollout_data, a.bc_batches, a.imitation_batch_size,
+                                self.bc_coef, self.bc_rng, 0.0, a.max_grad_norm)
+        self.logger.record("bc/coef", self.bc_coef)
+        self.logger.record("bc/ce", parts["ce"])
+        self.bc_coef *= a.bc_decay
+        self.bc_s += time.perf_counter() - t0
+
     def _on_rollout_start(self) -> None:
         if self.rollout_start:  # the PPO update ran between the last rollout's end and now
             self.logger.record("time/train_s", time.perf_counter() - self.rollout_end)
+            if self.bc_coef > 1e-4 and self.rollout_data is not None:
+                self.bc_step()
         self.rollout_start = time.perf_counter()
+        self.env.teacher_history = []  # the teacher's choices in this rollout's states
         self.eval_at_rollout_start = self.eval_s
         self.env_s_start = self.env.timing["step_s"]
 
@@ -161,6 +187,11 @@ class SelfPlayCallback(BaseCallback):
         rollout = time.perf_counter() - self.rollout_start - (self.eval_s - self.eval_at_rollout_start)
         env_s = self.env.timing["step_s"] - self.env_s_start
         self.rollout_s += rollout
+        if self.env.teacher is not None:  # the rollout's states with the teacher's actions, for bc_step
+            buf = self.model.rollout_buffer
+            self.rollout_data = {"obs": buf.observations.reshape(-1, buf.observations.shape[-1]),
+                                 "mask": buf.action_masks.reshape(-1, buf.action_masks.shape[-1]) > 0.5,
+                                 "action": np.concatenate(self.env.teacher_history)}
         self.rollout_end = time.perf_counter()
         self.logger.record("time/rollout_s", rollout)
         self.logger.record("time/env_step_share_of_rollout", env_s / max(rollout, 1e-9))
@@ -213,14 +244,24 @@ def main(args: Args) -> None:
     )
     model.set_logger(configure(str(run / "tb"), ["tensorboard", "csv"]))
 
-    # --- learn ---
+    # --- imitation warm start (counted in the time limit) ---
     curve: list[dict] = []
-    t0 = time.perf_counter()
+    t0 = time.perf_counter()  # the time limit and the curve's clock start here, before the warm start
     deadline = t0 + args.time_limit_minutes * 60 if args.time_limit_minutes > 0 else float("inf")
-    callback = SelfPlayCallback(args, env, game, deadline, curve)
+    imitation: dict = {}
+    if args.imitation_steps > 0:
+        imitation = warm_start(model.policy, env, make_agent(args.teacher, args.game), args.imitation_steps,
+                               args.imitation_epochs, args.gamma, args.imitation_batch_size, args.imitation_lr,
+                               args.vf_coef, seed=args.seed)
+        print(f"[imitation] {imitation}", flush=True)
+        env.timing.update({k: 0 for k in env.timing})  # the timings below are PPO's
+
+    env.teacher = make_agent(args.teacher, args.game) if args.bc_coef > 0 else None  # labels for bc_step
+
+    # --- learn ---
+    callback = SelfPlayCallback(args, env, game, deadline, curve, t0)
     model.learn(total_timesteps=args.total_timesteps, callback=callback, progress_bar=args.progress_bar)
-    learn_wall = time.perf_counter() - t0
-    learn_s = learn_wall - callback.eval_s
+    learn_s = time.perf_counter() - t0 - imitation.get("total_s", 0.0) - callback.eval_s
 
     # --- save and final eval ---
     model.save(run / "model.zip")
@@ -228,9 +269,7 @@ def main(args: Args) -> None:
         callback.run_eval()
     timing = env.timing
     summary = {
-        "args": asdict(args),
-        "game": game.info.name,
-        "config": asdict(game.config),
+        "args": asdict(args), "game": game.info.name, "config": asdict(game.config),
         "timesteps": int(model.num_timesteps),
         "stopped_by": "time_limit" if callback.stopped_by_time else "total_timesteps",
         "timings": {
@@ -240,11 +279,14 @@ def main(args: Args) -> None:
             "rollout_s": round(callback.rollout_s, 2),  # collecting: env + policy forward + SB3 bookkeeping
             "env_step_s": round(timing["step_s"], 2),  # SelfPlayVecEnv.step_wait (learner move, opponents, resets)
             "opponent_s": round(timing["opponent_s"], 2),  # of which the opponents' moves
-            "train_s": round(learn_s - callback.rollout_s, 2),  # PPO gradient updates
+            "teacher_s": round(timing["teacher_s"], 2),  # of which the teacher's labels (--bc-on rollout)
+            "train_s": round(learn_s - callback.rollout_s - callback.bc_s, 2),  # PPO gradient updates
+            "bc_s": round(callback.bc_s, 2),  # behaviour-cloning steps between PPO updates
             "env_share_of_learning": round(timing["step_s"] / max(learn_s, 1e-9), 3),
         },
         "env_steps_per_s": round(model.num_timesteps / max(learn_s, 1e-9), 1),  # learner decisions / learning time
         "game_steps_per_s": round(timing["game_steps"] / max(learn_s, 1e-9), 1),  # every seat's decisions
+        "imitation": imitation,
         "snapshots": [env.opponent_names[i] for i in range(len(args.opponents), len(env.opponents))],
         "final": {k: v for k, v in curve[-1].items() if k not in ("wall_time_s", "train_time_s")},
         "curve": curve,

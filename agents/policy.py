@@ -164,3 +164,113 @@ class FrozenPolicyAgent(_MaskablePolicyAgent):
         self.name = name
         self.deterministic = bool(deterministic)
         self._setup(game_name, None, {})
+
+
+def imitation_loss(policy: Any, data: dict[str, np.ndarray], idx: np.ndarray,
+                   vf_coef: float = 0.5) -> tuple[th.Tensor, dict[str, float]]:
+    """Masked cross-entropy of the teacher's actions plus vf_coef * MSE of the value on the returns.
+
+    `data` as returned by `meeple.envs.selfplay.collect_demonstrations` (without "ret", or with
+    vf_coef 0, the cross-entropy only); `idx` picks the minibatch.
+    """
+    obs = th.as_tensor(data["obs"][idx], device=policy.device)
+    actions = th.as_tensor(data["action"][idx], device=policy.device)
+    values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=data["mask"][idx])
+    ce = -log_prob.mean()
+    if not vf_coef or "ret" not in data:  # the actions only
+        return ce, {"ce": float(ce.detach())}
+    mse = th.nn.functional.mse_loss(values.flatten(), th.as_tensor(data["ret"][idx], device=policy.device))
+    return ce + vf_coef * mse, {"ce": float(ce.detach()), "value_mse": float(mse.detach())}
+
+
+def imitation_train(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int = 1024,
+                    lr: float = 1e-3, vf_coef: float = 0.5, max_grad_norm: float = 1.0, seed: int = 0,
+                    log: Any = print) -> dict[str, float]:
+    """Behaviour cloning (+ value regression) of a MaskablePPO policy's own modules on demonstrations.
+
+    A fresh Adam (the policy's PPO optimizer keeps its state), its step size decayed linearly. Returns the last epoch's mean losses
+    and the greedy accuracy (argmax of the masked logits equals the teacher's action) over the data.
+    """
+    rng = np.random.default_rng(seed)
+    optimizer = th.optim.Adam(policy.parameters(), lr=lr)
+    n = len(data["action"])
+    policy.set_training_mode(True)
+    stats: dict[str, float] = {}
+    for epoch in range(epochs):
+        for group in optimizer.param_groups:  # linear decay to lr / epochs in the last epoch
+            group["lr"] = lr * (1 - epoch / epochs)
+        perm, sums, batches = rng.permutation(n), {"ce": 0.0, "value_mse": 0.0}, 0
+        for start in range(0, n, batch_size):
+            loss, parts = imitation_loss(policy, data, perm[start:start + batch_size], vf_coef)
+            optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+            optimizer.step()
+            for k in sums:
+                sums[k] += parts[k]
+            batches += 1
+        stats = {k: v / max(batches, 1) for k, v in sums.items()}
+        if log is not None:
+            log(f"[imitation] epoch {epoch + 1}/{epochs} ce={stats['ce']:.4f} value_mse={stats['value_mse']:.4f}")
+    policy.set_training_mode(False)
+    with th.inference_mode():
+        correct = 0
+        for start in range(0, n, 8192):
+            sl = slice(start, start + 8192)
+            dist = policy.get_distribution(th.as_tensor(data["obs"][sl], device=policy.device),
+                                           action_masks=data["mask"][sl])
+            correct += int((dist.distribution.probs.argmax(1).cpu().numpy() == data["action"][sl]).sum())
+    stats["accuracy"] = correct / max(n, 1)
+    return stats
+
+
+def imitation_steps(policy: Any, optimizer: Any, data: dict[str, np.ndarray], n_batches: int, batch_size: int,
+                    coef: float, rng: np.random.Generator, vf_coef: float = 0.5,
+                    max_grad_norm: float = 0.5) -> dict[str, float]:
+    """`n_batches` random-minibatch steps of `coef` * `imitation_loss` (an auxiliary term during RL)."""
+    policy.set_training_mode(True)
+    parts: dict[str, float] = {}
+    for _ in range(n_batches):
+        loss, parts = imitation_loss(policy, data, rng.integers(len(data["action"]), size=batch_size), vf_coef)
+        optimizer.zero_grad()
+        (coef * loss).backward()
+        th.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+        optimizer.step()
+    policy.set_training_mode(False)
+    return parts
+
+
+def evaluate_policy(policy: Any, game: Any, game_name: str, opponents: Any, n_games: int, seed: int) -> dict:
+    """{opponent spec: win_rate, win_ci95, mean_score, mean_return} of the deterministic `policy`.
+
+    `n_games` seeded `play_games` per opponent spec (seed + 1000 * (k + 1) for the k-th), learner
+    against P - 1 copies of the opponent, seats rotated.
+    """
+    from meeple.agents import make_agent
+    from meeple.agents.arena import play_games
+
+    learner = FrozenPolicyAgent(policy, game_name, name="learner", deterministic=True)
+    results = {}
+    for k, spec in enumerate(opponents):
+        agents = [learner] + [make_agent(spec, game_name)] * (game.num_players - 1)
+        summary = play_games(game, agents, n_games, seed=seed + 1000 * (k + 1))["agents"][0]
+        results[spec] = {key: summary[key] for key in ("win_rate", "win_ci95", "mean_score", "mean_return")}
+    return results
+
+
+def warm_start(policy: Any, env: Any, teacher: Any, n_steps: int, epochs: int, gamma: float, batch_size: int = 1024,
+               lr: float = 1e-3, vf_coef: float = 0.5, seed: int = 0) -> dict[str, float]:
+    """Kickstart `policy` from `teacher`: `collect_demonstrations` in the self-play `env`, then `imitation_train`.
+
+    Returns the training stats plus transitions, collect_s and total_s (wall-clock seconds).
+    """
+    import time
+
+    from meeple.envs.selfplay import collect_demonstrations
+
+    t0 = time.perf_counter()
+    demos = collect_demonstrations(env, teacher, n_steps, gamma, seed=seed)
+    collect_s = time.perf_counter() - t0
+    stats = imitation_train(policy, demos, epochs, batch_size, lr, vf_coef, seed=seed)
+    stats.update(transitions=len(demos["action"]), collect_s=round(collect_s, 2), total_s=round(time.perf_counter() - t0, 2))
+    return stats

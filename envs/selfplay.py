@@ -64,7 +64,14 @@ class SelfPlayVecEnv(VecEnv):
         self.check_opponents = bool(check_opponents)
         self._rows = np.arange(n_envs)
         self._actions = np.zeros(n_envs, dtype=np.int64)
-        self.timing = {"step_s": 0.0, "opponent_s": 0.0, "steps": 0, "opponent_calls": 0, "game_steps": 0}
+        self.timing = {"step_s": 0.0, "opponent_s": 0.0, "teacher_s": 0.0, "steps": 0, "opponent_calls": 0,
+                       "game_steps": 0}
+        # set `teacher` (an agent) to have `teacher_actions` hold its (B,) choices in the learner's current
+        # states after every reset and step (kickstarting labels), and every step append the labels of the
+        # states it acted in to `teacher_history` (the caller clears it); its generator is seeded from `seed`
+        self.teacher: Any = None
+        self.teacher_actions = np.zeros(n_envs, dtype=np.int64)
+        self.teacher_history: list[np.ndarray] = []
         self._t0 = time.perf_counter()
         super().__init__(n_envs, self.encoder.space(), gymnasium.spaces.Discrete(self.game.num_actions))
         self._reseed(seed)
@@ -108,6 +115,7 @@ class SelfPlayVecEnv(VecEnv):
         self.reset_infos = [{} for _ in range(self.num_envs)]
         self._reset_seeds()
         self._reset_options()
+        self._label()
         return self._observe()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -121,6 +129,8 @@ class SelfPlayVecEnv(VecEnv):
             bad = int(np.flatnonzero((actions < 0) | (actions >= game.num_actions) |
                                      ~self._mask[rows, np.clip(actions, 0, game.num_actions - 1)])[0])
             raise ValueError(f"illegal learner action {actions[bad]} in row {bad}")
+        if self.teacher is not None:
+            self.teacher_history.append(self.teacher_actions)
         game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)))
         self.ep_len += 1
         self.timing["game_steps"] += self.num_envs
@@ -144,6 +154,7 @@ class SelfPlayVecEnv(VecEnv):
             self._new_episodes(finished)
             obs[finished] = self._observe()[finished]
         self._mask = game.legal_action_mask(self.state)
+        self._label()
         self.timing["step_s"] += time.perf_counter() - t0
         self.timing["steps"] += 1
         return obs, rewards, done, infos
@@ -186,6 +197,14 @@ class SelfPlayVecEnv(VecEnv):
         self._env_rng = np.random.default_rng(env_seq)
         self._pool_rng = np.random.default_rng(pool_seq)
         self._agent_rngs = [np.random.default_rng(s) for s in self._agent_seq.spawn(len(self.opponents))]
+        self._teacher_rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+
+    def _label(self) -> None:
+        """The teacher's actions in the learner's current states (every row is at the learner's turn)."""
+        if self.teacher is not None:
+            t0 = time.perf_counter()
+            self.teacher_actions = np.asarray(self.teacher.act(self.game, self.state, self._teacher_rng), dtype=np.int64)
+            self.timing["teacher_s"] += time.perf_counter() - t0
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game.observe(self.state, self.learner_seat))
@@ -290,3 +309,40 @@ class SelfPlayVecEnv(VecEnv):
             if self.num_players > 1:  # a win share; SB3 logs the mean of `is_success` as rollout/success_rate
                 infos[i]["is_success"] = float(share[i, seat])
 
+
+
+def collect_demonstrations(env: SelfPlayVecEnv, teacher: Any, n_steps: int, gamma: float,
+                           seed: int = 0) -> dict[str, np.ndarray]:
+    """About `n_steps` learner-seat transitions of `env` with `teacher` choosing the learner's actions.
+
+    The env plays as in training (same rows, seats and opponent pool); only the learner's moves come
+    from the teacher (`act(game, state, rng)`, called on the whole batch: every row is at the
+    learner's turn). Returns {"obs" (N, D) float32, "mask" (N, A) bool, "action" (N,) int64,
+    "ret" (N,) float32}: the discounted return of each transition's episode from that step on (the
+    shaping bonus included). Transitions of episodes still running at the end are dropped. The env is
+    reset afterwards, so a learner starts from fresh games.
+    """
+    rng = np.random.default_rng(seed)
+    B = env.num_envs
+    T = max(1, -(-n_steps // B))
+    obs = env.reset()
+    obs_buf = np.empty((T, B, *obs.shape[1:]), dtype=np.float32)
+    mask_buf = np.empty((T, B, env.game.num_actions), dtype=bool)
+    act_buf = np.empty((T, B), dtype=np.int64)
+    rew_buf = np.empty((T, B), dtype=np.float32)
+    done_buf = np.empty((T, B), dtype=bool)
+    for t in range(T):
+        obs_buf[t], mask_buf[t] = obs, env.action_masks()
+        act_buf[t] = teacher.act(env.game, env.state, rng)
+        obs, rew_buf[t], done_buf[t], _ = env.step(act_buf[t])
+    ret = np.zeros((T, B), dtype=np.float32)
+    valid = np.zeros((T, B), dtype=bool)
+    running, ended = np.zeros(B, dtype=np.float32), np.zeros(B, dtype=bool)
+    for t in range(T - 1, -1, -1):
+        running = np.where(done_buf[t], 0.0, gamma * running) + rew_buf[t]
+        ended |= done_buf[t]
+        ret[t], valid[t] = running, ended
+    env.reset()
+    v = valid.reshape(-1)
+    return {"obs": obs_buf.reshape(T * B, -1)[v], "mask": mask_buf.reshape(T * B, -1)[v],
+            "action": act_buf.reshape(-1)[v], "ret": ret.reshape(-1)[v]}

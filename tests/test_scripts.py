@@ -16,7 +16,8 @@ needs_training_extras = pytest.mark.skipif(importlib.util.find_spec("sb3_contrib
                                            reason="train.py needs stable-baselines3, sb3-contrib and torch")
 GAME = "roll_through_the_ages"
 TINY = ["--n-envs", "8", "--n-steps", "64", "--batch-size", "256", "--net-arch", "32", "32",
-        "--eval-games", "8", "--eval-every", "1024", "--snapshot-every", "1024", "--no-progress-bar"]
+        "--eval-games", "8", "--eval-every", "1024", "--snapshot-every", "1024", "--no-progress-bar",
+        "--imitation-steps", "0", "--bc-coef", "0"]  # no warm start by default here (a later flag wins)
 
 
 def run_train(tmp_path: Path, *extra: str) -> dict:
@@ -78,3 +79,14 @@ def test_train_stops_at_the_time_limit(tmp_path):
     assert summary["stopped_by"] == "time_limit"
     assert summary["timesteps"] < 10_000_000
     assert summary["curve"][-1]["timesteps"] == summary["timesteps"]
+
+
+@needs_training_extras
+def test_train_with_imitation_warm_start(tmp_path):
+    summary = run_train(tmp_path, "--total-timesteps", "1024", "--imitation-steps", "2048", "--imitation-epochs", "2",
+                        "--bc-coef", "0.5", "--bc-decay", "0.9")
+    imitation = summary["imitation"]
+    assert 0 < imitation["transitions"] <= 2048 and 0 <= imitation["accuracy"] <= 1
+    assert imitation["total_s"] >= imitation["collect_s"] > 0
+    assert summary["timings"]["bc_s"] > 0
+    assert summary["curve"][0]["wall_time_s"] >= imitation["total_s"]  # the curve's clock includes the warm start

@@ -308,3 +308,42 @@ def test_plain_actor_equals_the_policy_modules():
         np.testing.assert_allclose(agent._masked_logits(obs, mask)[mask], expected[mask], rtol=1e-5, atol=1e-6)
         agent._layers = None  # the generic path through the modules
         np.testing.assert_allclose(agent._masked_logits(obs, mask)[mask], expected[mask], rtol=1e-5, atol=1e-6)
+
+
+def test_collect_demonstrations_returns_and_cloning():
+    from sb3_contrib import MaskablePPO
+
+    from meeple.agents.policy import imitation_train
+    from meeple.envs.selfplay import collect_demonstrations
+
+    env = make_env(n_envs=8)
+    teacher = make_agent("heuristic", GAME)
+    gamma = 0.9
+    data = collect_demonstrations(env, teacher, 8 * 200, gamma, seed=3)
+    n = len(data["action"])
+    assert 0 < n <= 8 * 200 and data["obs"].shape == (n, env.observation_space.shape[0])
+    assert data["mask"][np.arange(n), data["action"]].all()  # the teacher's actions are legal
+    # win/loss only: every return is +-gamma^k (or 0 for a draw), and |return| grows towards the end
+    k = np.log(np.abs(data["ret"][data["ret"] != 0])) / np.log(gamma)
+    assert np.allclose(k, np.round(k), atol=1e-3)
+    assert at_learner_turn(env) and env.ep_len.max() == 0  # reset afterwards
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [64]})
+    first = imitation_train(model.policy, data, 1, batch_size=256, log=None)
+    last = imitation_train(model.policy, data, 10, batch_size=256, log=None)
+    assert last["ce"] < first["ce"] and last["accuracy"] > 0.5
+
+
+def test_teacher_labels_the_learner_states():
+    env = make_env(n_envs=8, seed=4)
+    teacher = make_agent("heuristic", GAME)
+    env.teacher = teacher
+    env.reset()
+    for _ in range(150):
+        labels = env.teacher_actions.copy()
+        assert env.action_masks()[np.arange(8), labels].all()
+        # the labels are the teacher's choices in the current states (the heuristic ignores rng unless tied)
+        assert np.array_equal(labels, teacher.act(env.game, env.state, np.random.default_rng(0)))
+        env.step(labels)
+    assert env.timing["teacher_s"] > 0
+    assert len(env.teacher_history) == 150 and np.array_equal(env.teacher_history[-1], labels)
