@@ -53,6 +53,23 @@ class Game(Protocol):
     def render_text(self, state: Any, row: int = 0) -> str: ...
 
 
+def action_names_from_groups(groups: tuple, num_actions: int, fields: Any = None) -> tuple[str, ...]:
+    """Names of actions 0..num_actions-1 from a game's ACTION_GROUPS.
+
+    Each group is (first index, count, name pattern, phase, meaning); the pattern is formatted with
+    `fields(i)` for the i-th action of the group (default: {"i": i, "k": i + 1}).
+    """
+    names: list[str] = []
+    for first, count, pattern, _, _ in groups:
+        if first >= num_actions:
+            break
+        assert first == len(names), "ACTION_GROUPS must be contiguous"
+        for i in range(count):
+            names.append(pattern.format(**(fields(i) if fields else {"i": i, "k": i + 1})))
+    assert len(names) == num_actions
+    return tuple(names)
+
+
 def clone(state: StateT) -> StateT:
     """A deep copy of a batched state."""
     return type(state)(*(np.copy(field) for field in state))

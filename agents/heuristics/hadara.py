@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.hadara.data import (
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
     ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, BUST_BOOST,
@@ -821,22 +822,15 @@ def heuristic_actions_nb(mask, u, out, fallback, params, ctx, *fields):
         out[b] = a
 
 
-class Heuristic:
+class Heuristic(TunedHeuristic):
     """The hand-written Hadara player (strategy in the module docstring); it reads only the acting
     seat's View.
 
     Keyword arguments override entries of `DEFAULT_PARAMS` by name, e.g. `Heuristic(buy_rate=0.6)`.
     """
 
-    name = "heuristic"
-
-    def __init__(self, **params: float) -> None:
-        self.params = DEFAULT_PARAMS.copy()
-        for key, value in params.items():
-            if key not in PARAM_NAMES:
-                raise ValueError(f"unknown heuristic parameter {key!r}; known: {PARAM_NAMES}")
-            self.params[PARAM_NAMES.index(key)] = float(value)
-        self.fallbacks = 0  # rows where the logic picked an illegal action (should stay 0)
+    DEFAULT_PARAMS = DEFAULT_PARAMS
+    PARAM_NAMES = PARAM_NAMES
 
     def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
         mask = game.legal_action_mask(state)

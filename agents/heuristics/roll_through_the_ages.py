@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
@@ -848,21 +849,14 @@ def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
         out[b] = a
 
 
-class Heuristic:
+class Heuristic(TunedHeuristic):
     """The hand-written Roll Through the Ages player (strategy in the module docstring).
 
     Keyword arguments override entries of `DEFAULT_PARAMS` by name, e.g. `Heuristic(slot_cost=4.0)`.
     """
 
-    name = "heuristic"
-
-    def __init__(self, **params: float) -> None:
-        self.params = DEFAULT_PARAMS.copy()
-        for key, value in params.items():
-            if key not in PARAM_NAMES:
-                raise ValueError(f"unknown heuristic parameter {key!r}; known: {PARAM_NAMES}")
-            self.params[PARAM_NAMES.index(key)] = float(value)
-        self.fallbacks = 0  # rows where the logic picked an illegal action (should stay 0)
+    DEFAULT_PARAMS = DEFAULT_PARAMS
+    PARAM_NAMES = PARAM_NAMES
 
     def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
         mask = game.legal_action_mask(state)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.core import GameInfo
+from meeple.envs.core import GameInfo, action_names_from_groups
 
 # --- colours and tracks (spec 2.1) ---------------------------------------------------------
 NUM_COLOURS = 5
@@ -470,15 +470,7 @@ def _name_fields(i: int) -> dict[str, int | str]:
 
 def action_names(num_actions: int) -> tuple[str, ...]:
     """Symbolic name of every action index (used by action_to_str and the docs)."""
-    names = []
-    for first, count, pattern, _, _ in ACTION_GROUPS:
-        if first >= num_actions:
-            break
-        assert first == len(names), "ACTION_GROUPS must be contiguous"
-        for i in range(count):
-            names.append(pattern.format(**_name_fields(i)))
-    assert len(names) == num_actions
-    return tuple(names)
+    return action_names_from_groups(ACTION_GROUPS, num_actions, _name_fields)
 
 
 def max_game_length(num_players: int, advanced: bool) -> int:

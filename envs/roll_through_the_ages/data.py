@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.core import GameInfo
+from meeple.envs.core import GameInfo, action_names_from_groups
 
 # --- dice (spec 2.1) -----------------------------------------------------------------------
 NUM_FACES = 6
@@ -159,15 +159,7 @@ ACTION_GROUPS: tuple[tuple[int, int, str, str, str], ...] = (
 
 def action_names(num_actions: int) -> tuple[str, ...]:
     """Symbolic name of every action index (used by action_to_str and the docs)."""
-    names = []
-    for first, count, pattern, _, _ in ACTION_GROUPS:
-        if first >= num_actions:
-            break
-        assert first == len(names), "ACTION_GROUPS must be contiguous"
-        for i in range(count):
-            names.append(pattern.format(i=i, k=i + 1))
-    assert len(names) == num_actions
-    return tuple(names)
+    return action_names_from_groups(ACTION_GROUPS, num_actions)
 
 
 def info(num_players: int, trade: bool, max_rounds: int, max_trade_offers: int) -> GameInfo:
