@@ -164,6 +164,21 @@ def test_determinize_keeps_own_observation(game_case, rng):
         np.testing.assert_array_equal(before, after)
 
 
+def test_determinize_resamples_hidden_information(game_case, rng):
+    """Leak test, other half: for hidden-information games, different seeds give different hidden parts."""
+    _, _, game = game_case
+    state = game.init(rng, 16)
+    for _ in range(60):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    a = game.determinize(state, 0, np.random.default_rng(1))
+    b = game.determinize(state, 0, np.random.default_rng(2))
+    game.validate(a)
+    if game.info.has_hidden_information:
+        assert not core.states_equal(a, b), "determinize must resample what the player cannot see"
+    else:
+        assert core.states_equal(a, state) and core.states_equal(b, state)
+
+
 def test_info_is_consistent(game_case):
     _, config, game = game_case
     info = game.info
