@@ -9,24 +9,27 @@ from meeple.envs.jit import kernel
 
 
 @kernel
+def pick_legal_nb(mask_row: np.ndarray, u: float) -> int:
+    """The floor(u * n)-th legal action of one mask row (n = its legal actions); 0 if none."""
+    n = 0
+    for a in range(mask_row.shape[0]):
+        n += mask_row[a]
+    if n == 0:
+        return 0
+    k = min(int(u * n), n - 1)
+    for a in range(mask_row.shape[0]):
+        if mask_row[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return 0
+
+
+@kernel
 def sample_masked_nb(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
-    """out[b] = the floor(u[b] * n_b)-th legal action of row b (n_b = legal actions in row b)."""
+    """out[b] = a uniformly random legal action of row b, decided by u[b]."""
     for b in range(mask.shape[0]):
-        n = 0
-        for a in range(mask.shape[1]):
-            n += mask[b, a]
-        if n == 0:
-            out[b] = 0
-            continue
-        k = int(u[b] * n)
-        if k >= n:
-            k = n - 1
-        for a in range(mask.shape[1]):
-            if mask[b, a]:
-                if k == 0:
-                    out[b] = a
-                    break
-                k -= 1
+        out[b] = pick_legal_nb(mask[b], u[b])
 
 
 def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -7,13 +7,14 @@ can be debugged by name, and `layout_table()` produces the docs table from the s
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 
-class Encoder:
+class Encoder(ABC):
     """Base class: subclasses set `name`, `blocks` and implement `encode(view) -> (B, size)`."""
 
     name: str = "encoder"
@@ -37,8 +38,9 @@ class Encoder:
         """The single-row observation space."""
         return gymnasium.spaces.Box(low=self.low, high=self.high, shape=self.shape, dtype=self.dtype)
 
-    def encode(self, view: Any) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def encode(self, view: Any) -> np.ndarray:
+        """(B, size) float32 encoding of a batch of views."""
 
     def split(self, vec: np.ndarray) -> dict[str, np.ndarray]:
         """Named views of an encoded (..., size) array, each reshaped to (..., *shape)."""

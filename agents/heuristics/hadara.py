@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.agents.random_agent import pick_legal_nb
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.hadara.data import (
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
@@ -809,16 +810,7 @@ def heuristic_actions_nb(mask, u, out, fallback, params, ctx, *fields):
             a = _seal_action(v, b, p, mask[b], ctx, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True
-            n = 0
-            for k in range(mask.shape[1]):
-                n += mask[b, k]
-            pick = min(int(u[b] * n), n - 1)
-            for k in range(mask.shape[1]):
-                if mask[b, k]:
-                    if pick == 0:
-                        a = k
-                        break
-                    pick -= 1
+            a = pick_legal_nb(mask[b], u[b])
         out[b] = a
 
 

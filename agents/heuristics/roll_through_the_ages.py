@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.agents.random_agent import pick_legal_nb
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages.data import (
@@ -836,16 +837,7 @@ def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
                 a = _buy_action(s, b, p, ctx, iw, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True
-            n = 0
-            for k in range(mask.shape[1]):
-                n += mask[b, k]
-            pick = min(int(u[b] * n), n - 1)
-            for k in range(mask.shape[1]):
-                if mask[b, k]:
-                    if pick == 0:
-                        a = k
-                        break
-                    pick -= 1
+            a = pick_legal_nb(mask[b], u[b])
         out[b] = a
 
 
