@@ -80,6 +80,16 @@ def _uniform_index(x, n):
 
 
 @kernel(inline="always")
+def _partial_shuffle(arr, n, k, u, b, col):
+    """Fisher-Yates over arr[:n] for its first k positions, draw i from u[b, col + i]."""
+    for i in range(k):
+        j = i + _uniform_index(u[b, col + i], n - i)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
+
+
+@kernel(inline="always")
 def _splitmix(state):
     """Advance a splitmix64 stream held in state[0]; returns a uniform in [0, 1)."""
     z = state[0] + _GOLDEN
@@ -281,11 +291,7 @@ def _deal(s, b, u, off, deck_cards, deck_count, scratch):
         n = deck_count[e, c]
         for i in range(n):
             scratch[i] = deck_cards[e, c, i]
-        for i in range(k):
-            j = i + _uniform_index(u[b, off + DEAL_UNIFORMS_PER_COLOUR * c + i], n - i)
-            tmp = scratch[i]
-            scratch[i] = scratch[j]
-            scratch[j] = tmp
+        _partial_shuffle(scratch, n, k, u, b, off + DEAL_UNIFORMS_PER_COLOUR * c)
         for i in range(s.inner.shape[2]):
             s.inner[b, c, i] = scratch[i] if i < k else -1
         s.inner_count[b, c] = k
@@ -806,33 +812,21 @@ def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scra
         # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p (spec 3 step 2)
         for i in range(5):
             scratch[i] = i
-        for i in range(4):
-            j = i + _uniform_index(u[b, U_INIT_START_CARDS + i], 5 - i)
-            tmp = scratch[i]
-            scratch[i] = scratch[j]
-            scratch[j] = tmp
+        _partial_shuffle(scratch, 5, 4, u, b, U_INIT_START_CARDS)
         for p in range(P):
             s.start_card[b, p] = scratch[p]
         # board order (spec 2.8, D17)
         for i in range(NUM_COLOURS):
             scratch[i] = DEFAULT_BOARD_ORDER[i]
         if random_board:
-            for i in range(4):
-                j = i + _uniform_index(u[b, U_INIT_BOARD + i], 5 - i)
-                tmp = scratch[i]
-                scratch[i] = scratch[j]
-                scratch[j] = tmp
+            _partial_shuffle(scratch, NUM_COLOURS, NUM_COLOURS - 1, u, b, U_INIT_BOARD)
         for i in range(NUM_COLOURS):
             s.board_order[b, i] = scratch[i]
         # colonies: shuffle each tier, keep N face-up (spec 3 step 5); the rest go to the box
         for t in range(NUM_TIERS):
             for i in range(COLONIES_IN_TIER):
                 scratch[i] = COLONIES_IN_TIER * t + i
-            for i in range(COLONIES_IN_TIER - 1):
-                j = i + _uniform_index(u[b, U_INIT_COLONIES + 4 * t + i], COLONIES_IN_TIER - i)
-                tmp = scratch[i]
-                scratch[i] = scratch[j]
-                scratch[j] = tmp
+            _partial_shuffle(scratch, COLONIES_IN_TIER, COLONIES_IN_TIER - 1, u, b, U_INIT_COLONIES + 4 * t)
             for i in range(COLONIES_IN_TIER):
                 s.colony_stack[b, t, i] = scratch[i] if i < P else -1
             s.colony_count[b, t] = P
