@@ -12,6 +12,7 @@ game's own consistency rules (`Game.validate`) before anything is returned.
 from __future__ import annotations
 
 import json
+from importlib import import_module
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -176,6 +177,32 @@ def state_from_dict(game: Game, data: Any, template: tuple) -> tuple:
     state = type(template)(*arrays)
     game.validate(state)
     return state
+
+
+class GameBase:
+    """Shared methods of the rules-core classes: JSON round trip and text views.
+
+    A subclass provides `empty(batch)` (a zero state of the right shapes, the template for loading)
+    and `render_module`, the dotted path of its module with `action_to_str` and `score_sheet`.
+    """
+
+    render_module: str
+
+    def to_dict(self, state: Any) -> dict:
+        """A JSON-ready dict of `state` (see `state_to_dict`)."""
+        return state_to_dict(self, state)  # type: ignore[arg-type]
+
+    def from_dict(self, payload: object) -> Any:
+        """The validated state saved by `to_dict`; malformed input raises ValueError."""
+        return state_from_dict(self, payload, self.empty(1))  # type: ignore[arg-type, attr-defined]
+
+    def action_to_str(self, state: Any, action: int, row: int = 0) -> str:
+        """The action's name with what it means in `state` (row `row`)."""
+        return import_module(self.render_module).action_to_str(self, state, action, row)
+
+    def render_text(self, state: Any, row: int = 0) -> str:
+        """A readable text view of row `row` (the ansi render)."""
+        return import_module(self.render_module).score_sheet(self, state, row)
 
 
 def save_state(game: Game, state: tuple, path: str | Path) -> None:

@@ -253,8 +253,10 @@ def _extend_uniforms(u: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-class Hadara:
+class Hadara(core.GameBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
+
+    render_module = "meeple.envs.hadara.render"
 
     State = State
     View = View
@@ -443,21 +445,3 @@ class Hadara:
         if err.any():
             rows = np.flatnonzero(err)
             raise ValueError(f"invalid state: {VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")
-
-    def to_dict(self, state: State) -> dict:
-        return core.state_to_dict(self, state)
-
-    def from_dict(self, payload: object) -> State:
-        return core.state_from_dict(self, payload, self.empty(1))  # type: ignore[return-value]
-
-    # --- text --------------------------------------------------------------------------------
-
-    def action_to_str(self, state: State | None, action: int, row: int = 0) -> str:
-        from meeple.envs.hadara import render
-
-        return render.action_to_str(self, state, action, row)
-
-    def render_text(self, state: State, row: int = 0) -> str:
-        from meeple.envs.hadara import render
-
-        return render.score_sheet(self, state, row)

@@ -123,8 +123,10 @@ def _scratch() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64)
 
 
-class RollThroughTheAges:
+class RollThroughTheAges(core.GameBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
+
+    render_module = "meeple.envs.roll_through_the_ages.render"
 
     State = State
     View = View
@@ -294,21 +296,3 @@ class RollThroughTheAges:
             check(s.trade_partner == -1, "trade state in a game without the trade variant")
         if NUM_GOODS != 5 or NUM_MONUMENTS != 7 or MAX_DICE != 7 or NUM_TRADE_TYPES != 6:
             raise AssertionError("data tables changed shape; update State")
-
-    def to_dict(self, state: State) -> dict:
-        return core.state_to_dict(self, state)
-
-    def from_dict(self, payload: object) -> State:
-        return core.state_from_dict(self, payload, self.empty(1))  # type: ignore[return-value]
-
-    # --- text --------------------------------------------------------------------------------
-
-    def action_to_str(self, state: State | None, action: int, row: int = 0) -> str:
-        from meeple.envs.roll_through_the_ages import render
-
-        return render.action_to_str(self, state, action, row)
-
-    def render_text(self, state: State, row: int = 0) -> str:
-        from meeple.envs.roll_through_the_ages import render
-
-        return render.score_sheet(self, state, row)
