@@ -1,0 +1,1233 @@
+"""numba kernels for Carpe Diem: one loop over the batch per entry point, per-row helpers below.
+
+Every kernel takes the `State` fields as *fields (rebuilt into a namedtuple `s` inside; numba unboxes
+positional arrays faster than a large NamedTuple argument) plus scratch arrays, and mutates `s` in
+place (`rules.apply` hands them a copy). Kernels never allocate (envs/jit.py): the caller passes
+`work` (WORK_SIZE,) int32 and `cellmask` (NUM_NODES,) int64.
+
+District analysis (spec 5.4, hints of spec 14): a union-find over the 36 x 8 ports of a district.
+Ports of one segment are joined (SEGMENT_ROOT, pre-rotated), ports facing each other across placed
+neighbours are joined; a component is a feature instance, complete when none of its ports faces an
+empty cell. `_analyze` recomputes every derived field of a player (completed counts, chimneys,
+villa VP, satisfied frame tasks) from the district and reports what a new tile just completed.
+
+Flow: `_settle` runs the automatic steps (end of turn, scoring order, card resolution, next phase,
+final scoring) until a seat has a decision; `_advance` then applies single-legal-action decisions when
+`auto_forced` and settles again. Randomness: `init_nb` and the depot deal / fountain draw read the
+uniforms `u`; determinize uses a splitmix64 stream seeded per row by the caller.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from meeple.envs.carpe_diem.data import (
+    ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
+    ACTION_PLACE, ACTION_RETURN, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE,
+    ADMINISTRATOR, ADMINISTRATOR_STEPS, ANY_LANDSCAPE, ANY_LODGING, BAKER, BAKER_BREAD, BAKERY,
+    BAKERY_BREAD, BOARD_BANDEROLE, BOARD_SHOVEL, BREAD_PER_FULFILMENT, CARD_GAIN, CARD_HAVE,
+    CARD_LETTER_START, CARD_PAY, CARD_RED, CARDS_DRAWN, CENTRE_BAKERY, CENTRE_FEATURE, CENTRE_FOUNTAIN,
+    CENTRE_MARKET, CHIMNEYS, CIRCLE_SLOTS, CRAFTSMAN, DEC_CARD_BREAD, DEC_CARD_ORDER, DEC_CARD_UNITS,
+    DEC_DISPLAY_PICK, DEC_FOUNTAIN_RETURN, DEC_GAME_OVER, DEC_MOVE, DEC_PLACE, DEC_SCORE_SPACE,
+    DEC_START_SPACE, DEC_TAKE, DEPOT_SLOTS, DISPLAY_SLOTS, FAIL_VP, FOUNTAIN_CARD_VP, FOUNTAIN_COPIES,
+    FRAME_POSITION_VP, FRAME_TASKS, GAIN_BREAD, GAIN_COIN, GAIN_STEP, GAIN_VP, LABEL_FEATURE,
+    LIGHT_PER_PHASE, MARKET_COINS, MAX_UNITS, MERCHANT, MERCHANT_BONUS_COINS, NUM_ACTIONS,
+    NUM_CARD_SLOTS, NUM_CARDS, NUM_CELLS, NUM_CIRCLE_SPACES, NUM_COUNTABLES, NUM_FEATURES,
+    NUM_FOUNTAIN_KINDS, NUM_GOODS, NUM_LIGHT, NUM_PHASES, NUM_PORTS, NUM_SPACES, NUM_TILES, PORT_MATCH,
+    PORT_SIDE, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT, SIDE_DC, SIDE_DR, SLOT_USED, SPACE_USABLE,
+    START_VP, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, TRACK_END, U_INIT_BOARDS, U_INIT_CARD_SLOTS,
+    U_INIT_CARDS, U_INIT_DISPLAY, U_INIT_FRAMES, U_INIT_START, U_STEP_DEAL, U_STEP_FOUNTAIN, VILLA,
+    VILLA_VP,
+)
+from meeple.envs.jit import kernel
+
+# rules.State's field order; rules.py asserts State._fields == STATE_FIELDS
+STATE_FIELDS = (
+    "to_play", "done", "truncated", "decision", "phase", "round", "turn", "start_player",
+    "tile_pending", "craft_pending", "fountain_drawn", "score_order", "cur_space", "card_seq",
+    "first_high", "units", "patrician", "depot", "display", "tile_loc", "card_slot", "circle_owner",
+    "circle_phase", "board", "frame", "cell_tile", "cell_rot", "goods", "coins", "bread", "stored",
+    "vp", "track", "height", "task_done", "completed", "chimneys", "villa_vp", "fountain_hand",
+    "fountain_returned",
+)
+_State = namedtuple("_State", STATE_FIELDS)
+
+# tile locations (s.tile_loc)
+LOC_SUPPLY, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_STORED, LOC_REMOVED = range(7)
+NUM_LOCS = 7
+
+NUM_NODES = NUM_CELLS * NUM_PORTS  # union-find nodes: 8 * cell + port
+# work buffer layout (int32)
+W_PARENT = 0
+W_OPEN = W_PARENT + NUM_NODES
+W_CHIM = W_OPEN + NUM_NODES
+W_NEW_KIND = W_CHIM + NUM_NODES  # (12) instances of each kind the new tile completed
+W_NEW_GOODS = W_NEW_KIND + NUM_FEATURES  # (4) goods its completed landscapes give (tiles - 1)
+W_LIST = W_NEW_GOODS + NUM_GOODS  # (>= 123) general list (deal, shuffles, fountain pool)
+W_LIST2 = W_LIST + 128
+WORK_SIZE = W_LIST2 + 128
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+# --- small helpers --------------------------------------------------------------------------
+
+@kernel(inline="always")
+def _uniform_index(x, n):
+    """int(x * n) clamped to 0..n-1 for a uniform x in [0, 1)."""
+    j = int(x * n)
+    if j >= n:
+        j = n - 1
+    if j < 0:
+        j = 0
+    return j
+
+
+@kernel(inline="always")
+def _splitmix(state):
+    """Advance a splitmix64 stream held in state[0]; returns a uniform in [0, 1)."""
+    z = state[0] + _GOLDEN
+    state[0] = z
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) / 9007199254740992.0
+
+
+@kernel(inline="always")
+def _shuffle_prefix(work, off, n, k, u, b, col):
+    """Fisher-Yates over work[off:off+n] for its first k positions, draw i from u[b, col + i]."""
+    for i in range(k):
+        j = i + _uniform_index(u[b, col + i], n - i)
+        tmp = work[off + i]
+        work[off + i] = work[off + j]
+        work[off + j] = tmp
+
+
+@kernel(inline="always")
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - np.int64(1)
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def _neighbour(cell, side):
+    """Cell across `side` of `cell`, -1 for the frame."""
+    r = cell // 6 + SIDE_DR[side]
+    c = cell % 6 + SIDE_DC[side]
+    if r < 0 or r > 5 or c < 0 or c > 5:
+        return -1
+    return r * 6 + c
+
+
+@kernel(inline="always")
+def _find(work, x):
+    while work[W_PARENT + x] != x:
+        work[W_PARENT + x] = work[W_PARENT + work[W_PARENT + x]]
+        x = work[W_PARENT + x]
+    return x
+
+
+@kernel(inline="always")
+def _union(work, x, y):
+    rx = _find(work, x)
+    ry = _find(work, y)
+    if rx != ry:
+        if rx < ry:
+            work[W_PARENT + ry] = rx
+        else:
+            work[W_PARENT + rx] = ry
+
+
+# --- district analysis (spec 5.4) ---------------------------------------------------------------
+
+@kernel
+def _analyze(s, b, p, work, cellmask, new_cell):
+    """Recompute the derived fields of player p (completed, chimneys, villa_vp, task_done) and, if
+    new_cell >= 0, write into work[W_NEW_*] what the tile on new_cell just completed (instances that
+    are complete and contain new_cell: before this tile they were open towards it or did not exist).
+    """
+    tiles = s.cell_tile[b, p]
+    rots = s.cell_rot[b, p]
+    for n in range(NUM_NODES):
+        work[W_PARENT + n] = n
+        work[W_OPEN + n] = 0
+        work[W_CHIM + n] = 0
+        cellmask[n] = 0
+    for k in range(NUM_FEATURES):
+        work[W_NEW_KIND + k] = 0
+        s.completed[b, p, k] = 0
+    for g in range(NUM_GOODS):
+        work[W_NEW_GOODS + g] = 0
+    chim_total = 0
+    # unions: within a segment, and across facing ports of placed neighbours
+    for cell in range(NUM_CELLS):
+        t = tiles[cell]
+        if t < 0:
+            continue
+        rot = rots[cell]
+        chim_total += TILE_CHIMNEYS[t]
+        ctr = TILE_CENTRE[t]
+        if ctr > 0:  # centre buildings are complete on placement (spec 5.4)
+            k = CENTRE_FEATURE[ctr]
+            s.completed[b, p, k] += 1
+            if cell == new_cell:
+                work[W_NEW_KIND + k] += 1
+        for q in range(NUM_PORTS):
+            if ROT_PORTS[t, rot, q] == 0:
+                continue
+            p0 = (q - 2 * rot) % NUM_PORTS
+            root_q = (SEGMENT_ROOT[t, p0] + 2 * rot) % NUM_PORTS
+            _union(work, NUM_PORTS * cell + q, NUM_PORTS * cell + root_q)
+            nb = _neighbour(cell, PORT_SIDE[q])
+            if nb >= 0 and tiles[nb] >= 0:
+                _union(work, NUM_PORTS * cell + q, NUM_PORTS * nb + PORT_MATCH[q])
+    # per component: cells, open ports, chimneys
+    for cell in range(NUM_CELLS):
+        t = tiles[cell]
+        if t < 0:
+            continue
+        rot = rots[cell]
+        for q in range(NUM_PORTS):
+            lab = ROT_PORTS[t, rot, q]
+            if lab == 0:
+                continue
+            r = _find(work, NUM_PORTS * cell + q)
+            cellmask[r] |= np.int64(1) << np.int64(cell)
+            nb = _neighbour(cell, PORT_SIDE[q])
+            if nb < 0 or tiles[nb] < 0:
+                work[W_OPEN + r] += 1
+            p0 = (q - 2 * rot) % NUM_PORTS
+            if lab == 1 and SEGMENT_ROOT[t, p0] == p0:  # one villa segment per tile: its chimneys once
+                work[W_CHIM + r] += TILE_CHIMNEYS[t]
+    villa_vp = 0
+    for i in range(NUM_TASKS_PER_PLAYER):
+        s.task_done[b, p, i] = False
+    for n in range(NUM_NODES):
+        if work[W_PARENT + n] != n or cellmask[n] == 0 or work[W_OPEN + n] != 0:
+            continue
+        cell = n // NUM_PORTS
+        t = tiles[cell]
+        kind = LABEL_FEATURE[ROT_PORTS[t, rots[cell], n % NUM_PORTS]]
+        s.completed[b, p, kind] += 1
+        if kind == VILLA:
+            villa_vp += VILLA_VP[work[W_CHIM + n]]
+        if new_cell >= 0 and (cellmask[n] >> np.int64(new_cell)) & np.int64(1):
+            work[W_NEW_KIND + kind] += 1
+            if kind < NUM_GOODS:  # landscape: goods = tiles - 1 (spec 5.5 step 3)
+                work[W_NEW_GOODS + kind] += _popcount(cellmask[n]) - 1
+        # frame tasks (spec 3.2, PD-4): a completed instance with a cell on the task's line
+        for side in range(4):
+            part = s.frame[b, p, side]
+            for j in range(2):
+                if FRAME_TASKS[part, j, 0] != kind:
+                    continue
+                pos = FRAME_TASKS[part, j, 1]
+                is_row = TASK_LINE[side, pos, 0]
+                idx = TASK_LINE[side, pos, 1]
+                for c2 in range(NUM_CELLS):
+                    if (cellmask[n] >> np.int64(c2)) & np.int64(1):
+                        if (is_row and c2 // 6 == idx) or (not is_row and c2 % 6 == idx):
+                            s.task_done[b, p, 2 * side + j] = True
+                            break
+    s.chimneys[b, p] = chim_total
+    s.villa_vp[b, p] = villa_vp
+
+
+NUM_TASKS_PER_PLAYER = 8
+
+
+@kernel(inline="always")
+def task_vp(s, b, p):
+    total = 0
+    for side in range(4):
+        part = s.frame[b, p, side]
+        for j in range(2):
+            if s.task_done[b, p, 2 * side + j]:
+                total += FRAME_POSITION_VP[FRAME_TASKS[part, j, 1]]
+    return total
+
+
+@kernel(inline="always")
+def public_score(s, b, p):
+    """Yucata's running score (spec 10, PD-20): VP + track + satisfied tasks + completed villas."""
+    return s.vp[b, p] + s.track[b, p] + task_vp(s, b, p) + s.villa_vp[b, p]
+
+
+@kernel(inline="always")
+def leftover_vp(s, b, p):
+    """spec 8.2: floor((goods + coins + bread + stored tiles) / 2)."""
+    n = s.coins[b, p] + s.bread[b, p] + s.stored[b, p]
+    for g in range(NUM_GOODS):
+        n += s.goods[b, p, g]
+    return n // 2
+
+
+@kernel(inline="always")
+def fountain_vp(s, b, p):
+    """spec 2.9: 2 VP per matching item per fountain card."""
+    total = 0
+    for k in range(NUM_FOUNTAIN_KINDS):
+        total += FOUNTAIN_CARD_VP * s.fountain_hand[b, p, k] * s.completed[b, p, k]
+    return total
+
+
+@kernel(inline="always")
+def final_score(s, b, p):
+    """spec 8: public score + leftover material + fountain cards."""
+    return public_score(s, b, p) + leftover_vp(s, b, p) + fountain_vp(s, b, p)
+
+
+# --- banderole track (spec 2.10) -----------------------------------------------------------------
+
+@kernel
+def _move_disc(s, b, p, steps):
+    """Move p's disc `steps` forward; on top of the stack where it lands; +1 VP per step beyond 35."""
+    if steps <= 0:
+        return
+    P = s.track.shape[1]
+    old = s.track[b, p]
+    h = s.height[b, p]
+    for q in range(P):
+        if q != p and s.track[b, q] == old and s.height[b, q] > h:
+            s.height[b, q] -= 1
+    new = old + steps
+    if new > TRACK_END:
+        s.vp[b, p] += new - TRACK_END
+        new = TRACK_END
+    top = 0
+    for q in range(P):
+        if q != p and s.track[b, q] == new:
+            top += 1
+    s.track[b, p] = new
+    s.height[b, p] = top
+
+
+# --- counts for the scoring cards (spec 2.8) ------------------------------------------------------
+
+@kernel(inline="always")
+def countable(s, b, p, k):
+    if k < NUM_FEATURES:
+        return np.int64(s.completed[b, p, k])
+    if k == CHIMNEYS:
+        return np.int64(s.chimneys[b, p])
+    total = 0
+    lo = MERCHANT if k == ANY_LODGING else 0
+    for i in range(lo, lo + 4):
+        total += s.completed[b, p, i]
+    return np.int64(total)
+
+
+@kernel
+def green_units(s, b, p, card):
+    """Natural units of a green card: min over its components of floor(count / needed) (spec 2.8)."""
+    best = np.int64(1 << 30)
+    for k in range(NUM_COUNTABLES):
+        need = CARD_HAVE[card, k]
+        if need > 0:
+            u = countable(s, b, p, k) // need
+            if u < best:
+                best = u
+    return best
+
+
+@kernel
+def red_max_units(s, b, p, card):
+    """Largest u payable with goods and coins, coins replacing any good 1:1 (spec 6.3, PD-13)."""
+    u = 0
+    while u < MAX_UNITS:
+        short = 0
+        for g in range(NUM_GOODS):
+            need = CARD_PAY[card, g] * (u + 1)
+            if need > s.goods[b, p, g]:
+                short += need - s.goods[b, p, g]
+        if short > s.coins[b, p]:
+            break
+        u += 1
+    return u
+
+
+@kernel(inline="always")
+def current_card(s, b):
+    """The card being resolved in the current scoring turn."""
+    a = CIRCLE_SLOTS[s.cur_space[b], 0]
+    c = CIRCLE_SLOTS[s.cur_space[b], 1]
+    first = c if s.first_high[b] else a
+    second = a if s.first_high[b] else c
+    return s.card_slot[b, first if s.card_seq[b] == 0 else second]
+
+
+# --- placement legality (spec 5.3) ----------------------------------------------------------------
+
+@kernel(inline="always")
+def _fits(s, b, p, t, cell, rot):
+    """Whether tile t turned rot may go on cell of p's district (empty cell, contact, matching)."""
+    tiles = s.cell_tile[b, p]
+    if tiles[cell] >= 0:
+        return False
+    shovel = BOARD_SHOVEL[s.board[b, p]]
+    if tiles[shovel] < 0:
+        return cell == shovel  # first-tile rule: any rotation, no further condition
+    touching = False
+    for side in range(4):
+        nb = _neighbour(cell, side)
+        q0 = 2 * side
+        if nb < 0:
+            if ROT_PORTS[t, rot, q0] != 0 or ROT_PORTS[t, rot, q0 + 1] != 0:
+                return False  # the frame counts as meadow
+        elif tiles[nb] >= 0:
+            touching = True
+            t2 = tiles[nb]
+            r2 = s.cell_rot[b, p, nb]
+            if ROT_PORTS[t, rot, q0] != ROT_PORTS[t2, r2, PORT_MATCH[q0]]:
+                return False
+            if ROT_PORTS[t, rot, q0 + 1] != ROT_PORTS[t2, r2, PORT_MATCH[q0 + 1]]:
+                return False
+    return touching
+
+
+@kernel
+def _any_placement(s, b, p, t):
+    for cell in range(NUM_CELLS):
+        for rot in range(4):
+            if _fits(s, b, p, t, cell, rot):
+                return True
+    return False
+
+
+# --- effects of a placement (spec 5.5) ---------------------------------------------------------
+
+@kernel
+def _fountain_draw(s, b, u, work):
+    """Draw 2 cards from the undrawn part of the deck (uniform; returned cards lie below it, PD-21)."""
+    P = s.track.shape[1]
+    n = 0
+    for k in range(NUM_FOUNTAIN_KINDS):
+        left = FOUNTAIN_COPIES
+        for q in range(P):
+            left -= s.fountain_hand[b, q, k] + s.fountain_returned[b, q, k]
+        for _ in range(left):
+            work[W_LIST + n] = k
+            n += 1
+    _shuffle_prefix(work, W_LIST, n, 2, u, b, U_STEP_FOUNTAIN)
+    s.fountain_drawn[b, 0] = work[W_LIST]
+    s.fountain_drawn[b, 1] = work[W_LIST + 1]
+
+
+@kernel
+def _place(s, b, p, cell, rot, u, work, cellmask):
+    """Build the pending tile and resolve its effects in the PD-10 order."""
+    t = s.tile_pending[b]
+    s.cell_tile[b, p, cell] = t
+    s.cell_rot[b, p, cell] = rot
+    s.tile_loc[b, t] = LOC_PLACED
+    s.tile_pending[b] = -1
+    _analyze(s, b, p, work, cellmask, cell)
+    # 1. banderole cell
+    if BOARD_BANDEROLE[s.board[b, p], cell]:
+        _move_disc(s, b, p, 1)
+    # 2. centre building
+    ctr = TILE_CENTRE[t]
+    if ctr == CENTRE_MARKET:
+        s.coins[b, p] += MARKET_COINS
+    elif ctr == CENTRE_BAKERY:
+        s.bread[b, p] += BAKERY_BREAD
+    elif ctr == CENTRE_FOUNTAIN:
+        _fountain_draw(s, b, u, work)
+    # 3. landscapes: tiles - 1 goods each
+    for g in range(NUM_GOODS):
+        s.goods[b, p, g] += work[W_NEW_GOODS + g]
+    # 4. lodgings: baker, administrator, merchant, craftsman
+    s.bread[b, p] += BAKER_BREAD * work[W_NEW_KIND + BAKER]
+    _move_disc(s, b, p, ADMINISTRATOR_STEPS * work[W_NEW_KIND + ADMINISTRATOR])
+    for _ in range(work[W_NEW_KIND + MERCHANT]):
+        total = 0
+        for g in range(NUM_GOODS):
+            total += s.goods[b, p, g]
+            s.goods[b, p, g] = 0
+        s.coins[b, p] += total + MERCHANT_BONUS_COINS
+    s.craft_pending[b] += work[W_NEW_KIND + CRAFTSMAN]
+    # 5. villas: their VP is derived (villa_vp) and already in the running score
+
+
+@kernel
+def _display_count(s, b):
+    n = 0
+    for i in range(DISPLAY_SLOTS):
+        if s.display[b, i] >= 0:
+            n += 1
+    return n
+
+
+@kernel
+def _depot_count(s, b, d):
+    n = 0
+    for j in range(DEPOT_SLOTS):
+        if s.depot[b, d, j] >= 0:
+            n += 1
+    return n
+
+
+# --- flow ---------------------------------------------------------------------------------------------
+
+@kernel
+def _deal_depots(s, b, u, work):
+    """Fill the 7 depots with 28 tiles drawn from this phase's supply (light for phases 0-2, dark for 3)."""
+    lo = NUM_LIGHT if s.phase[b] == NUM_PHASES - 1 else 0
+    hi = NUM_TILES if s.phase[b] == NUM_PHASES - 1 else NUM_LIGHT
+    n = 0
+    for t in range(lo, hi):
+        if s.tile_loc[b, t] == LOC_SUPPLY:
+            work[W_LIST + n] = t
+            n += 1
+    k = min(n, LIGHT_PER_PHASE)
+    _shuffle_prefix(work, W_LIST, n, k, u, b, U_STEP_DEAL)
+    for i in range(NUM_SPACES * DEPOT_SLOTS):
+        d, j = divmod(i, DEPOT_SLOTS)
+        if i < k:
+            t = work[W_LIST + i]
+            s.depot[b, d, j] = t
+            s.tile_loc[b, t] = LOC_DEPOT
+        else:
+            s.depot[b, d, j] = -1
+
+
+@kernel
+def _begin_phase_turns(s, b):
+    s.round[b] = 0
+    s.turn[b] = 0
+    s.decision[b] = DEC_MOVE
+    s.to_play[b] = s.start_player[b]
+
+
+@kernel
+def _begin_scoring(s, b):
+    """Scoring order by the banderole track: higher space first, top of a stack first (spec 6.1, PD-23)."""
+    P = s.track.shape[1]
+    for i in range(P):
+        s.score_order[b, i] = i
+    for i in range(P):  # insertion sort by (track, height) descending
+        j = i
+        while j > 0:
+            a = s.score_order[b, j - 1]
+            c = s.score_order[b, j]
+            if s.track[b, c] > s.track[b, a] or (s.track[b, c] == s.track[b, a] and s.height[b, c] > s.height[b, a]):
+                s.score_order[b, j - 1] = c
+                s.score_order[b, j] = a
+                j -= 1
+            else:
+                break
+    s.round[b] = ROUNDS_PER_PHASE
+    s.turn[b] = 0
+    s.decision[b] = DEC_SCORE_SPACE
+    s.to_play[b] = s.score_order[b, 0]
+    s.cur_space[b] = -1
+
+
+@kernel
+def _end_turn(s, b):
+    P = s.track.shape[1]
+    s.turn[b] += 1
+    if s.turn[b] == P:
+        s.turn[b] = 0
+        s.round[b] += 1
+        if s.round[b] == ROUNDS_PER_PHASE:
+            _begin_scoring(s, b)
+            return
+    s.decision[b] = DEC_MOVE
+    s.to_play[b] = (s.start_player[b] + s.turn[b]) % P
+
+
+@kernel
+def _after_tile(s, b):
+    """After a tile was built or stored: pending fountain return, then craftsman picks (spec 5.5)."""
+    if s.fountain_drawn[b, 0] >= 0:
+        s.decision[b] = DEC_FOUNTAIN_RETURN
+        return
+    if s.craft_pending[b] > 0:
+        if _display_count(s, b) > 0:
+            s.decision[b] = DEC_DISPLAY_PICK
+            return
+        s.craft_pending[b] = 0  # an empty display gives nothing
+    _end_turn(s, b)
+
+
+@kernel
+def _begin_card(s, b):
+    """Units of the current card: red cards ask (CARD_UNITS), green take their natural units (PD-15)."""
+    card = current_card(s, b)
+    p = s.to_play[b]
+    if CARD_RED[card]:
+        s.units[b] = 0
+        s.decision[b] = DEC_CARD_UNITS
+    else:
+        s.units[b] = min(green_units(s, b, p, card), 127)
+        s.decision[b] = DEC_CARD_BREAD
+
+
+@kernel
+def _resolve_card(s, b, bread_payments):
+    """Pay and gain for the current card (spec 6.3): goods first, coins for the shortfall (PD-13)."""
+    p = s.to_play[b]
+    card = current_card(s, b)
+    units = np.int64(s.units[b])
+    if CARD_RED[card]:
+        for g in range(NUM_GOODS):
+            need = CARD_PAY[card, g] * units
+            have = s.goods[b, p, g]
+            if need > have:
+                s.coins[b, p] -= need - have
+                s.goods[b, p, g] = 0
+            else:
+                s.goods[b, p, g] = have - need
+    s.bread[b, p] -= BREAD_PER_FULFILMENT * bread_payments
+    total = units + bread_payments
+    if total == 0:
+        s.vp[b, p] -= FAIL_VP
+    else:
+        s.vp[b, p] += CARD_GAIN[card, GAIN_VP] * total
+        s.coins[b, p] += CARD_GAIN[card, GAIN_COIN] * total
+        s.bread[b, p] += CARD_GAIN[card, GAIN_BREAD] * total
+        _move_disc(s, b, p, CARD_GAIN[card, GAIN_STEP] * total)
+    s.units[b] = 0
+    if s.card_seq[b] == 0:
+        s.card_seq[b] = 1
+        _begin_card(s, b)
+        return
+    # scoring turn over
+    s.card_seq[b] = 0
+    s.cur_space[b] = -1
+    P = s.track.shape[1]
+    s.turn[b] += 1
+    if s.turn[b] < P:
+        s.decision[b] = DEC_SCORE_SPACE
+        s.to_play[b] = s.score_order[b, s.turn[b]]
+        return
+    s.decision[b] = -1  # end of the scoring round: _settle begins the next phase or ends the game
+
+
+@kernel
+def _settle(s, b, u, work):
+    """Automatic steps between decisions: the next phase (deal) or the end of the game."""
+    if s.decision[b] == -1:
+        P = s.track.shape[1]
+        if s.phase[b] == NUM_PHASES - 1:
+            s.decision[b] = DEC_GAME_OVER
+            s.done[b] = True
+            s.round[b] = ROUNDS_PER_PHASE
+            s.turn[b] = 0
+            return
+        s.phase[b] += 1
+        s.start_player[b] = (s.start_player[b] + 1) % P  # spec 7: the marker passes to the left
+        _deal_depots(s, b, u, work)
+        _begin_phase_turns(s, b)
+
+
+# --- legality ----------------------------------------------------------------------------------------
+
+@kernel
+def fill_mask(s, b, row):
+    """row (A,) bool: the legal actions of the actor of row b."""
+    for a in range(NUM_ACTIONS):
+        row[a] = False
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if dec == DEC_START_SPACE:
+        P = s.track.shape[1]
+        for k in range(NUM_SPACES):
+            free = True
+            for q in range(P):
+                if s.patrician[b, q] == k:
+                    free = False
+            row[ACTION_SPACE + k] = free
+    elif dec == DEC_MOVE:
+        row[ACTION_MOVE_CW] = True
+        row[ACTION_MOVE_CCW] = True
+        if s.bread[b, p] >= 1:
+            for k in range(NUM_SPACES):
+                row[ACTION_SPACE + k] = _depot_count(s, b, k) > 0
+    elif dec == DEC_TAKE:
+        d = s.patrician[b, p]
+        for j in range(DEPOT_SLOTS):
+            row[ACTION_TAKE + j] = s.depot[b, d, j] >= 0
+    elif dec == DEC_PLACE:
+        t = s.tile_pending[b]
+        for cell in range(NUM_CELLS):
+            for rot in range(4):
+                row[ACTION_PLACE + 4 * cell + rot] = _fits(s, b, p, t, cell, rot)
+        # seed ("Das erste Plaettchen ... muss er auf sein Feld mit der Schaufel legen") over PD-12:
+        # the first tile must be built on the shovel cell; storing is allowed from then on
+        row[ACTION_STORE] = s.cell_tile[b, p, BOARD_SHOVEL[s.board[b, p]]] >= 0
+    elif dec == DEC_DISPLAY_PICK:
+        for i in range(DISPLAY_SLOTS):
+            row[ACTION_DISPLAY + i] = s.display[b, i] >= 0
+    elif dec == DEC_FOUNTAIN_RETURN:
+        for k in range(NUM_FOUNTAIN_KINDS):
+            row[ACTION_RETURN + k] = s.fountain_hand[b, p, k] > 0
+        row[ACTION_RETURN + s.fountain_drawn[b, 0]] = True
+        row[ACTION_RETURN + s.fountain_drawn[b, 1]] = True
+    elif dec == DEC_SCORE_SPACE:
+        P = s.track.shape[1]
+        for sp in range(NUM_CIRCLE_SPACES):
+            row[ACTION_SCORE_SPACE + sp] = SPACE_USABLE[P, sp] and s.circle_owner[b, sp] < 0
+    elif dec == DEC_CARD_ORDER:
+        row[ACTION_ORDER_LOW] = True
+        row[ACTION_ORDER_HIGH] = True
+    elif dec == DEC_CARD_UNITS:
+        hi = red_max_units(s, b, p, current_card(s, b))
+        for k in range(hi + 1):
+            row[ACTION_COUNT + k] = True
+    elif dec == DEC_CARD_BREAD:
+        hi = min(s.bread[b, p] // BREAD_PER_FULFILMENT, MAX_UNITS)
+        for k in range(hi + 1):
+            row[ACTION_COUNT + k] = True
+
+
+@kernel
+def forced_action(s, b):
+    """The single legal action of row b if there is exactly one (cheap checks per decision), else -1."""
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if dec == DEC_TAKE:
+        d = s.patrician[b, p]
+        only = -1
+        for j in range(DEPOT_SLOTS):
+            if s.depot[b, d, j] >= 0:
+                if only >= 0:
+                    return -1
+                only = ACTION_TAKE + j
+        return only
+    if dec == DEC_PLACE:
+        if _any_placement(s, b, p, s.tile_pending[b]):
+            return -1
+        return ACTION_STORE
+    if dec == DEC_DISPLAY_PICK:
+        only = -1
+        for i in range(DISPLAY_SLOTS):
+            if s.display[b, i] >= 0:
+                if only >= 0:
+                    return -1
+                only = ACTION_DISPLAY + i
+        return only
+    if dec == DEC_FOUNTAIN_RETURN:
+        only = -1
+        for k in range(NUM_FOUNTAIN_KINDS):
+            if s.fountain_hand[b, p, k] > 0 or s.fountain_drawn[b, 0] == k or s.fountain_drawn[b, 1] == k:
+                if only >= 0:
+                    return -1
+                only = ACTION_RETURN + k
+        return only
+    if dec == DEC_SCORE_SPACE:
+        P = s.track.shape[1]
+        only = -1
+        for sp in range(NUM_CIRCLE_SPACES):
+            if SPACE_USABLE[P, sp] and s.circle_owner[b, sp] < 0:
+                if only >= 0:
+                    return -1
+                only = ACTION_SCORE_SPACE + sp
+        return only
+    if dec == DEC_CARD_UNITS:
+        if red_max_units(s, b, p, current_card(s, b)) == 0:
+            return ACTION_COUNT
+        return -1
+    if dec == DEC_CARD_BREAD:
+        if s.bread[b, p] < BREAD_PER_FULFILMENT:
+            return ACTION_COUNT
+        return -1
+    return -1
+
+
+# --- actions -------------------------------------------------------------------------------------------
+
+@kernel
+def _walk(s, b, start, direction):
+    """Normal move (spec 5.1, PD-17): next space in `direction`, skipping empty depots; laps to start."""
+    sp = start
+    for _ in range(NUM_SPACES):
+        sp = (sp + direction) % NUM_SPACES
+        if _depot_count(s, b, sp) > 0:
+            return sp
+    return start
+
+
+@kernel
+def _apply_action(s, b, a, u, work, cellmask):
+    P = s.track.shape[1]
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if dec == DEC_START_SPACE:
+        s.patrician[b, p] = a - ACTION_SPACE
+        s.turn[b] += 1
+        if s.turn[b] < P:
+            s.to_play[b] = (s.start_player[b] + s.turn[b]) % P
+        else:  # spec 4 step 6: the depot tiles are turned face up now (dealt now: nobody saw them)
+            _deal_depots(s, b, u, work)
+            _begin_phase_turns(s, b)
+    elif dec == DEC_MOVE:
+        if a == ACTION_MOVE_CW:
+            s.patrician[b, p] = _walk(s, b, s.patrician[b, p], 1)
+        elif a == ACTION_MOVE_CCW:
+            s.patrician[b, p] = _walk(s, b, s.patrician[b, p], NUM_SPACES - 1)
+        else:  # bread move (PD-18)
+            s.bread[b, p] -= 1
+            s.patrician[b, p] = a - ACTION_SPACE
+        s.decision[b] = DEC_TAKE
+    elif dec == DEC_TAKE:
+        d = s.patrician[b, p]
+        j = a - ACTION_TAKE
+        t = s.depot[b, d, j]
+        s.depot[b, d, j] = -1
+        s.tile_loc[b, t] = LOC_PENDING
+        s.tile_pending[b] = t
+        # spec 5.7: removal with 2 and 3 players
+        left = _depot_count(s, b, d)
+        if (P == 2 and left == 2) or (P == 3 and left == 1):
+            for i in range(DEPOT_SLOTS):
+                if s.depot[b, d, i] >= 0:
+                    s.tile_loc[b, s.depot[b, d, i]] = LOC_REMOVED
+                    s.depot[b, d, i] = -1
+        s.decision[b] = DEC_PLACE
+    elif dec == DEC_PLACE:
+        if a == ACTION_STORE:
+            t = s.tile_pending[b]
+            s.tile_loc[b, t] = LOC_STORED
+            s.stored[b, p] += 1
+            s.tile_pending[b] = -1
+        else:
+            cell, rot = divmod(a - ACTION_PLACE, 4)
+            _place(s, b, p, cell, rot, u, work, cellmask)
+        _after_tile(s, b)
+    elif dec == DEC_FOUNTAIN_RETURN:
+        for i in range(2):
+            s.fountain_hand[b, p, s.fountain_drawn[b, i]] += 1
+            s.fountain_drawn[b, i] = -1
+        k = a - ACTION_RETURN
+        s.fountain_hand[b, p, k] -= 1
+        s.fountain_returned[b, p, k] += 1
+        _after_tile(s, b)
+    elif dec == DEC_DISPLAY_PICK:
+        i = a - ACTION_DISPLAY
+        t = s.display[b, i]
+        s.display[b, i] = -1
+        s.tile_loc[b, t] = LOC_PENDING
+        s.tile_pending[b] = t
+        s.craft_pending[b] -= 1
+        s.decision[b] = DEC_PLACE
+    elif dec == DEC_SCORE_SPACE:
+        sp = a - ACTION_SCORE_SPACE
+        s.circle_owner[b, sp] = p
+        s.circle_phase[b, sp] = s.phase[b]
+        s.cur_space[b] = sp
+        s.decision[b] = DEC_CARD_ORDER
+    elif dec == DEC_CARD_ORDER:
+        s.first_high[b] = a == ACTION_ORDER_HIGH
+        s.card_seq[b] = 0
+        _begin_card(s, b)
+    elif dec == DEC_CARD_UNITS:
+        s.units[b] = a - ACTION_COUNT
+        s.decision[b] = DEC_CARD_BREAD
+    elif dec == DEC_CARD_BREAD:
+        _resolve_card(s, b, np.int64(a - ACTION_COUNT))
+
+
+@kernel
+def _advance(s, b, u, auto_forced, work, cellmask):
+    """Settle, then apply single-legal-action decisions while auto_forced (spec 14 skip_forced)."""
+    while True:
+        _settle(s, b, u, work)
+        if s.done[b] or not auto_forced:
+            return
+        a = forced_action(s, b)
+        if a < 0:
+            return
+        _apply_action(s, b, a, u, work, cellmask)
+
+
+# --- entry points ----------------------------------------------------------------------------------
+
+@kernel
+def init_nb(u, auto_forced, work, cellmask, *fields):
+    """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
+    s = _State(*fields)
+    P = s.track.shape[1]
+    for b in range(s.done.shape[0]):
+        start = _uniform_index(u[b, U_INIT_START], P)
+        s.start_player[b] = start
+        # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W (spec 4 step 2)
+        for i in range(16):
+            work[W_LIST + i] = i
+        _shuffle_prefix(work, W_LIST, 16, 15, u, b, U_INIT_FRAMES)
+        for p in range(P):
+            for side in range(4):
+                s.frame[b, p, side] = work[W_LIST + 4 * p + side]
+        for i in range(4):
+            work[W_LIST + i] = i
+        _shuffle_prefix(work, W_LIST, 4, 3, u, b, U_INIT_BOARDS)
+        for p in range(P):
+            s.board[b, p] = work[W_LIST + p]
+        # scoring cards: draw per letter, shuffle together, lay into the used slots in order (spec 4 step 3)
+        n = 0
+        for letter in range(4):
+            lo = CARD_LETTER_START[letter]
+            size = CARD_LETTER_START[letter + 1] - lo
+            k = CARDS_DRAWN[P, letter]
+            for i in range(size):
+                work[W_LIST2 + i] = lo + i
+            _shuffle_prefix(work, W_LIST2, size, k, u, b, U_INIT_CARDS + 4 * letter)
+            for i in range(k):
+                work[W_LIST + n] = work[W_LIST2 + i]
+                n += 1
+        _shuffle_prefix(work, W_LIST, n, n - 1, u, b, U_INIT_CARD_SLOTS)
+        i = 0
+        for slot in range(NUM_CARD_SLOTS):
+            if SLOT_USED[P, slot]:
+                s.card_slot[b, slot] = work[W_LIST + i]
+                i += 1
+            else:
+                s.card_slot[b, slot] = -1
+        for sp in range(NUM_CIRCLE_SPACES):
+            s.circle_owner[b, sp] = -1
+            s.circle_phase[b, sp] = -1
+        # tiles: 11 dark tiles onto the bottom display (spec 4 step 5); depots are dealt at the reveal
+        for t in range(NUM_TILES):
+            s.tile_loc[b, t] = LOC_SUPPLY
+        for i in range(NUM_TILES - NUM_LIGHT):
+            work[W_LIST + i] = NUM_LIGHT + i
+        _shuffle_prefix(work, W_LIST, NUM_TILES - NUM_LIGHT, DISPLAY_SLOTS, u, b, U_INIT_DISPLAY)
+        for i in range(DISPLAY_SLOTS):
+            s.display[b, i] = work[W_LIST + i]
+            s.tile_loc[b, work[W_LIST + i]] = LOC_DISPLAY
+        for d in range(NUM_SPACES):
+            for j in range(DEPOT_SLOTS):
+                s.depot[b, d, j] = -1
+        # players: starting VP and the stack on space 0, start player at the bottom (spec 4 steps 7-8)
+        for i in range(P):
+            p = (start + i) % P
+            s.vp[b, p] = START_VP[P, i]
+            s.track[b, p] = 0
+            s.height[b, p] = i
+            s.patrician[b, p] = -1
+            for cell in range(NUM_CELLS):
+                s.cell_tile[b, p, cell] = -1
+                s.cell_rot[b, p, cell] = 0
+        s.tile_pending[b] = -1
+        s.fountain_drawn[b, 0] = -1
+        s.fountain_drawn[b, 1] = -1
+        s.cur_space[b] = -1
+        s.phase[b] = 0
+        s.round[b] = 0
+        s.turn[b] = 0
+        s.decision[b] = DEC_START_SPACE
+        s.to_play[b] = start
+        for p in range(P):
+            s.score_order[b, p] = p
+            _analyze(s, b, p, work, cellmask, -1)
+        _advance(s, b, u, auto_forced, work, cellmask)
+
+
+@kernel
+def apply_nb(actions, u, auto_forced, work, cellmask, *fields):
+    """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        if s.done[b]:
+            continue
+        _apply_action(s, b, actions[b], u, work, cellmask)
+        _advance(s, b, u, auto_forced, work, cellmask)
+
+
+@kernel
+def advance_nb(u, auto_forced, work, cellmask, *fields):
+    """Recompute every player's derived fields, then run only the automatic steps (hand-built positions)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        for p in range(s.track.shape[1]):
+            _analyze(s, b, p, work, cellmask, -1)
+        if not s.done[b]:
+            _advance(s, b, u, auto_forced, work, cellmask)
+
+
+@kernel
+def legal_action_mask_nb(mask, *fields):
+    """mask (B, A): the legal actions of every row's actor; done rows all True."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        if s.done[b]:
+            for a in range(NUM_ACTIONS):
+                mask[b, a] = True
+        else:
+            fill_mask(s, b, mask[b])
+
+
+@kernel
+def scores_nb(out, final, *fields):
+    """out (B, P): the final score (spec 8) in finished rows, or everywhere when `final`; else the
+    public running score (spec 10)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        for p in range(s.track.shape[1]):
+            out[b, p] = final_score(s, b, p) if (final or s.done[b]) else public_score(s, b, p)
+
+
+@kernel
+def score_parts_nb(out, *fields):
+    """out (B, P, 8): VP cards, track, tasks, villas, leftovers, fountain cards, public, final."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        for p in range(s.track.shape[1]):
+            out[b, p, 0] = s.vp[b, p]
+            out[b, p, 1] = s.track[b, p]
+            out[b, p, 2] = task_vp(s, b, p)
+            out[b, p, 3] = s.villa_vp[b, p]
+            out[b, p, 4] = leftover_vp(s, b, p)
+            out[b, p, 5] = fountain_vp(s, b, p)
+            out[b, p, 6] = public_score(s, b, p)
+            out[b, p, 7] = final_score(s, b, p)
+
+
+@kernel
+def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields):
+    """Write the hidden-information-filtered View fields for viewer[b] (spec 11, 15)."""
+    s = _State(*fields)
+    P = s.track.shape[1]
+    for b in range(s.done.shape[0]):
+        me = viewer[b]
+        for k in range(NUM_FOUNTAIN_KINDS):
+            own_hand[b, k] = s.fountain_hand[b, me, k]
+            own_returned[b, k] = s.fountain_returned[b, me, k]
+        mine = s.to_play[b] == me and s.decision[b] == DEC_FOUNTAIN_RETURN
+        own_drawn[b, 0] = s.fountain_drawn[b, 0] if mine else -1
+        own_drawn[b, 1] = s.fountain_drawn[b, 1] if mine else -1
+        for p in range(P):
+            n = 0
+            for k in range(NUM_FOUNTAIN_KINDS):
+                n += s.fountain_hand[b, p, k]
+            fountain_count[b, p] = n
+            score[b, p] = public_score(s, b, p)
+
+
+@kernel
+def determinize_nb(viewer, seeds, work, stream, *fields):
+    """Resample the fountain cards viewer[b] has not seen: other players' hands, the cards they
+    returned, another player's pending draw, and (implicitly) the undrawn deck (see rules.determinize)."""
+    s = _State(*fields)
+    P = s.track.shape[1]
+    for b in range(s.done.shape[0]):
+        me = viewer[b]
+        stream[0] = np.uint64(seeds[b])
+        other_draw = s.decision[b] == DEC_FOUNTAIN_RETURN and s.to_play[b] != me and s.fountain_drawn[b, 0] >= 0
+        n = 0
+        for k in range(NUM_FOUNTAIN_KINDS):
+            unseen = FOUNTAIN_COPIES - s.fountain_hand[b, me, k] - s.fountain_returned[b, me, k]
+            if s.decision[b] == DEC_FOUNTAIN_RETURN and s.to_play[b] == me:
+                for i in range(2):
+                    if s.fountain_drawn[b, i] == k:
+                        unseen -= 1
+            for _ in range(unseen):
+                work[W_LIST + n] = k
+                n += 1
+        for i in range(n - 1):
+            j = i + _uniform_index(_splitmix(stream), n - i)
+            tmp = work[W_LIST + i]
+            work[W_LIST + i] = work[W_LIST + j]
+            work[W_LIST + j] = tmp
+        i = 0
+        for q in range(P):
+            if q == me:
+                continue
+            held = 0
+            gave = 0
+            for k in range(NUM_FOUNTAIN_KINDS):
+                held += s.fountain_hand[b, q, k]
+                gave += s.fountain_returned[b, q, k]
+                s.fountain_hand[b, q, k] = 0
+                s.fountain_returned[b, q, k] = 0
+            for _ in range(held):
+                s.fountain_hand[b, q, work[W_LIST + i]] += 1
+                i += 1
+            for _ in range(gave):
+                s.fountain_returned[b, q, work[W_LIST + i]] += 1
+                i += 1
+        if other_draw:
+            s.fountain_drawn[b, 0] = work[W_LIST + i]
+            s.fountain_drawn[b, 1] = work[W_LIST + i + 1]
+
+
+@kernel
+def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *fields):
+    """err[b] = first broken invariant (rules.VALIDATE_ERRORS), 0 if none. completed/task_done/
+    chimneys/villa_vp are scratch copies used to compare the derived fields with a recomputation."""
+    s = _State(*fields)
+    P = s.track.shape[1]
+    for b in range(s.done.shape[0]):
+        e = 0
+        # 1: flow
+        if s.done[b] != (s.decision[b] == DEC_GAME_OVER):
+            e = 1
+        elif (s.decision[b] == DEC_PLACE) != (s.tile_pending[b] >= 0):
+            e = 1
+        elif (s.decision[b] == DEC_FOUNTAIN_RETURN) != (s.fountain_drawn[b, 0] >= 0):
+            e = 1
+        elif (s.fountain_drawn[b, 0] >= 0) != (s.fountain_drawn[b, 1] >= 0):
+            e = 1
+        elif s.decision[b] == DEC_START_SPACE and (s.phase[b] != 0 or s.round[b] != 0 or s.to_play[b] != (s.start_player[b] + s.turn[b]) % P):
+            e = 1
+        elif s.decision[b] >= DEC_SCORE_SPACE and s.decision[b] <= DEC_CARD_BREAD and (
+                s.round[b] != ROUNDS_PER_PHASE or s.to_play[b] != s.score_order[b, s.turn[b]]):
+            e = 1
+        elif s.decision[b] >= DEC_MOVE and s.decision[b] <= DEC_DISPLAY_PICK and (
+                s.round[b] >= ROUNDS_PER_PHASE or s.to_play[b] != (s.start_player[b] + s.turn[b]) % P or s.patrician[b, s.to_play[b]] < 0):
+            e = 1
+        elif s.decision[b] >= DEC_CARD_ORDER and s.decision[b] <= DEC_CARD_BREAD and s.cur_space[b] < 0:
+            e = 1
+        if e == 0:
+            # 2: tiles conserved: every tile in exactly the place its tile_loc says
+            for t in range(NUM_TILES):
+                work[W_LIST + t] = 0
+            for d in range(NUM_SPACES):
+                for j in range(DEPOT_SLOTS):
+                    t = s.depot[b, d, j]
+                    if t >= 0:
+                        work[W_LIST + t] += 1
+                        if s.tile_loc[b, t] != LOC_DEPOT:
+                            e = 2
+            for i in range(DISPLAY_SLOTS):
+                t = s.display[b, i]
+                if t >= 0:
+                    work[W_LIST + t] += 1
+                    if s.tile_loc[b, t] != LOC_DISPLAY or t < NUM_LIGHT:
+                        e = 2
+            t = s.tile_pending[b]
+            if t >= 0:
+                work[W_LIST + t] += 1
+                if s.tile_loc[b, t] != LOC_PENDING:
+                    e = 2
+            n_stored = 0
+            for p in range(P):
+                n_stored += s.stored[b, p]
+                for cell in range(NUM_CELLS):
+                    t = s.cell_tile[b, p, cell]
+                    if t >= 0:
+                        work[W_LIST + t] += 1
+                        if s.tile_loc[b, t] != LOC_PLACED:
+                            e = 2
+            for t in range(NUM_TILES):
+                loc = s.tile_loc[b, t]
+                if loc == LOC_STORED:
+                    n_stored -= 1
+                    work[W_LIST + t] += 1
+                elif loc == LOC_SUPPLY or loc == LOC_REMOVED:
+                    work[W_LIST + t] += 1
+                if work[W_LIST + t] != 1:
+                    e = 2
+            if n_stored != 0:
+                e = 2
+        if e == 0:
+            # 3: every placed tile fits its neighbours and the frame; the district is connected via the shovel
+            for p in range(P):
+                shovel = BOARD_SHOVEL[s.board[b, p]]
+                any_tile = False
+                for cell in range(NUM_CELLS):
+                    t = s.cell_tile[b, p, cell]
+                    if t < 0:
+                        continue
+                    any_tile = True
+                    rot = s.cell_rot[b, p, cell]
+                    for side in range(4):
+                        nb = _neighbour(cell, side)
+                        for q in range(2 * side, 2 * side + 2):
+                            if nb < 0:
+                                if ROT_PORTS[t, rot, q] != 0:
+                                    e = 3
+                            elif s.cell_tile[b, p, nb] >= 0:
+                                if ROT_PORTS[t, rot, q] != ROT_PORTS[s.cell_tile[b, p, nb], s.cell_rot[b, p, nb], PORT_MATCH[q]]:
+                                    e = 3
+                if any_tile and s.cell_tile[b, p, shovel] < 0:
+                    e = 3
+                if any_tile and e == 0:  # flood fill from the shovel cell
+                    for cell in range(NUM_CELLS):
+                        work[W_LIST2 + cell] = 0
+                    work[W_LIST2 + shovel] = 1
+                    changed = True
+                    while changed:
+                        changed = False
+                        for cell in range(NUM_CELLS):
+                            if work[W_LIST2 + cell] == 1:
+                                for side in range(4):
+                                    nb = _neighbour(cell, side)
+                                    if nb >= 0 and s.cell_tile[b, p, nb] >= 0 and work[W_LIST2 + nb] == 0:
+                                        work[W_LIST2 + nb] = 1
+                                        changed = True
+                    for cell in range(NUM_CELLS):
+                        if s.cell_tile[b, p, cell] >= 0 and work[W_LIST2 + cell] == 0:
+                            e = 3
+        if e == 0:
+            # 4: derived fields equal their recomputation
+            for p in range(P):
+                for k in range(NUM_FEATURES):
+                    completed[k] = s.completed[b, p, k]
+                for i in range(NUM_TASKS_PER_PLAYER):
+                    task_done[i] = s.task_done[b, p, i]
+                chimneys[0] = s.chimneys[b, p]
+                villa_vp[0] = s.villa_vp[b, p]
+                _analyze(s, b, p, work, cellmask, -1)
+                for k in range(NUM_FEATURES):
+                    if completed[k] != s.completed[b, p, k]:
+                        e = 4
+                    s.completed[b, p, k] = completed[k]
+                for i in range(NUM_TASKS_PER_PLAYER):
+                    if task_done[i] != s.task_done[b, p, i]:
+                        e = 4
+                    s.task_done[b, p, i] = task_done[i]
+                if chimneys[0] != s.chimneys[b, p] or villa_vp[0] != s.villa_vp[b, p]:
+                    e = 4
+                s.chimneys[b, p] = chimneys[0]
+                s.villa_vp[b, p] = villa_vp[0]
+        if e == 0:
+            # 5: fountain cards: at most 2 of a kind in all; one returned card per draw
+            for k in range(NUM_FOUNTAIN_KINDS):
+                n = 0
+                for p in range(P):
+                    n += s.fountain_hand[b, p, k] + s.fountain_returned[b, p, k]
+                for i in range(2):
+                    if s.fountain_drawn[b, i] == k:
+                        n += 1
+                if n > FOUNTAIN_COPIES:
+                    e = 5
+            for p in range(P):
+                held = 0
+                gave = 0
+                for k in range(NUM_FOUNTAIN_KINDS):
+                    held += s.fountain_hand[b, p, k]
+                    gave += s.fountain_returned[b, p, k]
+                if held != gave or held > s.completed[b, p, 10]:
+                    e = 5
+        if e == 0:
+            # 6: banderole stacks: heights 0..k-1 on every space
+            for p in range(P):
+                below = 0
+                for q in range(P):
+                    if q != p and s.track[b, q] == s.track[b, p]:
+                        below += 1
+                        if s.height[b, q] == s.height[b, p]:
+                            e = 6
+                if s.height[b, p] > below:
+                    e = 6
+            # scoring discs: only on usable spaces, at most 4 per player, placed in past or current phases
+            for sp in range(NUM_CIRCLE_SPACES):
+                if s.circle_owner[b, sp] >= 0 and (not SPACE_USABLE[P, sp] or s.circle_phase[b, sp] > s.phase[b]
+                                                   or s.circle_phase[b, sp] < 0):
+                    e = 6
+                if (s.circle_owner[b, sp] >= 0) != (s.circle_phase[b, sp] >= 0):
+                    e = 6
+            for slot in range(NUM_CARD_SLOTS):
+                if SLOT_USED[P, slot] != (s.card_slot[b, slot] >= 0):
+                    e = 6
+        err[b] = e
