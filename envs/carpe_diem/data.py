@@ -247,6 +247,12 @@ def _segment_roots() -> np.ndarray:
 
 ROT_PORTS = _rotated_ports()
 SEGMENT_ROOT = _segment_roots()
+# side codes for fast matching (spec 5.3): SIDE_OUT[t, rot, s] = 10 * label(2s) + label(2s + 1) and
+# SIDE_IN[t, rot, s] = 10 * label(2s + 1) + label(2s). A tile X matches its neighbour N across side s
+# iff SIDE_OUT[X, s] == SIDE_IN[N, (s + 2) % 4] (port 2s faces port match(2s) = N's port 2(s+2)+1);
+# the frame requires SIDE_OUT == 0 (meadow on both ports).
+SIDE_OUT = (10 * ROT_PORTS[:, :, 0::2] + ROT_PORTS[:, :, 1::2]).astype(np.int8)
+SIDE_IN = (10 * ROT_PORTS[:, :, 1::2] + ROT_PORTS[:, :, 0::2]).astype(np.int8)
 
 
 def _check_tiles() -> None:

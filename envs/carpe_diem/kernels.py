@@ -26,17 +26,17 @@ import numpy as np
 from meeple.envs.carpe_diem.data import (
     ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
     ACTION_PLACE, ACTION_RETURN, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE,
-    ADMINISTRATOR, ADMINISTRATOR_STEPS, ANY_LANDSCAPE, ANY_LODGING, BAKER, BAKER_BREAD, BAKERY,
-    BAKERY_BREAD, BOARD_BANDEROLE, BOARD_SHOVEL, BREAD_PER_FULFILMENT, CARD_GAIN, CARD_HAVE,
+    ADMINISTRATOR, ADMINISTRATOR_STEPS, ANY_LODGING, BAKER, BAKER_BREAD, BAKERY_BREAD, BOARD_BANDEROLE,
+    BOARD_SHOVEL, BREAD_PER_FULFILMENT, CARD_GAIN, CARD_HAVE,
     CARD_LETTER_START, CARD_PAY, CARD_RED, CARDS_DRAWN, CENTRE_BAKERY, CENTRE_FEATURE, CENTRE_FOUNTAIN,
     CENTRE_MARKET, CHIMNEYS, CIRCLE_SLOTS, CRAFTSMAN, DEC_CARD_BREAD, DEC_CARD_ORDER, DEC_CARD_UNITS,
     DEC_DISPLAY_PICK, DEC_FOUNTAIN_RETURN, DEC_GAME_OVER, DEC_MOVE, DEC_PLACE, DEC_SCORE_SPACE,
     DEC_START_SPACE, DEC_TAKE, DEPOT_SLOTS, DISPLAY_SLOTS, FAIL_VP, FOUNTAIN_CARD_VP, FOUNTAIN_COPIES,
     FRAME_POSITION_VP, FRAME_TASKS, GAIN_BREAD, GAIN_COIN, GAIN_STEP, GAIN_VP, LABEL_FEATURE,
     LIGHT_PER_PHASE, MARKET_COINS, MAX_UNITS, MERCHANT, MERCHANT_BONUS_COINS, NUM_ACTIONS,
-    NUM_CARD_SLOTS, NUM_CARDS, NUM_CELLS, NUM_CIRCLE_SPACES, NUM_COUNTABLES, NUM_FEATURES,
+    NUM_CARD_SLOTS, NUM_CELLS, NUM_CIRCLE_SPACES, NUM_COUNTABLES, NUM_FEATURES,
     NUM_FOUNTAIN_KINDS, NUM_GOODS, NUM_LIGHT, NUM_PHASES, NUM_PORTS, NUM_SPACES, NUM_TILES, PORT_MATCH,
-    PORT_SIDE, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT, SIDE_DC, SIDE_DR, SLOT_USED, SPACE_USABLE,
+    PORT_SIDE, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT, SIDE_DC, SIDE_DR, SIDE_IN, SIDE_OUT, SLOT_USED, SPACE_USABLE,
     START_VP, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, TRACK_END, U_INIT_BOARDS, U_INIT_CARD_SLOTS,
     U_INIT_CARDS, U_INIT_DISPLAY, U_INIT_FRAMES, U_INIT_START, U_STEP_DEAL, U_STEP_FOUNTAIN, VILLA,
     VILLA_VP,
@@ -67,7 +67,17 @@ W_NEW_KIND = W_CHIM + NUM_NODES  # (12) instances of each kind the new tile comp
 W_NEW_GOODS = W_NEW_KIND + NUM_FEATURES  # (4) goods its completed landscapes give (tiles - 1)
 W_LIST = W_NEW_GOODS + NUM_GOODS  # (>= 123) general list (deal, shuffles, fountain pool)
 W_LIST2 = W_LIST + 128
-WORK_SIZE = W_LIST2 + 128
+W_VISIT = W_LIST2 + 128  # (288) flood-fill visit stamps (node visited iff == work[W_GEN])
+W_STACK = W_VISIT + NUM_NODES  # (288) flood-fill stack
+W_GEN = W_STACK + NUM_NODES  # (1) current flood-fill generation
+WORK_SIZE = W_GEN + 1
+
+# LINE_MASK[is_row, i]: bit mask of the cells of column i (is_row 0) or row i (is_row 1)
+LINE_MASK = np.zeros((2, 6), dtype=np.int64)
+for _i in range(6):
+    for _j in range(6):
+        LINE_MASK[0, _i] |= np.int64(1) << np.int64(6 * _j + _i)
+        LINE_MASK[1, _i] |= np.int64(1) << np.int64(6 * _i + _j)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -120,8 +130,10 @@ def _popcount(x):
 @kernel(inline="always")
 def _neighbour(cell, side):
     """Cell across `side` of `cell`, -1 for the frame."""
-    r = cell // 6 + SIDE_DR[side]
-    c = cell % 6 + SIDE_DC[side]
+    # int64 casts: with NUMBA_DISABLE_JIT, int8 table values would make the result int8 and
+    # 8 * cell + port overflow (numpy scalar arithmetic keeps the int8 type)
+    r = np.int64(cell // 6) + np.int64(SIDE_DR[side])
+    c = np.int64(cell % 6) + np.int64(SIDE_DC[side])
     if r < 0 or r > 5 or c < 0 or c > 5:
         return -1
     return r * 6 + c
@@ -156,17 +168,21 @@ def _analyze(s, b, p, work, cellmask, new_cell):
     """
     tiles = s.cell_tile[b, p]
     rots = s.cell_rot[b, p]
-    for n in range(NUM_NODES):
-        work[W_PARENT + n] = n
-        work[W_OPEN + n] = 0
-        work[W_CHIM + n] = 0
-        cellmask[n] = 0
+    for cell in range(NUM_CELLS):  # nodes of empty cells are never read
+        if tiles[cell] >= 0:
+            for n in range(NUM_PORTS * cell, NUM_PORTS * cell + NUM_PORTS):
+                work[W_PARENT + n] = n
+                work[W_OPEN + n] = 0
+                work[W_CHIM + n] = 0
+                cellmask[n] = 0
     for k in range(NUM_FEATURES):
         work[W_NEW_KIND + k] = 0
         s.completed[b, p, k] = 0
     for g in range(NUM_GOODS):
         work[W_NEW_GOODS + g] = 0
-    chim_total = 0
+    chim_total = np.int64(0)
+    # np.int64 casts of table values below: with NUMBA_DISABLE_JIT, python int + int8 stays int8 and
+    # overflows (e.g. W_NEW_KIND + kind, 8 * cell + port); the JIT computes in int64 anyway
     # unions: within a segment, and across facing ports of placed neighbours
     for cell in range(NUM_CELLS):
         t = tiles[cell]
@@ -176,7 +192,7 @@ def _analyze(s, b, p, work, cellmask, new_cell):
         chim_total += TILE_CHIMNEYS[t]
         ctr = TILE_CENTRE[t]
         if ctr > 0:  # centre buildings are complete on placement (spec 5.4)
-            k = CENTRE_FEATURE[ctr]
+            k = np.int64(CENTRE_FEATURE[ctr])
             s.completed[b, p, k] += 1
             if cell == new_cell:
                 work[W_NEW_KIND + k] += 1
@@ -184,7 +200,7 @@ def _analyze(s, b, p, work, cellmask, new_cell):
             if ROT_PORTS[t, rot, q] == 0:
                 continue
             p0 = (q - 2 * rot) % NUM_PORTS
-            root_q = (SEGMENT_ROOT[t, p0] + 2 * rot) % NUM_PORTS
+            root_q = (np.int64(SEGMENT_ROOT[t, p0]) + 2 * np.int64(rot)) % NUM_PORTS
             _union(work, NUM_PORTS * cell + q, NUM_PORTS * cell + root_q)
             nb = _neighbour(cell, PORT_SIDE[q])
             if nb >= 0 and tiles[nb] >= 0:
@@ -211,11 +227,11 @@ def _analyze(s, b, p, work, cellmask, new_cell):
     for i in range(NUM_TASKS_PER_PLAYER):
         s.task_done[b, p, i] = False
     for n in range(NUM_NODES):
-        if work[W_PARENT + n] != n or cellmask[n] == 0 or work[W_OPEN + n] != 0:
-            continue
         cell = n // NUM_PORTS
         t = tiles[cell]
-        kind = LABEL_FEATURE[ROT_PORTS[t, rots[cell], n % NUM_PORTS]]
+        if t < 0 or work[W_PARENT + n] != n or cellmask[n] == 0 or work[W_OPEN + n] != 0:
+            continue
+        kind = np.int64(LABEL_FEATURE[ROT_PORTS[t, rots[cell], n % NUM_PORTS]])
         s.completed[b, p, kind] += 1
         if kind == VILLA:
             villa_vp += VILLA_VP[work[W_CHIM + n]]
@@ -230,18 +246,98 @@ def _analyze(s, b, p, work, cellmask, new_cell):
                 if FRAME_TASKS[part, j, 0] != kind:
                     continue
                 pos = FRAME_TASKS[part, j, 1]
-                is_row = TASK_LINE[side, pos, 0]
-                idx = TASK_LINE[side, pos, 1]
-                for c2 in range(NUM_CELLS):
-                    if (cellmask[n] >> np.int64(c2)) & np.int64(1):
-                        if (is_row and c2 // 6 == idx) or (not is_row and c2 % 6 == idx):
-                            s.task_done[b, p, 2 * side + j] = True
-                            break
+                if cellmask[n] & LINE_MASK[TASK_LINE[side, pos, 0], TASK_LINE[side, pos, 1]]:
+                    s.task_done[b, p, 2 * side + j] = True
     s.chimneys[b, p] = chim_total
     s.villa_vp[b, p] = villa_vp
 
 
 NUM_TASKS_PER_PLAYER = 8
+
+
+@kernel
+def _complete_at(s, b, p, new_cell, work):
+    """Incremental `_analyze` for a tile just placed on new_cell: only feature instances that contain
+    it can change (any port facing new_cell now joins it), so flood-fill each of its segments'
+    instances and update the derived fields for those that are now complete (spec 5.4). Writes
+    work[W_NEW_*] like `_analyze`; validate compares the result with the full recomputation."""
+    tiles = s.cell_tile[b, p]
+    rots = s.cell_rot[b, p]
+    for k in range(NUM_FEATURES):
+        work[W_NEW_KIND + k] = 0
+    for g in range(NUM_GOODS):
+        work[W_NEW_GOODS + g] = 0
+    t = tiles[new_cell]
+    rot = rots[new_cell]
+    s.chimneys[b, p] += TILE_CHIMNEYS[t]
+    ctr = TILE_CENTRE[t]
+    if ctr > 0:  # centre buildings are complete on placement
+        k = np.int64(CENTRE_FEATURE[ctr])
+        s.completed[b, p, k] += 1
+        work[W_NEW_KIND + k] += 1
+    gen = work[W_GEN] + 1
+    if gen > 1 << 30:  # restart the stamps long before int32 overflow
+        for n in range(NUM_NODES):
+            work[W_VISIT + n] = 0
+        gen = 1
+    work[W_GEN] = gen
+    for q0 in range(NUM_PORTS):
+        if ROT_PORTS[t, rot, q0] == 0 or work[W_VISIT + NUM_PORTS * new_cell + q0] == gen:
+            continue
+        kind = np.int64(LABEL_FEATURE[ROT_PORTS[t, rot, q0]])
+        # flood fill over (cell, port) nodes of this instance
+        n_open = 0
+        chim = 0
+        mask = np.int64(0)
+        top = 0
+        start = NUM_PORTS * new_cell + q0
+        work[W_VISIT + start] = gen
+        work[W_STACK] = start
+        top = 1
+        while top > 0:
+            top -= 1
+            node = work[W_STACK + top]
+            cell = node // NUM_PORTS
+            q = node % NUM_PORTS
+            tc = tiles[cell]
+            rc = rots[cell]
+            mask |= np.int64(1) << np.int64(cell)
+            p0 = (q - 2 * rc) % NUM_PORTS
+            root = SEGMENT_ROOT[tc, p0]
+            if ROT_PORTS[tc, rc, q] == 1 and root == p0:  # one villa segment per tile: chimneys once
+                chim += TILE_CHIMNEYS[tc]
+            for q2 in range(NUM_PORTS):  # the other ports of the same segment
+                if q2 != q and ROT_PORTS[tc, rc, q2] != 0:
+                    if SEGMENT_ROOT[tc, (q2 - 2 * rc) % NUM_PORTS] == root:
+                        n2 = NUM_PORTS * cell + q2
+                        if work[W_VISIT + n2] != gen:
+                            work[W_VISIT + n2] = gen
+                            work[W_STACK + top] = n2
+                            top += 1
+            nb = _neighbour(cell, PORT_SIDE[q])
+            if nb < 0 or tiles[nb] < 0:
+                n_open += 1
+            else:
+                n2 = NUM_PORTS * nb + np.int64(PORT_MATCH[q])
+                if work[W_VISIT + n2] != gen:
+                    work[W_VISIT + n2] = gen
+                    work[W_STACK + top] = n2
+                    top += 1
+        if n_open > 0:
+            continue
+        s.completed[b, p, kind] += 1
+        work[W_NEW_KIND + kind] += 1
+        if kind < NUM_GOODS:  # landscape: goods = tiles - 1 (spec 5.5 step 3)
+            work[W_NEW_GOODS + kind] += _popcount(mask) - 1
+        if kind == VILLA:
+            s.villa_vp[b, p] += VILLA_VP[chim]
+        for side in range(4):  # frame tasks (spec 3.2, PD-4)
+            part = s.frame[b, p, side]
+            for j in range(2):
+                if FRAME_TASKS[part, j, 0] == kind:
+                    pos = FRAME_TASKS[part, j, 1]
+                    if mask & LINE_MASK[TASK_LINE[side, pos, 0], TASK_LINE[side, pos, 1]]:
+                        s.task_done[b, p, 2 * side + j] = True
 
 
 @kernel(inline="always")
@@ -275,7 +371,8 @@ def fountain_vp(s, b, p):
     """spec 2.9: 2 VP per matching item per fountain card."""
     total = 0
     for k in range(NUM_FOUNTAIN_KINDS):
-        total += FOUNTAIN_CARD_VP * s.fountain_hand[b, p, k] * s.completed[b, p, k]
+        # int64: an int8 product could wrap with NUMBA_DISABLE_JIT
+        total += FOUNTAIN_CARD_VP * np.int64(s.fountain_hand[b, p, k]) * np.int64(s.completed[b, p, k])
     return total
 
 
@@ -367,6 +464,40 @@ def current_card(s, b):
 # --- placement legality (spec 5.3) ----------------------------------------------------------------
 
 @kernel(inline="always")
+def _cell_requirements(s, b, p, cell):
+    """What a tile on empty `cell` must show per side (spec 5.3): the SIDE_OUT code the frame (0,
+    meadow) or a placed neighbour demands, -1 where the neighbour cell is empty; and whether the cell
+    touches a placed tile along a full side."""
+    tiles = s.cell_tile[b, p]
+    touching = False
+    r0 = r1 = r2 = r3 = -1
+    for side in range(4):
+        nb = _neighbour(cell, side)
+        req = -1
+        if nb < 0:
+            req = 0
+        elif tiles[nb] >= 0:
+            touching = True
+            req = SIDE_IN[tiles[nb], s.cell_rot[b, p, nb], (side + 2) % 4]
+        if side == 0:
+            r0 = req
+        elif side == 1:
+            r1 = req
+        elif side == 2:
+            r2 = req
+        else:
+            r3 = req
+    return touching, r0, r1, r2, r3
+
+
+@kernel(inline="always")
+def _matches(t, rot, r0, r1, r2, r3):
+    out = SIDE_OUT[t, rot]
+    return ((r0 < 0 or out[0] == r0) and (r1 < 0 or out[1] == r1)
+            and (r2 < 0 or out[2] == r2) and (r3 < 0 or out[3] == r3))
+
+
+@kernel(inline="always")
 def _fits(s, b, p, t, cell, rot):
     """Whether tile t turned rot may go on cell of p's district (empty cell, contact, matching)."""
     tiles = s.cell_tile[b, p]
@@ -375,30 +506,49 @@ def _fits(s, b, p, t, cell, rot):
     shovel = BOARD_SHOVEL[s.board[b, p]]
     if tiles[shovel] < 0:
         return cell == shovel  # first-tile rule: any rotation, no further condition
-    touching = False
-    for side in range(4):
-        nb = _neighbour(cell, side)
-        q0 = 2 * side
-        if nb < 0:
-            if ROT_PORTS[t, rot, q0] != 0 or ROT_PORTS[t, rot, q0 + 1] != 0:
-                return False  # the frame counts as meadow
-        elif tiles[nb] >= 0:
-            touching = True
-            t2 = tiles[nb]
-            r2 = s.cell_rot[b, p, nb]
-            if ROT_PORTS[t, rot, q0] != ROT_PORTS[t2, r2, PORT_MATCH[q0]]:
-                return False
-            if ROT_PORTS[t, rot, q0 + 1] != ROT_PORTS[t2, r2, PORT_MATCH[q0 + 1]]:
-                return False
-    return touching
+    touching, r0, r1, r2, r3 = _cell_requirements(s, b, p, cell)
+    return touching and _matches(t, rot, r0, r1, r2, r3)
+
+
+@kernel
+def _place_mask(s, b, p, t, row):
+    """row[ACTION_PLACE + 4 cell + rot] for every placement of tile t; returns whether any is legal."""
+    tiles = s.cell_tile[b, p]
+    shovel = BOARD_SHOVEL[s.board[b, p]]
+    any_legal = False
+    for cell in range(NUM_CELLS):
+        for rot in range(4):
+            row[ACTION_PLACE + 4 * cell + rot] = False
+    if tiles[shovel] < 0:  # first-tile rule: the shovel cell in any rotation
+        for rot in range(4):
+            row[ACTION_PLACE + 4 * shovel + rot] = True
+        return True
+    for cell in range(NUM_CELLS):
+        if tiles[cell] >= 0:
+            continue
+        touching, r0, r1, r2, r3 = _cell_requirements(s, b, p, cell)
+        if not touching:
+            continue
+        for rot in range(4):
+            if _matches(t, rot, r0, r1, r2, r3):
+                row[ACTION_PLACE + 4 * cell + rot] = True
+                any_legal = True
+    return any_legal
 
 
 @kernel
 def _any_placement(s, b, p, t):
+    tiles = s.cell_tile[b, p]
+    if tiles[BOARD_SHOVEL[s.board[b, p]]] < 0:
+        return True
     for cell in range(NUM_CELLS):
-        for rot in range(4):
-            if _fits(s, b, p, t, cell, rot):
-                return True
+        if tiles[cell] >= 0:
+            continue
+        touching, r0, r1, r2, r3 = _cell_requirements(s, b, p, cell)
+        if touching:
+            for rot in range(4):
+                if _matches(t, rot, r0, r1, r2, r3):
+                    return True
     return False
 
 
@@ -429,7 +579,7 @@ def _place(s, b, p, cell, rot, u, work, cellmask):
     s.cell_rot[b, p, cell] = rot
     s.tile_loc[b, t] = LOC_PLACED
     s.tile_pending[b] = -1
-    _analyze(s, b, p, work, cellmask, cell)
+    _complete_at(s, b, p, cell, work)
     # 1. banderole cell
     if BOARD_BANDEROLE[s.board[b, p], cell]:
         _move_disc(s, b, p, 1)
@@ -658,10 +808,7 @@ def fill_mask(s, b, row):
         for j in range(DEPOT_SLOTS):
             row[ACTION_TAKE + j] = s.depot[b, d, j] >= 0
     elif dec == DEC_PLACE:
-        t = s.tile_pending[b]
-        for cell in range(NUM_CELLS):
-            for rot in range(4):
-                row[ACTION_PLACE + 4 * cell + rot] = _fits(s, b, p, t, cell, rot)
+        _place_mask(s, b, p, s.tile_pending[b], row)
         # seed ("Das erste Plaettchen ... muss er auf sein Feld mit der Schaufel legen") over PD-12:
         # the first tile must be built on the shovel cell; storing is allowed from then on
         row[ACTION_STORE] = s.cell_tile[b, p, BOARD_SHOVEL[s.board[b, p]]] >= 0
@@ -671,8 +818,9 @@ def fill_mask(s, b, row):
     elif dec == DEC_FOUNTAIN_RETURN:
         for k in range(NUM_FOUNTAIN_KINDS):
             row[ACTION_RETURN + k] = s.fountain_hand[b, p, k] > 0
-        row[ACTION_RETURN + s.fountain_drawn[b, 0]] = True
-        row[ACTION_RETURN + s.fountain_drawn[b, 1]] = True
+        # int64: ACTION_RETURN + an int8 kind overflows with NUMBA_DISABLE_JIT
+        row[ACTION_RETURN + np.int64(s.fountain_drawn[b, 0])] = True
+        row[ACTION_RETURN + np.int64(s.fountain_drawn[b, 1])] = True
     elif dec == DEC_SCORE_SPACE:
         P = s.track.shape[1]
         for sp in range(NUM_CIRCLE_SPACES):
@@ -1077,7 +1225,8 @@ def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *
             e = 1
         elif (s.fountain_drawn[b, 0] >= 0) != (s.fountain_drawn[b, 1] >= 0):
             e = 1
-        elif s.decision[b] == DEC_START_SPACE and (s.phase[b] != 0 or s.round[b] != 0 or s.to_play[b] != (s.start_player[b] + s.turn[b]) % P):
+        elif s.decision[b] == DEC_START_SPACE and (
+                s.phase[b] != 0 or s.round[b] != 0 or s.to_play[b] != (s.start_player[b] + s.turn[b]) % P):
             e = 1
         elif s.decision[b] >= DEC_SCORE_SPACE and s.decision[b] <= DEC_CARD_BREAD and (
                 s.round[b] != ROUNDS_PER_PHASE or s.to_play[b] != s.score_order[b, s.turn[b]]):
@@ -1089,22 +1238,23 @@ def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *
             e = 1
         if e == 0:
             # 2: tiles conserved: every tile in exactly the place its tile_loc says
+            # (tile ids read as int64: W_LIST + an int8 id overflows with NUMBA_DISABLE_JIT)
             for t in range(NUM_TILES):
                 work[W_LIST + t] = 0
             for d in range(NUM_SPACES):
                 for j in range(DEPOT_SLOTS):
-                    t = s.depot[b, d, j]
+                    t = np.int64(s.depot[b, d, j])
                     if t >= 0:
                         work[W_LIST + t] += 1
                         if s.tile_loc[b, t] != LOC_DEPOT:
                             e = 2
             for i in range(DISPLAY_SLOTS):
-                t = s.display[b, i]
+                t = np.int64(s.display[b, i])
                 if t >= 0:
                     work[W_LIST + t] += 1
                     if s.tile_loc[b, t] != LOC_DISPLAY or t < NUM_LIGHT:
                         e = 2
-            t = s.tile_pending[b]
+            t = np.int64(s.tile_pending[b])
             if t >= 0:
                 work[W_LIST + t] += 1
                 if s.tile_loc[b, t] != LOC_PENDING:
@@ -1113,7 +1263,7 @@ def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *
             for p in range(P):
                 n_stored += s.stored[b, p]
                 for cell in range(NUM_CELLS):
-                    t = s.cell_tile[b, p, cell]
+                    t = np.int64(s.cell_tile[b, p, cell])
                     if t >= 0:
                         work[W_LIST + t] += 1
                         if s.tile_loc[b, t] != LOC_PLACED:
@@ -1132,10 +1282,10 @@ def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *
         if e == 0:
             # 3: every placed tile fits its neighbours and the frame; the district is connected via the shovel
             for p in range(P):
-                shovel = BOARD_SHOVEL[s.board[b, p]]
+                shovel = np.int64(BOARD_SHOVEL[s.board[b, p]])  # int64: W_LIST2 + int8 overflows without the JIT
                 any_tile = False
                 for cell in range(NUM_CELLS):
-                    t = s.cell_tile[b, p, cell]
+                    t = np.int64(s.cell_tile[b, p, cell])
                     if t < 0:
                         continue
                     any_tile = True
