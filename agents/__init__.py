@@ -2,7 +2,7 @@
 
     from meeple.agents import make_agent
     agent = make_agent("heuristic", "roll_through_the_ages")
-    agent = make_agent("mcts:200:rollout_depth=30", "roll_through_the_ages")
+    agent = make_agent("mcts:200:mode=rollout,rollout=heuristic", "roll_through_the_ages")
     agent = make_agent("ppo:runs/x/model.zip", "roll_through_the_ages", num_players=2)
 
 Every agent class is imported only when its spec is asked for, so importing this package never
@@ -24,7 +24,8 @@ def make_agent(spec: str, game_name: str, num_players: int | None = None, **vari
     Args:
         spec: "random" (uniform legal moves), "heuristic" (the game's hand-written player),
             "mcts:N" or "mcts:N:key=value,..." (`MCTSAgent.from_spec`: N simulations per move, options
-            such as rollout_depth=30,prior=heuristic), "ppo:<path>" (a MaskablePPO model.zip saved by
+            such as rollout_depth=30,prior=heuristic; with mode=rollout a `RolloutAgent`, e.g.
+            "mcts:200:mode=rollout,rollout=heuristic"), "ppo:<path>" (a MaskablePPO model.zip saved by
             train.py, as a `PolicyAgent`) or "human" (moves typed in the terminal).
         game_name: a key of `meeple.envs.GAMES`.
         num_players, **variant: the game configuration; a `ppo:` model is checked against it at

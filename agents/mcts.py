@@ -22,6 +22,14 @@ legal action (or finished) are answered without search.
     agent = MCTSAgent(simulations=200, rollout_depth=30)
     actions = agent.act(game, state, rng)        # (B,) int64
     MCTSAgent.from_spec("mcts:200:rollout_depth=30,rollout=heuristic,prior=heuristic", game_name)
+
+`RolloutAgent` (spec `mcts:N:mode=rollout,rollout=<agent>`) spends the same budget differently: N
+playouts to the end of the game with a base policy, spread over the root's legal actions by
+sequential halving with common random numbers, and it plays the base policy's move unless a paired
+test shows another one better (rollout-based policy improvement). With the heuristic as base policy
+it is the stronger player on Roll Through the Ages (README).
+
+    MCTSAgent.from_spec("mcts:200:mode=rollout,rollout=heuristic", game_name)   # a RolloutAgent
 """
 
 from __future__ import annotations
@@ -133,11 +141,12 @@ class MCTSAgent:
     # --- construction from a spec string -----------------------------------------------------
 
     @classmethod
-    def from_spec(cls, spec: str, game_name: str | None = None) -> MCTSAgent:
+    def from_spec(cls, spec: str, game_name: str | None = None) -> MCTSAgent | RolloutAgent:
         """`mcts`, `mcts:200` or `mcts:200:key=value,...`, the inverse of `name`.
 
         Keys: c_uct, rollout_depth (an int or none), scale, solo_scale, seed, rollout and prior (agent
         specs for `meeple.agents.make_agent`, e.g. `rollout=heuristic,prior=heuristic`), prior_weight.
+        With `mode=rollout` the result is a `RolloutAgent` (`RolloutAgent.from_spec` lists its keys).
 
         Args:
             spec: the agent spec.
@@ -149,6 +158,8 @@ class MCTSAgent:
         if head != "mcts":
             raise ValueError(f"not an MCTS spec: {spec!r}")
         sims, _, opts = rest.partition(":")
+        if "mode=rollout" in opts.split(","):
+            return RolloutAgent.from_spec(spec, game_name)
         kwargs: dict[str, Any] = {}
         scales: dict[str, float] = {}
         try:
@@ -323,6 +334,266 @@ class MCTSAgent:
         return value
 
 
+class RolloutAgent:
+    """Rollout-based policy improvement over a base policy (`mcts:N:mode=rollout,rollout=<agent>`).
+
+    The "rollout algorithm" (Tesauro and Galperin 1996; Bertsekas 2019): every legal root action is
+    valued by playouts to the end of the game with the base policy (`rollout_agent`) for every seat,
+    and the best is played, which improves on the base policy when the values are accurate. With
+    N = `simulations` playouts per decision the values are noisy, so:
+
+    - **sequential halving** (Karnin, Koren and Somekh 2013): ceil(log2(#legal)) rounds of about
+      N / rounds playouts each, spread over the surviving candidates; after each round the worse half
+      is dropped, except the base policy's own move, which always survives;
+    - **common random numbers**: playout k of every candidate starts from the same determinization
+      and draws the same chance. The uniforms of a step come from a counter-based hash of (decision
+      seed, row, k, seat to move, how many of that seat's steps so far consumed chance), and a step
+      counts as consuming chance when `apply` with the uniforms shifted by 0.5 (mod 1) gives a
+      different state. So the n-th roll of a seat is the same dice in every candidate's playout even
+      when candidates take different numbers of steps (e.g. marking more dice before rolling);
+    - **a paired test against the base move**: the best survivor (by mean value) replaces the base
+      policy's move only if its mean paired difference over the common playouts exceeds `margin`
+      and has t-statistic >= `z`. Otherwise the base move is played, so the agent never strays from
+      its base policy on noise.
+
+    The value of a playout for the seat to move at the root is `game.returns` plus `score_weight` x
+    tanh(score difference to the best other seat / `scale`) (`ScoreEvaluator`), a finer signal than
+    the win alone. Hidden information: every playout starts from `game.determinize(root, to_play,
+    rng)` (one per k, shared by the candidates); nothing else reads the root. Deterministic given
+    `rng`; rows are batched: each halving round is one batched playout of every row's candidates x
+    playouts, one `game.apply` (plus one for the chance test) and one base-policy call per step.
+
+    Args:
+        simulations: playouts per decision (the budget; at least one per surviving candidate per round).
+        rollout_agent: the base policy (any Agent), also the playout policy; None = uniformly random.
+        z: t-statistic the best candidate's paired gain over the base move must reach (0: any gain).
+        margin: least mean paired gain (value units) to leave the base move.
+        score_weight, scale: the score term of the value (0 = returns only).
+        halving: sequential halving; False spreads the budget evenly over all legal actions.
+        max_steps: playout step limit (default the game's max_game_length); unfinished playouts are
+            valued by the score term alone.
+        seed: seeds the agent's own generator, used when `act` is called with rng=None.
+    """
+
+    def __init__(self, simulations: int = 200, rollout_agent: Any = None, z: float = 1.0, margin: float = 0.0,
+                 score_weight: float = 1.0, scale: float = 10.0, halving: bool = True,
+                 max_steps: int | None = None, seed: int | None = None) -> None:
+        if int(simulations) < 1:
+            raise ValueError(f"simulations must be >= 1, got {simulations!r}")
+        if not (z >= 0 and margin >= 0 and score_weight >= 0):
+            raise ValueError(f"z, margin and score_weight must be >= 0, got {z!r}, {margin!r}, {score_weight!r}")
+        if max_steps is not None and int(max_steps) < 1:
+            raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
+        self.simulations = int(simulations)
+        self.rollout_agent = rollout_agent
+        self.z = float(z)
+        self.margin = float(margin)
+        self.score_weight = float(score_weight)
+        self.evaluator = ScoreEvaluator(scale=scale)
+        self.halving = bool(halving)
+        self.max_steps = None if max_steps is None else int(max_steps)
+        self.rng = np.random.default_rng(seed)
+        options = ["mode=rollout"]
+        if rollout_agent is not None:
+            options.append(f"rollout={getattr(rollout_agent, 'name', type(rollout_agent).__name__)}")
+        defaults = {"z": 1.0, "margin": 0.0, "score_weight": 1.0, "scale": 10.0}
+        for key, default in defaults.items():
+            value = self.evaluator.scale if key == "scale" else getattr(self, key)
+            if value != default:
+                options.append(f"{key}={value:g}")
+        if not self.halving:
+            options.append("halving=0")
+        if self.max_steps is not None:
+            options.append(f"max_steps={self.max_steps}")
+        self.name = f"mcts:{self.simulations}:" + ",".join(options)
+
+    @classmethod
+    def from_spec(cls, spec: str, game_name: str | None = None) -> RolloutAgent:
+        """`mcts:N:mode=rollout,key=value,...`; keys: rollout (an agent spec), z, margin, score_weight,
+        scale, halving (0/1), max_steps, seed. Raises ValueError for a malformed spec."""
+        head, _, rest = spec.partition(":")
+        sims, _, opts = rest.partition(":")
+        kwargs: dict[str, Any] = {}
+        try:
+            if head != "mcts":
+                raise ValueError("not an MCTS spec")
+            if sims:
+                kwargs["simulations"] = int(sims)
+            for item in filter(None, opts.split(",")):
+                key, eq, value = item.partition("=")
+                if not eq:
+                    raise ValueError(f"option {item!r} is not key=value")
+                if key == "mode":
+                    if value != "rollout":
+                        raise ValueError(f"unknown mode {value!r}")
+                elif key in ("z", "margin", "score_weight", "scale"):
+                    kwargs[key] = float(value)
+                elif key in ("seed", "max_steps"):
+                    kwargs[key] = int(value)
+                elif key == "halving":
+                    if value not in ("0", "1"):
+                        raise ValueError(f"halving must be 0 or 1, got {value!r}")
+                    kwargs[key] = value == "1"
+                elif key == "rollout":
+                    kwargs["rollout_agent"] = _agent_from_spec(value, game_name)
+                else:
+                    raise ValueError(f"unknown rollout option {key!r}; known: mode, rollout, z, margin, "
+                                     "score_weight, scale, halving, max_steps, seed")
+        except ValueError as exc:
+            raise ValueError(f"bad MCTS spec {spec!r}: {exc}") from None
+        return cls(**kwargs)
+
+    # --- acting ------------------------------------------------------------------------------
+
+    def act(self, game: Any, state: Any, rng: np.random.Generator | None = None) -> np.ndarray:
+        """(B,) int64: per row the base policy's move, or a candidate shown better (class docstring)."""
+        rng = self.rng if rng is None else rng
+        mask = np.asarray(game.legal_action_mask(state), dtype=np.bool_)
+        actions = np.argmax(mask, axis=1).astype(np.int64)  # the only legal action, or any when done
+        search = ~np.asarray(state.done, dtype=np.bool_) & (mask.sum(axis=1) > 1)
+        rows = np.flatnonzero(search)
+        if rows.size:
+            root = state if rows.size == mask.shape[0] else core.take(state, rows)
+            actions[rows] = self._choose(game, root, mask[rows], rng)
+        return actions
+
+    def _policy(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
+        if self.rollout_agent is None:
+            return sample_masked(game.legal_action_mask(state), rng)
+        return np.asarray(self.rollout_agent.act(game, state, rng), dtype=np.int64)
+
+    def _choose(self, game: Any, root: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """(b,) chosen actions for b unfinished roots with at least two legal actions each."""
+        b, A = mask.shape
+        rows = np.arange(b)
+        to_play = _ints(root.to_play)
+        base = self._policy(game, root, rng)
+        seed = int(rng.integers(1 << 62))
+        n_cand = mask.sum(axis=1)
+        n_rounds = np.ceil(np.log2(n_cand)).astype(np.int64) if self.halving else np.ones(b, dtype=np.int64)
+        per_round = np.maximum(1, self.simulations // n_rounds)
+        alive = mask.copy()  # surviving candidates
+        grid = np.full((b, A, self.simulations + int(n_rounds.max())), np.nan)  # value of (row, action, k)
+        used = np.zeros(b, dtype=np.int64)  # playouts k < used[r] were run for every survivor of row r
+        for rnd in range(int(n_rounds.max())):
+            live = rnd < n_rounds
+            k_new = np.where(live, np.maximum(1, per_round // np.maximum(alive.sum(axis=1), 1)), 0)
+            # the new (row, k) streams and the playouts: every survivor of the row on every new stream
+            s_row = np.repeat(rows, k_new)
+            s_k = np.arange(s_row.size) - np.repeat(np.cumsum(k_new) - k_new, k_new) + used[s_row]
+            s_idx, p_act = np.nonzero(alive[s_row])
+            if game.info.has_hidden_information:
+                start = game.determinize(core.take(root, s_row), to_play[s_row], rng)
+            else:
+                start = core.take(root, s_row)
+            p_row, p_k = s_row[s_idx], s_k[s_idx]
+            values = self._playouts(game, core.take(start, s_idx), p_act, to_play[p_row],
+                                    p_row * (self.simulations + 64) + p_k, seed, rng)
+            grid[p_row, p_act, p_k] = values
+            used += k_new
+            last = rnd == n_rounds - 1
+            halve = live & ~last & (alive.sum(axis=1) > 2)
+            if halve.any():  # keep the better half (by mean over the common playouts) and the base move
+                mean = _masked_mean(grid, alive)
+                order = np.argsort(-mean, axis=1, kind="stable")
+                rank = np.empty_like(order)
+                np.put_along_axis(rank, order, np.arange(A)[None, :], axis=1)
+                keep = alive & (rank < ((alive.sum(axis=1) + 1) // 2)[:, None])
+                keep[rows, base] = True
+                alive = np.where(halve[:, None], keep, alive)
+        mean = _masked_mean(grid, alive)
+        mean[rows, base] = -np.inf
+        best = np.argmax(mean, axis=1)  # the best challenger of the base move
+        diff = grid[rows, best] - grid[rows, base]  # (b, K) paired differences, NaN where unplayed
+        n = np.sum(~np.isnan(diff), axis=1)
+        gain = np.nanmean(np.where(n[:, None] > 0, diff, 0.0), axis=1)
+        if self.z > 0:
+            centred = np.where(np.isnan(diff), 0.0, diff - gain[:, None])
+            sd = np.sqrt((centred ** 2).sum(axis=1) / np.maximum(n - 1, 1))
+            se = sd / np.sqrt(np.maximum(n, 1))
+            t_ok = np.where(se > 0, gain >= self.z * se, gain > 0) & (n > 1)
+        else:
+            t_ok = np.ones(b, dtype=np.bool_)
+        switch = t_ok & (gain > self.margin) & (best != base)
+        return np.where(switch, best, base).astype(np.int64)
+
+    def _playouts(self, game: Any, state: Any, first: np.ndarray, seat: np.ndarray, stream: np.ndarray,
+                  seed: int, rng: np.random.Generator) -> np.ndarray:
+        """Play `first` and then the base policy to the end in every row of `state` (modified);
+        (n,) values for `seat`. Chance is drawn from the hash of (seed, stream, seat to move, that
+        seat's chance steps so far), as described in the class docstring."""
+        n = int(seat.shape[0])
+        K = int(game.uniforms_per_step)
+        limit = self.max_steps if self.max_steps is not None else int(game.info.max_game_length)
+        inplace = getattr(game, "apply_inplace", None)
+        chance = np.zeros((n, int(game.num_players)), dtype=np.int64)
+        values = np.zeros(n, dtype=np.float64)
+        ids = np.arange(n)  # playouts still running; `state` holds them
+        actions = first
+        for step in range(limit):
+            actor = _ints(state.to_play)
+            u = _hashed_uniforms(seed, stream[ids], actor, chance[ids, actor], K)
+            other = game.apply(state, actions, np.mod(u + 0.5, 1.0))
+            if inplace is not None:  # `state` is our own copy
+                inplace(state, actions, u)
+            else:
+                state = game.apply(state, actions, u)
+            used_chance = _rows_differ(state, other)
+            chance[ids[used_chance], actor[used_chance]] += 1
+            done = np.asarray(state.done, dtype=np.bool_)
+            if done.any():
+                finished = core.take(state, done)
+                values[ids[done]] = self._value(game, finished, seat[ids[done]], True)
+                ids = ids[~done]
+                if ids.size == 0:
+                    return values
+                state = core.take(state, ~done)
+            if step + 1 < limit:
+                actions = self._policy(game, state, rng)
+        values[ids] = self._value(game, state, seat[ids], False)
+        return values
+
+    def _value(self, game: Any, state: Any, seat: np.ndarray, finished: bool) -> np.ndarray:
+        """Values for `seat` of each row: returns + score_weight x score term (score term alone if unfinished)."""
+        rows = np.arange(seat.shape[0])
+        score = np.asarray(self.evaluator(game, state), dtype=np.float64)[rows, seat]
+        if not finished:
+            return (1.0 + self.score_weight) * score
+        return np.asarray(game.returns(state), dtype=np.float64)[rows, seat] + self.score_weight * score
+
+
+def _masked_mean(grid: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """(b, A) mean of grid over its last axis (NaN = not played), -inf where not alive."""
+    played = ~np.isnan(grid)
+    total = np.where(played, grid, 0.0).sum(axis=2)
+    count = played.sum(axis=2)
+    return np.where(alive & (count > 0), total / np.maximum(count, 1), -np.inf)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finalizer on uint64 arrays (wrapping arithmetic)."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _hashed_uniforms(seed: int, stream: np.ndarray, seat: np.ndarray, count: np.ndarray, K: int) -> np.ndarray:
+    """(n, K) uniforms in [0, 1), a fixed function of (seed, stream, seat, count) per row."""
+    key = _splitmix64(np.full(stream.shape, seed, dtype=np.uint64) ^ _splitmix64(stream.astype(np.uint64)))
+    key = _splitmix64(key ^ (seat.astype(np.uint64) << np.uint64(40)) ^ count.astype(np.uint64))
+    z = _splitmix64(key[:, None] + np.arange(1, K + 1, dtype=np.uint64)[None, :] * np.uint64(0xD1B54A32D192ED03))
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def _rows_differ(a: Any, b: Any) -> np.ndarray:
+    """(B,) bool: rows where two batched states differ in any field."""
+    out = np.zeros(a[0].shape[0], dtype=np.bool_)
+    for x, y in zip(a, b):
+        out |= (x != y).reshape(x.shape[0], -1).any(axis=1)
+    return out
+
+
 def _agent_from_spec(spec: str, game_name: str | None) -> Any:
     if spec == "random":
         from meeple.agents.random_agent import RandomAgent
@@ -339,3 +610,4 @@ def _scatter(dst: Any, rows: np.ndarray, src: Any, where: Any) -> None:
     """dst[rows] = src[where], field by field (in place)."""
     for d, s in zip(dst, src):
         d[rows] = s[where]
+

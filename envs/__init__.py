@@ -42,6 +42,13 @@ GAMES: dict[str, GameEntry] = {
         heuristic="meeple.agents.heuristics.hadara",
         test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 5}, {"num_players": 4, "advanced": True}),
     ),
+    "carpe_diem": GameEntry(
+        rules="meeple.envs.carpe_diem.rules:CarpeDiem",
+        env="meeple.envs.carpe_diem.env",
+        encoder="meeple.encoders.carpe_diem",
+        heuristic="meeple.agents.heuristics.carpe_diem",
+        test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4}),
+    ),
 }
 
 
@@ -72,3 +79,22 @@ def make_env(name: str, raw: bool = False, **kwargs: Any) -> Any:
 def default_encoder(name: str, game: Any) -> Any:
     """The default observation encoder of game `name`, configured for `game`."""
     return importlib.import_module(_entry(name).encoder).make_encoder(game)
+
+
+def encoder_kinds(name: str) -> tuple[str, ...]:
+    """The encoder kinds game `name` offers by name (its encoder module's ENCODERS), or () if it only has
+    its default."""
+    return tuple(getattr(importlib.import_module(_entry(name).encoder), "ENCODERS", ()))
+
+
+def make_encoder(name: str, game: Any, kind: str | None = None) -> Any:
+    """The observation encoder of game `name` for `game`: its default if `kind` is None, else the kind of
+    that name (`encoder_kinds(name)`; ValueError for a kind the game does not offer)."""
+    module = importlib.import_module(_entry(name).encoder)
+    if kind is None:
+        return module.make_encoder(game)
+    kinds = tuple(getattr(module, "ENCODERS", ()))
+    if kind not in kinds:
+        offered = f"choose one of {list(kinds)} or None (the default)" if kinds else "it only has its default (None)"
+        raise ValueError(f"unknown encoder kind {kind!r} for game {name!r}; {offered}")
+    return module.make_encoder(game, kind=kind)

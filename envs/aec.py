@@ -2,7 +2,10 @@
 
 `BoardGameAEC` runs a game's rules core with B = 1 and a numpy Generator seeded in `reset(seed=…)`.
 `agent_selection` follows the core's `to_play` (not round-robin), observations come from the
-game's encoder for the observing seat, and rewards are the core's `returns` at the end.
+game's encoder for the observing seat (its default, or the kind named by `encoder=`, e.g. Carpe Diem's
+"compact" / "full": `meeple.envs.encoder_kinds(game_name)`), and rewards are the core's `returns` at the end.
+Render modes: "ansi" (`game.render_text`) for every game, "rgb_array" (`game.render_rgb`, an
+(H, W, 3) uint8 array) for games whose render module draws a picture (`game.render_modes()`).
 
 Illegal actions — two conventions, chosen by `illegal_action`:
 
@@ -24,7 +27,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from meeple.envs import default_encoder, make
+from meeple.envs import make, make_encoder
 
 
 class IllegalActionError(ValueError):
@@ -42,17 +45,19 @@ class BoardGameAEC(AECEnv, EzPickle):
         num_players: int = 2,
         render_mode: str | None = None,
         illegal_action: str = "raise",
+        encoder: str | None = None,
         **variant: Any,
     ) -> None:
-        EzPickle.__init__(self, game_name, num_players, render_mode, illegal_action, **variant)
+        EzPickle.__init__(self, game_name, num_players, render_mode, illegal_action, encoder, **variant)
         super().__init__()
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate', got {illegal_action!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.game = make(game_name, num_players=num_players, **variant)
-        self.encoder = default_encoder(game_name, self.game)
-        self.metadata = {**self.metadata, "name": f"{game_name}_v0"}
+        modes = self.game.render_modes() if hasattr(self.game, "render_modes") else ["ansi"]
+        self.metadata = {**self.metadata, "name": f"{game_name}_v0", "render_modes": modes}
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+        self.encoder = make_encoder(game_name, self.game, encoder)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
@@ -128,12 +133,15 @@ class BoardGameAEC(AECEnv, EzPickle):
         self._refresh()
         self._accumulate_rewards()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """render_mode "ansi": the text view; "rgb_array" (games with a picture): an (H, W, 3) uint8 array."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
         if self.state is None:
-            return "(call reset() first)"
+            return None if self.render_mode == "rgb_array" else "(call reset() first)"
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self.state)
         return self.game.render_text(self.state)
 
     def close(self) -> None:

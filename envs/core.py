@@ -111,6 +111,22 @@ def rank_returns(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
     return (net / max(P - 1, 1)).astype(np.float32)
 
 
+def extend_uniforms(u: np.ndarray, width: int) -> np.ndarray:
+    """u (B, K) -> (B, width): the extra columns come from a splitmix64 stream per row, seeded from u[:, -1]."""
+    out = np.empty((u.shape[0], width), dtype=np.float64)
+    out[:, :u.shape[1]] = u
+    state = (u[:, -1] * 9007199254740992.0).astype(np.uint64) ^ np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        for k in range(u.shape[1], width):
+            state = state + np.uint64(0x9E3779B97F4A7C15)
+            z = state
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+            out[:, k] = (z >> np.uint64(11)).astype(np.float64) / 9007199254740992.0
+    return out
+
+
 # --- save / load ---------------------------------------------------------------------------
 
 def state_to_dict(game: Game, state: tuple) -> dict:
@@ -183,7 +199,8 @@ class GameBase:
     """Shared methods of the rules-core classes: JSON round trip and text views.
 
     A subclass provides `empty(batch)` (a zero state of the right shapes, the template for loading)
-    and `render_module`, the dotted path of its module with `action_to_str` and `score_sheet`.
+    and `render_module`, the dotted path of its module with `action_to_str` and `score_sheet` (and
+    optionally `render_rgb`, which turns on the AEC env's "rgb_array" render mode).
     """
 
     render_module: str
@@ -203,6 +220,17 @@ class GameBase:
     def render_text(self, state: Any, row: int = 0) -> str:
         """A readable text view of row `row` (the ansi render)."""
         return import_module(self.render_module).score_sheet(self, state, row)
+
+    def render_modes(self) -> list[str]:
+        """The AEC render modes this game supports: "ansi", plus "rgb_array" if its render module has `render_rgb`."""
+        return ["ansi"] + (["rgb_array"] if hasattr(import_module(self.render_module), "render_rgb") else [])
+
+    def render_rgb(self, state: Any, row: int = 0) -> np.ndarray:
+        """An (H, W, 3) uint8 picture of row `row` (the rgb_array render)."""
+        module = import_module(self.render_module)
+        if not hasattr(module, "render_rgb"):
+            raise NotImplementedError(f"{type(self).__name__} has no rgb_array render")
+        return module.render_rgb(self, state, row)
 
 
 def save_state(game: Game, state: tuple, path: str | Path) -> None:

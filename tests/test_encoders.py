@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from meeple.agents.random_agent import sample_masked
-from meeple.envs import default_encoder, make
+from meeple.envs import default_encoder, encoder_kinds, make, make_encoder
 from meeple.envs.roll_through_the_ages import data
 
 
@@ -28,6 +28,19 @@ def test_layout_and_space(game_case, rng):
     parts = encoder.split(obs)
     assert list(parts) == [n for n, _, _ in encoder.blocks]
     assert encoder.layout_table().count("\n") == len(encoder.blocks) + 1
+
+
+def test_every_encoder_kind(game_case, rng):
+    """Each kind a game offers by name (encoder_kinds) has a consistent layout and writes every element."""
+    name, _, game = game_case
+    state = _midgame_states(game, rng)
+    view = game.observe(state, state.to_play)
+    for kind in encoder_kinds(name) or (None,):
+        encoder = make_encoder(name, game, kind)
+        assert sum(int(np.prod(shape)) for _, shape, _ in encoder.blocks) == encoder.size
+        obs = encoder.encode(view)
+        assert obs.shape == (32, encoder.size) and obs.dtype == np.float32 and np.isfinite(obs).all()
+        assert all(encoder.space().contains(row) for row in obs)
 
 
 def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):

@@ -3,13 +3,13 @@ hidden information searches only determinized states."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
 
 from meeple.agents import make_agent
-from meeple.agents.mcts import Evaluator, MCTSAgent, ScoreEvaluator
+from meeple.agents.mcts import Evaluator, MCTSAgent, RolloutAgent, ScoreEvaluator
 from meeple.agents.random_agent import RandomAgent, sample_masked
 from meeple.envs import core, make
 
@@ -188,3 +188,148 @@ def test_mcts_beats_random():
     returns = game.returns(state)[np.arange(n), mcts_seat]
     win_rate = float((returns > 0).mean())
     assert win_rate >= 0.8, f"MCTS won only {win_rate:.2f} of {n} games against random"
+
+
+# --- rollout mode (`mcts:N:mode=rollout`): rollout-based improvement of a base policy ---------------
+
+class CoinGame:
+    """A one-decision toy game for behavioural tests (2 players, perfect information).
+
+    Seat 0 picks action a in {0, 1, 2}; one uniform u then decides: action 0 wins iff u < 0.3,
+    action 1 wins iff u < 0.7, action 2 always loses. Then the game ends (seat 1 never moves).
+    """
+
+    class State(NamedTuple):
+        done: np.ndarray
+        to_play: np.ndarray
+        won: np.ndarray
+
+    num_players = 2
+    num_actions = 3
+    uniforms_per_step = 1
+    info = core.GameInfo("coin", 2, 3, 1, True, False)
+
+    def init(self, batch: int) -> Any:
+        return self.State(np.zeros(batch, bool), np.zeros(batch, np.int8), np.zeros(batch, bool))
+
+    def legal_action_mask(self, state: Any) -> np.ndarray:
+        return np.ones((state.done.shape[0], 3), dtype=bool)
+
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
+        threshold = np.array([0.3, 0.7, 0.0])[np.asarray(actions)]
+        won = np.where(state.done, state.won, u[:, 0] < threshold)
+        return self.State(np.ones_like(state.done), state.to_play.copy(), won)
+
+    def scores(self, state: Any) -> np.ndarray:
+        return np.stack([state.won, ~state.won], axis=1).astype(np.int32)
+
+    def returns(self, state: Any) -> np.ndarray:
+        out = np.where(state.won[:, None], [1.0, -1.0], [-1.0, 1.0]).astype(np.float32)
+        return np.where(state.done[:, None], out, 0.0).astype(np.float32)
+
+    def determinize(self, state: Any, player: Any, rng: np.random.Generator) -> Any:
+        return core.clone(state)
+
+
+class FirstLegal:
+    name = "first"
+
+    def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
+        return np.argmax(game.legal_action_mask(state), axis=1).astype(np.int64)
+
+
+def test_rollout_mode_improves_on_its_base_policy():
+    """The base policy plays action 0 (wins 30%); playouts show action 1 (70%) is better. With common
+    random numbers action 1 wins in every playout where action 0 does, so the paired test is decisive."""
+    game = CoinGame()
+    agent = RolloutAgent(simulations=30, rollout_agent=FirstLegal())
+    np.testing.assert_array_equal(agent.act(game, game.init(5), np.random.default_rng(0)), [1] * 5)
+    # a gain below the margin (at most 2 + 2 tanh(0.1) here) keeps the base move
+    timid = RolloutAgent(simulations=30, rollout_agent=FirstLegal(), margin=2.5)
+    np.testing.assert_array_equal(timid.act(game, game.init(5), np.random.default_rng(0)), [0] * 5)
+
+
+class DelayGame(CoinGame):
+    """Seat 0 rolls a die now (action 1) or first waits one step without chance (action 0, then the
+    only legal action is 0); a 4, 5 or 6 wins."""
+
+    class State(NamedTuple):
+        done: np.ndarray
+        to_play: np.ndarray
+        waiting: np.ndarray
+        won: np.ndarray
+
+    num_actions = 2
+    info = core.GameInfo("delay", 2, 2, 2, True, False)
+
+    def init(self, batch: int) -> Any:
+        return self.State(*(np.zeros(batch, dt) for dt in (bool, np.int8, bool, bool)))
+
+    def legal_action_mask(self, state: Any) -> np.ndarray:
+        return np.stack([np.ones_like(state.done), ~state.waiting | state.done], axis=1)
+
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
+        wait = ~state.done & ~state.waiting & (np.asarray(actions) == 0)
+        roll = ~state.done & ~wait
+        won = np.where(roll, np.floor(6 * u[:, 0]) >= 3, state.won)
+        return self.State(state.done | roll, state.to_play.copy(), wait, won)
+
+
+def test_rollout_mode_common_random_numbers_align_chance():
+    """Playout k rolls the same die whether the roll comes at the first or the second step, so two
+    equivalent moves get identical values and the base move stays."""
+    game = DelayGame()
+    agent = RolloutAgent(simulations=40, rollout_agent=FirstLegal())
+    n = 20
+    start = game.init(2 * n)
+    values = agent._playouts(game, start, np.repeat([0, 1], n), np.zeros(2 * n, dtype=np.int64),
+                             np.tile(np.arange(n), 2), 12345, np.random.default_rng(0))
+    np.testing.assert_array_equal(values[:n], values[n:])
+    assert 0 < (values > 0).sum() < 2 * n  # the die does vary between playouts
+    np.testing.assert_array_equal(agent.act(game, game.init(3), np.random.default_rng(0)), [0, 0, 0])
+
+
+def test_rollout_mode_legal_deterministic_and_pure():
+    game = make(RTTA, num_players=2)
+    state = midgame_states(game, batch=6, seed=3, steps=30)
+    before = core.clone(state)
+    agent = make_agent("mcts:16:mode=rollout,rollout=heuristic,max_steps=40", RTTA)
+    assert isinstance(agent, RolloutAgent)
+    actions = agent.act(game, state, np.random.default_rng(4))
+    mask = game.legal_action_mask(state)
+    assert actions.shape == (7,) and mask[np.arange(7), actions][~state.done].all()
+    assert core.states_equal(state, before), "act must not modify the root state"
+    np.testing.assert_array_equal(actions, agent.act(game, state, np.random.default_rng(4)))
+
+
+def test_rollout_mode_hidden_information_hadara():
+    """Hadara (hidden cards): legal and deterministic with a small budget; every playout starts from a
+    determinization of the searched roots, never from the roots themselves."""
+    game = make("hadara", num_players=2)
+    state = midgame_states(game, batch=3, seed=1, steps=30)
+    spy = CountingGame(game, hidden=True)
+    agent = make_agent("mcts:4:mode=rollout,rollout=heuristic,max_steps=30", "hadara")
+    actions = agent.act(spy, state, np.random.default_rng(0))
+    mask = game.legal_action_mask(state)
+    assert mask[np.arange(4), actions][~state.done].all()
+    np.testing.assert_array_equal(actions, agent.act(game, state, np.random.default_rng(0)))
+    assert spy.determinized
+    for given, player, _ in spy.determinized:  # always for the seat to move in the searched root
+        np.testing.assert_array_equal(player, given.to_play)
+    for applied in spy.applied:
+        assert not any(np.shares_memory(a, r) for a, r in zip(applied, state))
+
+
+def test_rollout_mode_spec_round_trip():
+    spec = "mcts:200:mode=rollout,rollout=heuristic"
+    agent = MCTSAgent.from_spec(spec, RTTA)
+    assert isinstance(agent, RolloutAgent) and agent.name == spec and agent.simulations == 200
+    spec = "mcts:50:mode=rollout,rollout=random,z=2,margin=0.1,score_weight=0,scale=5,halving=0,max_steps=9"
+    agent = MCTSAgent.from_spec(spec)
+    assert agent.name == spec
+    assert (agent.z, agent.margin, agent.score_weight, agent.evaluator.scale, agent.halving, agent.max_steps) == (
+        2.0, 0.1, 0.0, 5.0, False, 9)
+    for bad in ("mcts:10:mode=tree", "mcts:10:mode=rollout,depth=3", "mcts:10:mode=rollout,halving=2",
+                "mcts:10:mode=rollout,rollout=heuristic", "mcts:0:mode=rollout", "mcts:10:mode=rollout,z=-1"):
+        with pytest.raises(ValueError):
+            MCTSAgent.from_spec(bad)

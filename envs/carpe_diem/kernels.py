@@ -41,7 +41,7 @@ from meeple.envs.carpe_diem.data import (
     U_INIT_CARDS, U_INIT_DISPLAY, U_INIT_FRAMES, U_INIT_START, U_STEP_DEAL, U_STEP_FOUNTAIN, VILLA,
     VILLA_VP,
 )
-from meeple.envs.jit import kernel
+from meeple.envs.jit import kernel, splitmix_uniform, uniform_index
 
 # rules.State's field order; rules.py asserts State._fields == STATE_FIELDS
 STATE_FIELDS = (
@@ -79,40 +79,14 @@ for _i in range(6):
         LINE_MASK[0, _i] |= np.int64(1) << np.int64(6 * _j + _i)
         LINE_MASK[1, _i] |= np.int64(1) << np.int64(6 * _i + _j)
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
 
 # --- small helpers --------------------------------------------------------------------------
-
-@kernel(inline="always")
-def _uniform_index(x, n):
-    """int(x * n) clamped to 0..n-1 for a uniform x in [0, 1)."""
-    j = int(x * n)
-    if j >= n:
-        j = n - 1
-    if j < 0:
-        j = 0
-    return j
-
-
-@kernel(inline="always")
-def _splitmix(state):
-    """Advance a splitmix64 stream held in state[0]; returns a uniform in [0, 1)."""
-    z = state[0] + _GOLDEN
-    state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) / 9007199254740992.0
-
 
 @kernel(inline="always")
 def _shuffle_prefix(work, off, n, k, u, b, col):
     """Fisher-Yates over work[off:off+n] for its first k positions, draw i from u[b, col + i]."""
     for i in range(k):
-        j = i + _uniform_index(u[b, col + i], n - i)
+        j = i + uniform_index(u[b, col + i], n - i)
         tmp = work[off + i]
         work[off + i] = work[off + j]
         work[off + j] = tmp
@@ -1006,7 +980,7 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
     s = _State(*fields)
     P = s.track.shape[1]
     for b in range(s.done.shape[0]):
-        start = _uniform_index(u[b, U_INIT_START], P)
+        start = uniform_index(u[b, U_INIT_START], P)
         s.start_player[b] = start
         # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W (spec 4 step 2)
         for i in range(16):
@@ -1182,7 +1156,7 @@ def determinize_nb(viewer, seeds, work, stream, *fields):
                 work[W_LIST + n] = k
                 n += 1
         for i in range(n - 1):
-            j = i + _uniform_index(_splitmix(stream), n - i)
+            j = i + uniform_index(splitmix_uniform(stream), n - i)
             tmp = work[W_LIST + i]
             work[W_LIST + i] = work[W_LIST + j]
             work[W_LIST + j] = tmp

@@ -1,13 +1,675 @@
-"""Text views of Carpe Diem (placeholder, replaced below)."""
+"""Views of Carpe Diem: readable action names, a text score sheet and an RGB picture.
+
+`score_sheet` and `render_rgb` show only public information (what a spectator at the table sees):
+fountain-card counts but never their kinds, the storage count, the running score (spec 10; the
+final score once the game is over). `action_to_str` describes an action for the seat to play, so it
+may name that seat's own fountain cards; for a legal placement it lists the immediate effects
+(banderole, centre building, completed features and their rewards, frame tasks, villa VP), found by
+applying the action to a copy of the row without the automatic follow-ups.
+
+District text grid: every cell is 4 x 4 characters with the tile's 8 ports on its rim (N side's
+two halves on top, E on the right, S below, W on the left, in the board's frame after rotation),
+the centre building (M / B / F) and the chimney count inside; `.` is meadow, `V` villa, `m b a c`
+lodging halves, `W G H P` landscapes. Empty cells show `flag` (banderole still there) or `shov`
+(the shovel cell). Frame tasks stand beside their row or column as kind letter + VP, with `*` once
+satisfied.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from meeple.envs import core
+from meeple.envs.carpe_diem import data, kernels
+from meeple.envs.carpe_diem.data import (
+    ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
+    ACTION_PLACE, ACTION_RETURN, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE, CARD_GAIN,
+    CARD_HAVE, CARD_NAMES, CARD_PAY, CARD_RED, CIRCLE_SLOTS, DECISION_NAMES, FEATURE_NAMES, FEATURE_SHORT,
+    FRAME_POSITION_VP, FRAME_TASKS, GOOD_NAMES, LABEL_CHARS, NUM_CELLS, NUM_FEATURES, NUM_GOODS, NUM_SPACES,
+    ROT_PORTS, SPACE_USABLE, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, TILE_NAMES,
+)
+
+GOOD_LETTERS = "WGHP"  # goods use their landscape's label: grapes W, herbs G, chickens H, fish P
+COUNTABLE_NAMES = FEATURE_NAMES + ("chimneys", "lodgings (any)", "landscapes (any)")
+COUNTABLE_SHORT = ("W", "G", "H", "P", "m", "b", "a", "c", "M", "B", "F", "villa", "ch", "lodg", "land")
+GAIN_NAMES = ("VP", "coin", "bread", "step")
+GAIN_SHORT = ("VP", "c", "b", "s")
+# feature kind -> port label character (frame tasks)
+KIND_CHAR = {int(k): LABEL_CHARS[lab] for lab, k in enumerate(data.LABEL_FEATURE) if k >= 0}
+FOUNTAIN_TEXT = tuple(f"2 VP per {'completed ' if k not in (8, 9, 10) else ''}{FEATURE_NAMES[k]}" for k in range(12))
+SIDE_NAMES = "NESW"
+FEATURE_CHAR = "WGHPmbacMBFV"  # feature kind -> letter (port labels; M B F centre buildings)
+
+
+# --- small texts ---------------------------------------------------------------------------------
+
+def ports_text(t: int, rot: int = 0) -> str:
+    """The 8 port labels of tile t turned rot, as 'N E S W' pairs: 'VV .W W. ..'."""
+    chars = "".join(LABEL_CHARS[int(x)] for x in ROT_PORTS[t, rot])
+    return " ".join(chars[i:i + 2] for i in range(0, 8, 2))
+
+
+def tile_text(t: int, rot: int = 0) -> str:
+    """'L37 (VV .W W. .., 1 ch)', 'D32 (.. .. .. .. market)'."""
+    extra = ""
+    if TILE_CENTRE[t]:
+        extra += " " + ("", "market", "bakery", "fountain")[int(TILE_CENTRE[t])]
+    if TILE_CHIMNEYS[t]:
+        extra += f", {int(TILE_CHIMNEYS[t])} ch"
+    return f"{TILE_NAMES[t]} ({ports_text(t, rot)}{extra})"
+
+
+def _amounts(vec: np.ndarray, names: tuple[str, ...]) -> str:
+    return " + ".join(f"{int(n)} {names[i]}" for i, n in enumerate(vec) if n)
+
+
+def card_text(card: int, note: str = "") -> str:
+    """'A05 (pay 2 herbs -> 4 VP)', 'D09 (have 1 merchant lodging + 1 baker lodging -> 7 VP)' (per unit)."""
+    if CARD_RED[card]:
+        need = "pay " + _amounts(CARD_PAY[card], GOOD_NAMES)
+    else:
+        need = "have " + _amounts(CARD_HAVE[card], COUNTABLE_NAMES)
+    return f"{CARD_NAMES[card]} ({need} -> {_amounts(CARD_GAIN[card], GAIN_NAMES)}{'; ' + note if note else ''})"
+
+
+def card_short(card: int) -> str:
+    """At most 15 characters: 'A05 2G>4VP', 'D09 m+b>7VP', 'C01 3ch>1s1b'."""
+    if CARD_RED[card]:
+        parts = [(int(n), GOOD_LETTERS[g]) for g, n in enumerate(CARD_PAY[card]) if n]
+    else:
+        parts = [(int(n), COUNTABLE_SHORT[k]) for k, n in enumerate(CARD_HAVE[card]) if n]
+    need = parts[0][1] if len(parts) == 1 and parts[0][0] == 1 and CARD_RED[card] else \
+        "+".join(x for _, x in parts) if len(parts) > 1 else f"{parts[0][0]}{parts[0][1]}"
+    gain = "".join(f"{int(n)}{GAIN_SHORT[i]}" for i, n in enumerate(CARD_GAIN[card]) if n)
+    return f"{CARD_NAMES[card]} {need}>{gain}"
+
+
+def task_text(part: int, j: int, side: int) -> str:
+    """'baker lodging col 1 (4 VP)'."""
+    kind, pos = int(FRAME_TASKS[part, j, 0]), int(FRAME_TASKS[part, j, 1])
+    is_row, idx = (int(x) for x in TASK_LINE[side, pos])
+    return f"{FEATURE_NAMES[kind]} {'row' if is_row else 'col'} {idx} ({int(FRAME_POSITION_VP[pos])} VP)"
+
+
+def _cell_name(cell: int) -> str:
+    return f"({cell // 6}, {cell % 6})"
+
+
+def _units_available(state: Any, row: int, p: int, card: int) -> int:
+    s = kernels._State(*(np.ascontiguousarray(f[row:row + 1]) for f in state))
+    if CARD_RED[card]:
+        return int(kernels.red_max_units(s, 0, p, card))
+    return int(kernels.green_units(s, 0, p, card))
+
+
+def _depot_text(state: Any, row: int, d: int) -> str:
+    tiles = [tile_text(int(t)) for t in state.depot[row, d] if t >= 0]
+    return ", ".join(tiles) if tiles else "empty"
+
+
+def _walk(state: Any, row: int, start: int, direction: int) -> int:
+    sp = start
+    for _ in range(NUM_SPACES):
+        sp = (sp + direction) % NUM_SPACES
+        if (state.depot[row, sp] >= 0).any():
+            return sp
+    return start
+
+
+# --- placement effects -----------------------------------------------------------------------------
+
+def _simulate(game: Any, state: Any, row: int, action: int) -> Any:
+    """The row after `action` without the automatic follow-ups (auto_forced off), or None."""
+    one = core.clone(core.take(state, [row]))
+    u = np.full((1, data.UNIFORMS_PER_STEP), 0.5)
+    work = np.zeros(kernels.WORK_SIZE, dtype=np.int32)
+    cellmask = np.zeros(kernels.NUM_NODES, dtype=np.int64)
+    kernels.apply_nb(np.array([action], dtype=np.int64), u, False, work, cellmask, *one)
+    return one
+
+
+def _placement_effects(game: Any, state: Any, row: int, action: int) -> str:
+    p = int(state.to_play[row])
+    cell = (action - ACTION_PLACE) // 4
+    after = _simulate(game, state, row, action)
+    out = []
+    gained = after.completed[0, p].astype(int) - state.completed[row, p].astype(int)
+    for k in range(NUM_FEATURES):
+        for _ in range(max(0, int(gained[k]))):
+            out.append(("builds " if k in (8, 9, 10) else "completes ") + FEATURE_NAMES[k])
+    deltas = []
+    dgoods = after.goods[0, p].astype(int) - state.goods[row, p].astype(int)
+    for g in range(NUM_GOODS):
+        if dgoods[g]:
+            deltas.append(f"{dgoods[g]:+d} {GOOD_NAMES[g]}")
+    for label, field in (("coins", "coins"), ("bread", "bread"), ("VP", "vp")):
+        d = int(getattr(after, field)[0, p]) - int(getattr(state, field)[row, p])
+        if d:
+            deltas.append(f"{d:+d} {label}")
+    steps = int(after.track[0, p]) - int(state.track[row, p])
+    banderole = bool(data.BOARD_BANDEROLE[int(state.board[row, p]), cell])
+    if steps or banderole:
+        deltas.append(("banderole: " if banderole else "") + f"track {int(state.track[row, p])} -> {int(after.track[0, p])}")
+    dvilla = int(after.villa_vp[0, p]) - int(state.villa_vp[row, p])
+    if dvilla:
+        deltas.append(f"villas {dvilla:+d} VP")
+    for i in range(data.TASKS_PER_PLAYER):
+        if after.task_done[0, p, i] and not state.task_done[row, p, i]:
+            side, j = divmod(i, 2)
+            deltas.append(f"frame task {task_text(int(state.frame[row, p, side]), j, side)}")
+    if int(after.decision[0]) == data.DEC_FOUNTAIN_RETURN and int(after.to_play[0]) == p:
+        deltas.append("fountain draw")
+    picks = int(after.craft_pending[0]) - int(state.craft_pending[row])
+    if picks > 0 or (int(after.decision[0]) == data.DEC_DISPLAY_PICK and int(state.decision[row]) != data.DEC_DISPLAY_PICK):
+        deltas.append("craftsman: display pick")
+    return "; ".join(out + deltas)
+
+
+# --- action_to_str ------------------------------------------------------------------------------------
 
 def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
-    return game.action_names[action]
+    """'PLACE_22_R1: build L37 (VV .W W. .., 1 ch) on (2, 2) turned 1 -> .. VV .W W.; banderole +1 step'.
+
+    Works for every index in every state (an illegal action is described as far as it means
+    anything there and marked "[illegal now]").
+    """
+    if not 0 <= action < game.num_actions:
+        return f"INVALID_{action}"
+    name = game.action_names[action]
+    if state is None or state.done[row]:
+        return name
+    legal = bool(game.legal_action_mask(core.take(state, [row]))[0, action])
+    detail = _detail(game, state, row, action, legal)
+    text = f"{name}: {detail}" if detail else name
+    return text if legal else text + " [illegal now]"
+
+
+def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
+    s = state
+    p = int(s.to_play[row])
+    dec = int(s.decision[row])
+    if action < ACTION_MOVE_CW:
+        k = action - ACTION_SPACE
+        if dec == data.DEC_START_SPACE:
+            return f"start on space {k}"
+        here = int(s.patrician[row, p])
+        what = "stay on" if k == here else "bread move to"
+        return f"{what} space {k} for 1 bread (depot {k}: {_depot_text(s, row, k)})"
+    if action in (ACTION_MOVE_CW, ACTION_MOVE_CCW):
+        start = int(s.patrician[row, p])
+        if start < 0:
+            return "normal move (no patrician placed yet)"
+        direction = 1 if action == ACTION_MOVE_CW else NUM_SPACES - 1
+        dest = _walk(s, row, start, direction)
+        skipped = (dest - start) % NUM_SPACES if action == ACTION_MOVE_CW else (start - dest) % NUM_SPACES
+        skip = f", skipping {skipped - 1} empty" if skipped > 1 else (", round the circle" if dest == start else "")
+        return f"space {start} -> {dest}{skip} (depot {dest}: {_depot_text(s, row, dest)})"
+    if action < ACTION_PLACE:
+        j = action - ACTION_TAKE
+        d = int(s.patrician[row, p])
+        if d < 0:
+            return f"take depot slot {j}"
+        t = int(s.depot[row, d, j])
+        return f"take {tile_text(t)} from depot {d}" if t >= 0 else f"depot {d} slot {j} is empty"
+    if action < ACTION_STORE:
+        cell, rot = divmod(action - ACTION_PLACE, 4)
+        t = int(s.tile_pending[row])
+        if t < 0:
+            return f"build the pending tile on {_cell_name(cell)} turned {rot}"
+        text = f"build {tile_text(t)} on {_cell_name(cell)} turned {rot} -> {ports_text(t, rot)}"
+        if legal and dec == data.DEC_PLACE:
+            effects = _placement_effects(game, s, row, action)
+            if effects:
+                text += "; " + effects
+        return text
+    if action == ACTION_STORE:
+        t = int(s.tile_pending[row])
+        what = tile_text(t) if t >= 0 else "the pending tile"
+        return f"store {what} face down (stored {int(s.stored[row, p])} -> {int(s.stored[row, p]) + 1})"
+    if action < ACTION_RETURN:
+        i = action - ACTION_DISPLAY
+        t = int(s.display[row, i])
+        return f"craftsman: take {tile_text(t)} from the bottom display" if t >= 0 else f"display slot {i} is empty"
+    if action < ACTION_SCORE_SPACE:
+        k = action - ACTION_RETURN
+        return f"return fountain card FC{k:02d} ({FOUNTAIN_TEXT[k]}) to the deck bottom"
+    if action < ACTION_ORDER_LOW:
+        sp = action - ACTION_SCORE_SPACE
+        a, c = (int(x) for x in CIRCLE_SLOTS[sp])
+        if not SPACE_USABLE[game.num_players, sp]:
+            return f"circle space {sp} (slots {a}, {c}) is not used with {game.num_players} players"
+        owner = int(s.circle_owner[row, sp])
+        if owner >= 0:
+            return f"circle space {sp} is taken by player_{owner}"
+        cards = []
+        for slot in (a, c):
+            card = int(s.card_slot[row, slot])
+            cards.append(card_text(card, f"units now: {_units_available(s, row, p, card)}"))
+        return f"disc on circle space {sp}: " + " and ".join(cards)
+    if action <= ACTION_ORDER_HIGH:
+        sp = int(s.cur_space[row])
+        if sp < 0:
+            return "card order"
+        a, c = (int(x) for x in CIRCLE_SLOTS[sp])
+        first, second = (c, a) if action == ACTION_ORDER_HIGH else (a, c)
+        return (f"resolve {CARD_NAMES[int(s.card_slot[row, first])]} (slot {first}) first, "
+                f"then {CARD_NAMES[int(s.card_slot[row, second])]} (slot {second})")
+    k = action - ACTION_COUNT
+    if dec not in (data.DEC_CARD_UNITS, data.DEC_CARD_BREAD) or int(s.cur_space[row]) < 0:
+        return f"count {k}"
+    card = int(kernels.current_card(kernels._State(*(f[row:row + 1] for f in s)), 0))
+    gain = CARD_GAIN[card]
+    if dec == data.DEC_CARD_UNITS:
+        pay = []
+        coins = 0
+        for g in range(NUM_GOODS):
+            need = int(CARD_PAY[card, g]) * k
+            have = int(s.goods[row, p, g])
+            if min(need, have):
+                pay.append(f"{min(need, have)} {GOOD_NAMES[g]}")
+            coins += max(0, need - have)
+        if coins:
+            pay.append(f"{coins} coins")
+        paid = " + ".join(pay) or "nothing"
+        if not k:
+            return f"pay nothing for {card_text(card)} (3-bread payments next, else -{data.FAIL_VP} VP)"
+        return f"{k} units of {card_text(card)}: pay {paid}, gain {_amounts(gain * k, GAIN_NAMES)}"
+    units = int(s.units[row])
+    total = units + k
+    if total == 0:
+        return f"no 3-bread payment: {CARD_NAMES[card]} fails, -{data.FAIL_VP} VP"
+    got = _amounts(gain * total, GAIN_NAMES)
+    bread = f"{k} x 3 bread ({3 * k} bread)" if k else "no 3-bread payment"
+    return f"{bread}: {CARD_NAMES[card]} scores {total} units -> {got}"
+
+
+# --- text score sheet -----------------------------------------------------------------------------------
+
+def _cell_lines(t: int, rot: int, banderole: bool, shovel: bool) -> list[str]:
+    if t < 0:
+        mid = "flag" if banderole else ("shov" if shovel else "    ")
+        return ["    ", mid, "    ", "    "]
+    L = [LABEL_CHARS[int(x)] for x in ROT_PORTS[t, rot]]
+    ctr = " MBF"[int(TILE_CENTRE[t])]
+    ch = str(int(TILE_CHIMNEYS[t])) if TILE_CHIMNEYS[t] else " "
+    return [f" {L[0]}{L[1]} ", f"{L[7]}{ctr}{ch}{L[2]}", f"{L[6]}  {L[3]}", f" {L[5]}{L[4]} "]
+
+
+def district_lines(state: Any, row: int, p: int) -> list[str]:
+    """The district of player p as a text grid with the frame tasks in the margins."""
+    board = int(state.board[row, p])
+    shovel = int(data.BOARD_SHOVEL[board])
+    top = [" " * 5] * 6
+    bottom = [" " * 5] * 6
+    left = ["    "] * 6
+    right = ["    "] * 6
+    for side in range(4):
+        part = int(state.frame[row, p, side])
+        for j in range(2):
+            kind, pos = int(FRAME_TASKS[part, j, 0]), int(FRAME_TASKS[part, j, 1])
+            is_row, idx = (int(x) for x in TASK_LINE[side, pos])
+            mark = f"{KIND_CHAR[kind]}{int(FRAME_POSITION_VP[pos])}{'*' if state.task_done[row, p, 2 * side + j] else ' '}"
+            if side == 0:
+                top[idx] = f" {mark} "
+            elif side == 2:
+                bottom[idx] = f" {mark} "
+            elif side == 1:
+                right[idx] = f" {mark}"
+            else:
+                left[idx] = f"{mark} "
+    lines = ["    " + " " + "".join(top), "    +" + "----+" * 6 + "    "]
+    for r in range(6):
+        cells = [_cell_lines(int(state.cell_tile[row, p, 6 * r + c]), int(state.cell_rot[row, p, 6 * r + c]),
+                             bool(data.BOARD_BANDEROLE[board, 6 * r + c]), 6 * r + c == shovel) for c in range(6)]
+        for i in range(4):
+            body = "|" + "|".join(cell[i] for cell in cells) + "|"
+            lines.append((left[r] if i == 1 else "    ") + body + (right[r] if i == 1 else "    "))
+        lines.append("    +" + "----+" * 6 + "    ")
+    lines.append("    " + " " + "".join(bottom))
+    return lines
+
+
+def _player_info(game: Any, state: Any, row: int, p: int, score: int) -> list[str]:
+    s = state
+    marks = []
+    if p == int(s.start_player[row]):
+        marks.append("start player")
+    if p == int(s.to_play[row]) and not s.done[row]:
+        marks.append("to play")
+    parts = game.score_parts(core.take(s, [row]))
+    lines = [f"player_{p}" + (f" ({', '.join(marks)})" if marks else "") + f"  board {int(s.board[row, p]) + 1}"]
+    if s.done[row]:
+        lines.append(f"final VP {score}: cards {int(parts['vp_cards'][0, p])}, track {int(parts['track'][0, p])}, "
+                     f"tasks {int(parts['tasks'][0, p])}, villas {int(parts['villas'][0, p])},")
+        lines.append(f"  leftovers {int(parts['leftovers'][0, p])}, fountain cards {int(parts['fountain_cards'][0, p])}")
+    else:
+        lines.append(f"VP {score} running: cards {int(parts['vp_cards'][0, p])}, track {int(parts['track'][0, p])}, "
+                     f"tasks {int(parts['tasks'][0, p])}, villas {int(parts['villas'][0, p])}")
+    lines.append(f"track space {int(s.track[row, p])}, stack height {int(s.height[row, p])}")
+    goods = " ".join(f"{GOOD_NAMES[g]} {int(s.goods[row, p, g])}" for g in range(NUM_GOODS))
+    lines.append(f"goods: {goods}")
+    lines.append(f"coins {int(s.coins[row, p])}  bread {int(s.bread[row, p])}  stored {int(s.stored[row, p])}  "
+                 f"fountain cards {int(s.fountain_hand[row, p].sum())}")
+    pat = int(s.patrician[row, p])
+    discs = [f"{sp}" for sp in range(data.NUM_CIRCLE_SPACES) if s.circle_owner[row, sp] == p]
+    lines.append(f"patrician: {'space ' + str(pat) if pat >= 0 else '-'}; discs on {', '.join(discs) or '-'}")
+    done = [f"{FEATURE_SHORT[k]} {int(n)}" for k, n in enumerate(s.completed[row, p]) if n]
+    lines.append("completed: " + (", ".join(done) or "-"))
+    lines.append(f"chimneys {int(s.chimneys[row, p])}, completed villas {int(s.villa_vp[row, p])} VP")
+    lines.append("frame tasks (* = satisfied):")
+    for side in range(4):
+        part = int(s.frame[row, p, side])
+        tasks = []
+        for j in range(2):
+            tasks.append(task_text(part, j, side) + (" *" if s.task_done[row, p, 2 * side + j] else ""))
+        lines.append(f" {SIDE_NAMES[side]} F{part + 1:02d}: " + "; ".join(tasks))
+    return lines
+
+
+def _scoring_area(game: Any, state: Any, row: int) -> list[str]:
+    s = state
+    P = game.num_players
+
+    def space(sp: int) -> str:
+        if not SPACE_USABLE[P, sp]:
+            return f"{sp:>2}:xx "
+        owner = int(s.circle_owner[row, sp])
+        return f"{sp:>2}:--  " if owner < 0 else f"{sp:>2}:p{owner}/{int(s.circle_phase[row, sp]) + 1}"
+
+    def card(slot: int) -> str:
+        c = int(s.card_slot[row, slot])
+        text = card_short(c) if c >= 0 else "-"
+        return f"[{slot:>2} {text:<15}]"
+
+    lines = []
+    for r in range(4):
+        horiz = [space(2 * r), space(2 * r + 1)]
+        lines.append(f"  {card(3 * r)} {horiz[0]:<7} {card(3 * r + 1)} {horiz[1]:<7} {card(3 * r + 2)}")
+        if r < 3:
+            vert = [space(8 + 3 * r + c) for c in range(3)]
+            lines.append("       " + "".join(f"{v:<28}" for v in vert).rstrip())
+    return lines
 
 
 def score_sheet(game: Any, state: Any, row: int = 0) -> str:
-    return ""
+    """Central board, scoring area, track and every district (public information only)."""
+    s = state
+    P = game.num_players
+    scores = game.scores(core.take(s, [row]))[0]
+    dec = int(s.decision[row])
+    phase, rnd = int(s.phase[row]), int(s.round[row])
+    where = "scoring round" if rnd >= data.ROUNDS_PER_PHASE else f"round {rnd + 1}/7"
+    lines = [f"Carpe Diem — {P} players, phase {phase + 1}/4, {where}"]
+    if s.done[row]:
+        lines.append("Game over; final VP " + ", ".join(f"player_{p} {int(scores[p])}" for p in range(P)))
+    else:
+        lines.append(f"player_{int(s.to_play[row])} to play: {DECISION_NAMES[dec]}; start player player_{int(s.start_player[row])}")
+    t = int(s.tile_pending[row])
+    if t >= 0:
+        lines.append(f"tile to build: {tile_text(t)}")
+    if int(s.cur_space[row]) >= 0:
+        sp = int(s.cur_space[row])
+        a, c = (int(x) for x in CIRCLE_SLOTS[sp])
+        first, second = (c, a) if s.first_high[row] else (a, c)
+        lines.append(f"scoring on circle space {sp}: {card_text(int(s.card_slot[row, first]))} then "
+                     f"{card_text(int(s.card_slot[row, second]))}" + (f"; units {int(s.units[row])}" if dec == data.DEC_CARD_BREAD else ""))
+    lines.append("Circle of depots (spaces 0-6, cw = increasing):")
+    for d in range(NUM_SPACES):
+        who = [f"player_{p}" for p in range(P) if s.patrician[row, p] == d]
+        slots = "  ".join((tile_text(int(x)) if x >= 0 else "--") for x in s.depot[row, d])
+        lines.append(f"  {d}: {slots}" + (f"   <- {', '.join(who)}" if who else ""))
+    disp = [f"{i}:{tile_text(int(x))}" for i, x in enumerate(s.display[row]) if x >= 0]
+    lines.append("Bottom display: " + (", ".join(disp) if disp else "empty"))
+    locs = s.tile_loc[row]
+    light = int((locs[:data.NUM_LIGHT] == kernels.LOC_SUPPLY).sum())
+    dark = int((locs[data.NUM_LIGHT:] == kernels.LOC_SUPPLY).sum())
+    lines.append(f"Supply face down: {light} light, {dark} dark; removed {int((locs == kernels.LOC_REMOVED).sum())}")
+    lines.append("Scoring area (cards per slot; circle spaces s:pX/phase, -- free, xx unused):")
+    lines.extend(_scoring_area(game, s, row))
+    stacks = []
+    for sp in sorted({int(x) for x in s.track[row, :P]}, reverse=True):
+        who = sorted((p for p in range(P) if s.track[row, p] == sp), key=lambda p: -int(s.height[row, p]))
+        stacks.append(f"{sp}: " + " over ".join(f"player_{p}" for p in who))
+    lines.append("Banderole track (top of stack first): " + "; ".join(stacks))
+    for p in range(P):
+        lines.append("")
+        grid = district_lines(s, row, p)
+        info = _player_info(game, s, row, p, int(scores[p]))
+        width = len(grid[1])
+        for i in range(max(len(grid), len(info))):
+            left = grid[i] if i < len(grid) else ""
+            right = info[i] if i < len(info) else ""
+            lines.append(f"{left:<{width}}  {right}".rstrip())
+    return "\n".join(lines)
+
+
+# --- RGB picture --------------------------------------------------------------------------------------------
+
+LABEL_RGB = (
+    (168, 204, 120),  # . meadow
+    (178, 64, 48),  # V villa
+    (238, 196, 40),  # m merchant (yellow roof, spec 2.2)
+    (222, 128, 46),  # b baker
+    (52, 72, 150),  # a administrator
+    (160, 120, 205),  # c craftsman
+    (118, 32, 78),  # W vineyard
+    (46, 128, 58),  # G garden
+    (214, 184, 126),  # H chicken yard
+    (70, 156, 222),  # P pond
+)
+CENTRE_RGB = ((0, 0, 0), (250, 224, 120), (150, 96, 50), (120, 210, 235))
+SEAT_RGB = ((214, 48, 48), (44, 96, 214), (236, 196, 24), (245, 245, 245))
+BG_RGB = (246, 240, 226)
+EMPTY_RGB = (228, 218, 196)
+INK = (30, 30, 30)
+WIDTH, HEIGHT = 1100, 700
+CELL = 40
+TASK_KIND_LABEL = {k: lab for lab, k in enumerate(data.LABEL_FEATURE) if k >= 0}
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def draw_tile(draw: Any, x: float, y: float, size: float, t: int, rot: int) -> None:
+    """Tile t turned rot with its top-left corner at (x, y): meadow ground, landscape triangles per
+    port, villa / lodging bands along whole sides, chimneys as dark squares, the centre building as a
+    lettered disc; dark tiles get a dark rim."""
+    s = size
+    cx, cy = x + s / 2, y + s / 2
+    corners = [(x, y), (x + s / 2, y), (x + s, y), (x + s, y + s / 2), (x + s, y + s), (x + s / 2, y + s),
+               (x, y + s), (x, y + s / 2)]
+    draw.rectangle([x, y, x + s, y + s], fill=LABEL_RGB[0])
+    labels = [int(v) for v in ROT_PORTS[t, rot]]
+    for q in range(8):
+        if labels[q] >= 6:
+            draw.polygon([corners[q], corners[(q + 1) % 8], (cx, cy)], fill=LABEL_RGB[labels[q]])
+    band = s * 0.3
+    chimneys = int(TILE_CHIMNEYS[t])
+    first_villa = True
+    for side in range(4):
+        lab = labels[2 * side]
+        if not 1 <= lab <= 5:
+            continue
+        box = ((x, y, x + s, y + band), (x + s - band, y, x + s, y + s), (x, y + s - band, x + s, y + s),
+               (x, y, x + band, y + s))[side]
+        draw.rectangle(box, fill=LABEL_RGB[lab], outline=INK)
+        if lab == 1 and first_villa and chimneys:
+            first_villa = False
+            q = max(2.0, s * 0.08)
+            for i in range(chimneys):
+                if side in (0, 2):
+                    px, py = box[0] + s * 0.2 + i * 2.2 * q, (box[1] + box[3]) / 2 - q / 2
+                else:
+                    px, py = (box[0] + box[2]) / 2 - q / 2, box[1] + s * 0.2 + i * 2.2 * q
+                draw.rectangle([px, py, px + q, py + q], fill=INK)
+    ctr = int(TILE_CENTRE[t])
+    if ctr:
+        r = s * 0.2
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=CENTRE_RGB[ctr], outline=INK)
+        font = _font(max(8, int(s * 0.28)))
+        draw.text((cx, cy), " MBF"[ctr], fill=INK, font=font, anchor="mm")
+    rim = (60, 60, 60) if t >= data.NUM_LIGHT else (150, 140, 120)
+    draw.rectangle([x, y, x + s, y + s], outline=rim, width=2 if t >= data.NUM_LIGHT else 1)
+
+
+def _draw_district(draw: Any, game: Any, s: Any, row: int, p: int, x0: int, y0: int, score: int) -> None:
+    font, small = _font(12), _font(10)
+    marks = []
+    if p == int(s.start_player[row]):
+        marks.append("start")
+    if p == int(s.to_play[row]) and not s.done[row]:
+        marks.append("to play")
+    draw.ellipse([x0, y0 + 2, x0 + 12, y0 + 14], fill=SEAT_RGB[p], outline=INK)
+    draw.text((x0 + 18, y0), f"player_{p}  {score} VP" + (f"  ({', '.join(marks)})" if marks else ""), fill=INK, font=font)
+    goods = " ".join(f"{GOOD_LETTERS[g]}{int(s.goods[row, p, g])}" for g in range(NUM_GOODS))
+    draw.text((x0, y0 + 16), f"goods {goods}  coins {int(s.coins[row, p])}  bread {int(s.bread[row, p])}  "
+              f"stored {int(s.stored[row, p])}  fountain cards {int(s.fountain_hand[row, p].sum())}", fill=INK, font=small)
+    gx, gy = x0 + 24, y0 + 56
+    board = int(s.board[row, p])
+    shovel = int(data.BOARD_SHOVEL[board])
+    draw.rectangle([gx - 22, gy - 22, gx + 6 * CELL + 22, gy + 6 * CELL + 22], fill=(205, 190, 160), outline=INK)
+    for cell in range(NUM_CELLS):
+        r, c = divmod(cell, 6)
+        x, y = gx + c * CELL, gy + r * CELL
+        t = int(s.cell_tile[row, p, cell])
+        if t >= 0:
+            draw_tile(draw, x, y, CELL, t, int(s.cell_rot[row, p, cell]))
+            continue
+        draw.rectangle([x, y, x + CELL, y + CELL], fill=EMPTY_RGB, outline=(190, 178, 150))
+        if data.BOARD_BANDEROLE[board, cell]:
+            draw.line([x + 12, y + 8, x + 12, y + 32], fill=INK, width=2)
+            draw.polygon([(x + 13, y + 8), (x + 30, y + 13), (x + 13, y + 19)], fill=SEAT_RGB[p], outline=INK)
+        if cell == shovel:
+            draw.line([x + 20, y + 6, x + 20, y + 24], fill=(110, 70, 30), width=3)
+            draw.polygon([(x + 13, y + 22), (x + 27, y + 22), (x + 27, y + 30), (x + 20, y + 35), (x + 13, y + 30)],
+                         fill=(150, 150, 160), outline=INK)
+    for side in range(4):
+        part = int(s.frame[row, p, side])
+        for j in range(2):
+            kind, pos = int(FRAME_TASKS[part, j, 0]), int(FRAME_TASKS[part, j, 1])
+            is_row, idx = (int(v) for v in TASK_LINE[side, pos])
+            mid = idx * CELL + CELL / 2
+            cx, cy = ((gx + mid, gy - 11), (gx + 6 * CELL + 11, gy + mid), (gx + mid, gy + 6 * CELL + 11),
+                      (gx - 11, gy + mid))[side]
+            done = bool(s.task_done[row, p, 2 * side + j])
+            colour = LABEL_RGB[TASK_KIND_LABEL[kind]]
+            draw.rectangle([cx - 9, cy - 9, cx + 9, cy + 9], fill=colour if done else (250, 250, 250), outline=colour, width=3)
+            text_rgb = (255, 255, 255) if done and kind not in (4, 8) else INK
+            draw.text((cx, cy), f"{KIND_CHAR[kind]}{int(FRAME_POSITION_VP[pos])}", fill=text_rgb, font=small, anchor="mm")
+    done = " ".join(f"{FEATURE_CHAR[k]}{int(n)}" for k, n in enumerate(s.completed[row, p]) if n)
+    draw.text((x0, gy + 6 * CELL + 26), f"board {board + 1}   {int(s.chimneys[row, p])} chimneys   completed: {done or '-'}",
+              fill=INK, font=small)
+
+
+def render_rgb(game: Any, state: Any, row: int = 0) -> np.ndarray:
+    """(700, 1100, 3) uint8 picture of row `row`: the central board on the left (circle of depots with
+    the patricians, the tile being built, the bottom display, the scoring area with its discs, the
+    banderole track), every district on the right (public information only)."""
+    from PIL import Image, ImageDraw
+
+    s = state
+    P = game.num_players
+    img = Image.new("RGB", (WIDTH, HEIGHT), BG_RGB)
+    draw = ImageDraw.Draw(img)
+    font, small, big = _font(12), _font(10), _font(15)
+    scores = game.scores(core.take(s, [row]))[0]
+    dec = int(s.decision[row])
+    rnd = int(s.round[row])
+    where = "scoring" if rnd >= data.ROUNDS_PER_PHASE else f"round {rnd + 1}/7"
+    title = f"Carpe Diem  phase {int(s.phase[row]) + 1}/4  {where}"
+    status = "game over" if s.done[row] else f"player_{int(s.to_play[row])} to play: {DECISION_NAMES[dec]}"
+    draw.text((12, 8), title, fill=INK, font=big)
+    draw.text((12, 28), status, fill=INK, font=font)
+    # circle of depots
+    ccx, ccy, radius, mini = 240, 206, 118, 26
+    draw.ellipse([ccx - radius - 8, ccy - radius - 8, ccx + radius + 8, ccy + radius + 8], outline=(170, 150, 120), width=3)
+    for d in range(NUM_SPACES):
+        ang = -np.pi / 2 + 2 * np.pi * d / NUM_SPACES
+        dx, dy = ccx + radius * np.cos(ang), ccy + radius * np.sin(ang)
+        x, y = dx - mini - 1, dy - mini - 1
+        draw.rectangle([x - 3, y - 3, x + 2 * mini + 5, y + 2 * mini + 5], fill=(215, 200, 170), outline=INK)
+        for j in range(4):
+            t = int(s.depot[row, d, j])
+            tx, ty = x + (j % 2) * (mini + 2), y + (j // 2) * (mini + 2)
+            if t >= 0:
+                draw_tile(draw, tx, ty, mini, t, 0)
+        draw.text((x - 12, dy), str(d), fill=INK, font=big, anchor="mm")
+        ox, oy = ccx + (radius + 50) * np.cos(ang), ccy + (radius + 47) * np.sin(ang)
+        who = [p for p in range(P) if s.patrician[row, p] == d]
+        for i, p in enumerate(who):
+            px = ox - 8 * (len(who) - 1) + 16 * i
+            draw.ellipse([px - 7, oy - 7, px + 7, oy + 7], fill=SEAT_RGB[p], outline=INK)
+    t = int(s.tile_pending[row])
+    if t >= 0:
+        draw_tile(draw, ccx - 24, ccy - 24, 48, t, 0)
+        draw.text((ccx, ccy + 34), f"building {TILE_NAMES[t]}", fill=INK, font=small, anchor="mm")
+    # bottom display
+    y = 382
+    draw.text((12, y + 6), "display", fill=INK, font=font)
+    for i in range(data.DISPLAY_SLOTS):
+        x = 70 + i * 34
+        draw.rectangle([x - 1, y - 1, x + mini + 1, y + mini + 1], outline=(170, 150, 120))
+        tt = int(s.display[row, i])
+        if tt >= 0:
+            draw_tile(draw, x, y, mini, tt, 0)
+    # scoring area: 4 x 3 card slots, circle spaces between orthogonal neighbours
+    sx, sy, cw, chh, gapx, gapy = 16, 424, 122, 30, 36, 16
+
+    def slot_box(slot: int) -> tuple[float, float, float, float]:
+        r, c = divmod(slot, 3)
+        x = sx + c * (cw + gapx)
+        y = sy + r * (chh + gapy)
+        return x, y, x + cw, y + chh
+
+    for slot in range(data.NUM_CARD_SLOTS):
+        card = int(s.card_slot[row, slot])
+        box = slot_box(slot)
+        if card < 0:
+            draw.rectangle(box, outline=(200, 190, 170))
+            continue
+        red = bool(CARD_RED[card])
+        draw.rectangle(box, fill=(246, 210, 200) if red else (206, 232, 200), outline=(170, 40, 40) if red else (40, 120, 40),
+                       width=2)
+        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), card_short(card), fill=INK, font=font, anchor="mm")
+    for sp in range(data.NUM_CIRCLE_SPACES):
+        a, c = (int(v) for v in CIRCLE_SLOTS[sp])
+        ba, bc = slot_box(a), slot_box(c)
+        if sp < 8:
+            cx, cy = (ba[2] + bc[0]) / 2, (ba[1] + ba[3]) / 2
+        else:
+            cx, cy = (ba[0] + ba[2]) / 2, (ba[3] + bc[1]) / 2
+        if not SPACE_USABLE[P, sp]:
+            continue
+        owner = int(s.circle_owner[row, sp])
+        fill = SEAT_RGB[owner] if owner >= 0 else (255, 255, 255)
+        width = 3 if sp == int(s.cur_space[row]) else 1
+        draw.ellipse([cx - 7, cy - 7, cx + 7, cy + 7], fill=fill, outline=INK, width=width)
+        if owner >= 0:
+            draw.text((cx, cy), str(int(s.circle_phase[row, sp]) + 1), fill=INK if owner in (2, 3) else (255, 255, 255),
+                      font=small, anchor="mm")
+    # banderole track 0..35
+    ty = 650
+    draw.text((12, ty - 26), "banderole track", fill=INK, font=font)
+    for sp in range(data.TRACK_SPACES):
+        x = 12 + sp * 13
+        draw.rectangle([x, ty, x + 12, ty + 12], fill=(250, 246, 236) if sp % 5 else (225, 212, 180), outline=(150, 130, 100))
+        if sp % 5 == 0:
+            draw.text((x + 6, ty + 20), str(sp), fill=INK, font=small, anchor="mm")
+    for p in range(P):
+        x = 12 + int(s.track[row, p]) * 13
+        y = ty - 6 - 7 * int(s.height[row, p])
+        draw.ellipse([x + 1, y - 3, x + 11, y + 5], fill=SEAT_RGB[p], outline=INK)
+    # districts, 2 x 2
+    for p in range(P):
+        x0 = 490 + 305 * (p % 2)
+        y0 = 10 + 345 * (p // 2)
+        _draw_district(draw, game, s, row, p, x0, y0, int(scores[p]))
+    return np.asarray(img, dtype=np.uint8)

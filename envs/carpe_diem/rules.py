@@ -225,22 +225,6 @@ VALIDATE_ERRORS = {
 }
 
 
-def _extend_uniforms(u: np.ndarray, width: int) -> np.ndarray:
-    """u (B, K) -> (B, width): the extra columns come from a splitmix64 stream per row, seeded from u[:, -1]."""
-    out = np.empty((u.shape[0], width), dtype=np.float64)
-    out[:, :u.shape[1]] = u
-    state = (u[:, -1] * 9007199254740992.0).astype(np.uint64) ^ np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for k in range(u.shape[1], width):
-            state = state + np.uint64(0x9E3779B97F4A7C15)
-            z = state
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            out[:, k] = (z >> np.uint64(11)).astype(np.float64) / 9007199254740992.0
-    return out
-
-
 class CarpeDiem(core.GameBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
@@ -285,7 +269,7 @@ class CarpeDiem(core.GameBase):
         """
         u = self._check_uniforms(u, None, 1)
         if u.shape[1] < UNIFORMS_AT_INIT:
-            u = _extend_uniforms(u, UNIFORMS_AT_INIT)
+            u = core.extend_uniforms(u, UNIFORMS_AT_INIT)
         state = self.empty(u.shape[0])
         kernels.init_nb(u, self._auto, self._work, self._cellmask, *state)
         return state

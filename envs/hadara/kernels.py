@@ -21,7 +21,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from meeple.envs.jit import kernel
+from meeple.envs.jit import kernel, splitmix_uniform, uniform_index
 
 from meeple.envs.hadara.data import (
     ABILITY_PER_COLOUR, ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD,
@@ -61,43 +61,17 @@ NOT_TAKEN, PLUNDERED, ALLIED = 0, 1, 2  # s.colony values
 PHASE_B_TURNS = 5  # picks per player (spec 6 B1)
 SOLD_SLOTS = NUM_EPOCHS * ROUNDS_PER_PHASE_A  # s.sold_a index 5 * epoch + round
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
 
 # --- small helpers --------------------------------------------------------------------------
-
-@kernel(inline="always")
-def _uniform_index(x, n):
-    """int(x * n) clamped to 0..n-1 for a uniform x in [0, 1)."""
-    j = int(x * n)
-    if j >= n:
-        j = n - 1
-    if j < 0:
-        j = 0
-    return j
-
 
 @kernel(inline="always")
 def _partial_shuffle(arr, n, k, u, b, col):
     """Fisher-Yates over arr[:n] for its first k positions, draw i from u[b, col + i]."""
     for i in range(k):
-        j = i + _uniform_index(u[b, col + i], n - i)
+        j = i + uniform_index(u[b, col + i], n - i)
         tmp = arr[i]
         arr[i] = arr[j]
         arr[j] = tmp
-
-
-@kernel(inline="always")
-def _splitmix(state):
-    """Advance a splitmix64 stream held in state[0]; returns a uniform in [0, 1)."""
-    z = state[0] + _GOLDEN
-    state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) / 9007199254740992.0
 
 
 @kernel(inline="always")
@@ -968,7 +942,7 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
                         pool[n] = card
                         n += 1
                 for i in range(n - 1):
-                    j = i + _uniform_index(_splitmix(stream), n - i)
+                    j = i + uniform_index(splitmix_uniform(stream), n - i)
                     tmp = pool[i]
                     pool[i] = pool[j]
                     pool[j] = tmp
@@ -996,13 +970,13 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
             if q == me or not s.committed[b, q]:
                 continue
             if s.section[b] == SECTION_SETUP_SIDE:
-                s.pending[b, q] = _uniform_index(_splitmix(stream), 2)
+                s.pending[b, q] = uniform_index(splitmix_uniform(stream), 2)
             elif s.section[b] == SECTION_A_DRAFT:
                 coins = s.coins[b, q]
                 can0 = coins >= eff_price(s, b, q, s.drawn[b, q, 0])
                 can1 = coins >= eff_price(s, b, q, s.drawn[b, q, 1])
                 n_opts = 2 + (1 if can0 else 0) + (1 if can1 else 0)
-                pick = _uniform_index(_splitmix(stream), n_opts)
+                pick = uniform_index(splitmix_uniform(stream), n_opts)
                 for a in range(4):
                     legal = a % 2 == SELL or (can0 if a == 0 else can1)
                     if legal:
@@ -1023,7 +997,7 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
                     pool[n] = cid
                     n += 1
             for i in range(n - 1):
-                j = i + _uniform_index(_splitmix(stream), n - i)
+                j = i + uniform_index(splitmix_uniform(stream), n - i)
                 tmp = pool[i]
                 pool[i] = pool[j]
                 pool[j] = tmp

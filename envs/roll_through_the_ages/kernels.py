@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.jit import kernel
+from meeple.envs.jit import SPLITMIX_GOLDEN, kernel, splitmix_uniform
 
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
@@ -34,10 +34,6 @@ from meeple.envs.roll_through_the_ages.data import (
     WORKERS3,
 )
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
 
 # --- chance ---------------------------------------------------------------------------------
 
@@ -50,13 +46,8 @@ def _draw_face(u, b, cursor, stream):
         x = u[b, k]
     else:
         if stream[0] == 0:
-            stream[0] = np.uint64(u[b, u.shape[1] - 1] * 9007199254740992.0) ^ _GOLDEN
-        z = stream[0] + _GOLDEN
-        stream[0] = z
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        z = z ^ (z >> np.uint64(31))
-        x = float(z >> np.uint64(11)) / 9007199254740992.0
+            stream[0] = np.uint64(u[b, u.shape[1] - 1] * 9007199254740992.0) ^ SPLITMIX_GOLDEN
+        x = splitmix_uniform(stream)
     face = int(x * 6.0)
     return 5 if face > 5 else (0 if face < 0 else face)
 
