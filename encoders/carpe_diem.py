@@ -255,7 +255,7 @@ def _cell(v, b, q, cell, arr, base, stride):
             frontier = cell == shovel
         else:
             for side in range(4):
-                nb = K._neighbour(cell, side)
+                nb = K.neighbour(cell, side)
                 if nb >= 0 and v.cell_tile[b, q, nb] >= 0:
                     frontier = True
         if frontier:
@@ -438,8 +438,8 @@ def full_encode_nb(out, *fields):
         k += NUM_SPACES
         start = v.patrician[b, me]
         if start >= 0 and any_tiles:
-            row[k + np.int64(K._walk(v, b, start, 1))] = 1.0
-            row[k + NUM_SPACES + np.int64(K._walk(v, b, start, NUM_SPACES - 1))] = 1.0
+            row[k + np.int64(K.walk(v, b, start, 1))] = 1.0
+            row[k + NUM_SPACES + np.int64(K.walk(v, b, start, NUM_SPACES - 1))] = 1.0
         k += 2 * NUM_SPACES
         for i in range(DISPLAY_SLOTS):
             t = v.display[b, i]
@@ -882,8 +882,8 @@ def compact_encode_nb(out, *fields):
         cw = -1
         ccw = -1
         if start >= 0 and any_tiles:
-            cw = np.int64(K._walk(v, b, start, 1))
-            ccw = np.int64(K._walk(v, b, start, NUM_SPACES - 1))
+            cw = np.int64(K.walk(v, b, start, 1))
+            ccw = np.int64(K.walk(v, b, start, NUM_SPACES - 1))
         _onehot(row, k, NUM_SPACES, cw)
         _onehot(row, k + NUM_SPACES, NUM_SPACES, ccw)
         k += 2 * NUM_SPACES

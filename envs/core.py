@@ -229,7 +229,7 @@ class GameBase:
         """An (H, W, 3) uint8 picture of row `row` (the rgb_array render)."""
         module = import_module(self.render_module)
         if not hasattr(module, "render_rgb"):
-            raise NotImplementedError(f"{type(self).__name__} has no rgb_array render")
+            raise ValueError(f"{type(self).__name__} draws no picture; its render modes are {self.render_modes()}")
         return module.render_rgb(self, state, row)
 
 

@@ -111,3 +111,6 @@ def test_other_games_stay_ansi_only():
     assert env.metadata["render_modes"] == ["ansi"]
     with pytest.raises(ValueError):
         make_env("hadara", num_players=2, render_mode="rgb_array")
+    game = make("hadara", num_players=2)
+    with pytest.raises(ValueError, match="draws no picture"):
+        game.render_rgb(game.init(np.random.default_rng(0), 1))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -22,3 +24,19 @@ class TunedHeuristic:
                 raise ValueError(f"unknown heuristic parameter {key!r}; known: {self.PARAM_NAMES}")
             self.params[self.PARAM_NAMES.index(key)] = float(value)
         self.fallbacks = 0  # rows where the logic picked an illegal action (should stay 0)
+
+    def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
+        """(B,) int64 actions: `_fill` writes each row's choice; rows whose logic picked an illegal
+        action get a random legal one instead and are counted in `fallbacks`."""
+        mask = game.legal_action_mask(state)
+        B = mask.shape[0]
+        out = np.empty(B, dtype=np.int64)
+        fallback = np.empty(B, dtype=np.bool_)
+        self._fill(game, state, mask, rng.random(B), out, fallback)
+        self.fallbacks += int(fallback.sum())
+        return out
+
+    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
+              fallback: np.ndarray) -> None:
+        """Run the game's heuristic kernel: fill out (B,) and fallback (B,); u (B,) uniforms for fallbacks."""
+        raise TypeError(f"{type(self).__name__} must define _fill")

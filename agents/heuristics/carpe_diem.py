@@ -67,11 +67,12 @@ from meeple.envs.carpe_diem.data import (
     DISPLAY_SLOTS, FAIL_VP, FRAME_POSITION_VP, FRAME_TASKS, GAIN_BREAD, GAIN_COIN, GAIN_STEP, GAIN_VP,
     LABEL_FEATURE, MAX_CHIMNEYS, MAX_UNITS, MERCHANT, NUM_ACTIONS, NUM_CARD_SLOTS, NUM_CELLS,
     NUM_CIRCLE_SPACES, NUM_COUNTABLES, NUM_FEATURES, NUM_FOUNTAIN_KINDS, NUM_GOODS, NUM_PHASES,
-    NUM_PORTS, NUM_SPACES, NUM_TILES, PORT_MATCH, PORT_SIDE, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT,
-    SIDE_DC, SIDE_DR, SPACE_USABLE, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, VILLA, VILLA_VP,
+    NUM_PORTS, NUM_SPACES, NUM_TILES, PORT_MATCH, PORT_SIDE, ROT_PORTS, ROUNDS_PER_PHASE, ROT_SEGMENT_ROOT,
+    SPACE_USABLE, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, VILLA, VILLA_VP,
 )
 from meeple.envs.carpe_diem.rules import LOC_DEPOT, LOC_DISPLAY, LOC_SUPPLY, View
 from meeple.envs.jit import kernel
+from meeple.envs.carpe_diem.kernels import countable, find_root, green_units, neighbour, union_district, walk
 
 # the View fields the kernels read, passed as *fields (fewer arguments per helper: less compile time)
 _USED = ("viewer", "done", "decision", "phase", "round", "tile_pending", "cur_space", "card_seq", "first_high",
@@ -134,19 +135,6 @@ def _side_fit() -> np.ndarray:
     return out
 
 
-def _rot_segments() -> np.ndarray:
-    """ROT_SEG[t, rot, q]: one canonical port of the segment port q belongs to, in the rotated tile; -1 meadow."""
-    out = np.full((NUM_TILES, 4, NUM_PORTS), -1, dtype=np.int8)
-    for t in range(NUM_TILES):
-        for rot in range(4):
-            for q in range(NUM_PORTS):
-                if ROT_PORTS[t, rot, q] == 0:
-                    continue
-                p0 = (q - 2 * rot) % NUM_PORTS
-                out[t, rot, q] = (SEGMENT_ROOT[t, p0] + 2 * rot) % NUM_PORTS
-    return out
-
-
 def _tile_kinds() -> np.ndarray:
     """TILE_KIND[t, k]: tile t shows feature kind k (a port label or its centre building)."""
     out = np.zeros((NUM_TILES, NUM_FEATURES), dtype=np.bool_)
@@ -160,7 +148,6 @@ def _tile_kinds() -> np.ndarray:
 
 
 SIDE_FIT = _side_fit()
-ROT_SEG = _rot_segments()
 TILE_KIND = _tile_kinds()
 
 # scratch arrays of one call (kernels never allocate); built by `_scratch`
@@ -188,15 +175,6 @@ def _scratch() -> _Work:
 # --- small helpers ----------------------------------------------------------------------------------
 
 @kernel
-def _nbr(cell, side):
-    r = cell // 6 + SIDE_DR[side]
-    c = cell % 6 + SIDE_DC[side]
-    if r < 0 or r > 5 or c < 0 or c > 5:
-        return -1
-    return r * 6 + c
-
-
-@kernel
 def _popcount64(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -208,25 +186,6 @@ def _popcount64(x):
 def _bits(m):
     """Set bits of an int64 cell mask."""
     return _popcount64(np.uint64(m))
-
-
-@kernel
-def _find(par, x):
-    while par[x] != x:
-        par[x] = par[par[x]]
-        x = par[x]
-    return x
-
-
-@kernel
-def _union(par, x, y):
-    rx = _find(par, x)
-    ry = _find(par, y)
-    if rx != ry:
-        if rx < ry:
-            par[ry] = rx
-        else:
-            par[rx] = ry
 
 
 @kernel
@@ -247,31 +206,6 @@ def _n_fit(fit_row, avail):
     w0 = fit_row[0, 0] | fit_row[1, 0] | fit_row[2, 0] | fit_row[3, 0]
     w1 = fit_row[0, 1] | fit_row[1, 1] | fit_row[2, 1] | fit_row[3, 1]
     return _popcount64(w0 & avail[0]) + _popcount64(w1 & avail[1])
-
-
-@kernel
-def _countable(v, b, p, k):
-    if k < NUM_FEATURES:
-        return int(v.completed[b, p, k])
-    if k == CHIMNEYS:
-        return int(v.chimneys[b, p])
-    total = 0
-    lo = MERCHANT if k == ANY_LODGING else 0
-    for i in range(lo, lo + 4):
-        total += v.completed[b, p, i]
-    return int(total)
-
-
-@kernel
-def _green_units(v, b, p, card):
-    best = 1 << 30
-    for k in range(NUM_COUNTABLES):
-        need = CARD_HAVE[card, k]
-        if need > 0:
-            u = _countable(v, b, p, k) // need
-            if u < best:
-                best = u
-    return best
 
 
 @kernel
@@ -362,18 +296,18 @@ def _prepare_values(v, b, p, P, R, params, ctx):
                         gacc3 += wu * (pv - left)
                         gmax3 = max(gmax3, pv)
             else:
-                u_now = _green_units(v, b, p, card)
+                u_now = green_units(v, b, p, card)
                 fmin = 1e9
                 for k in range(NUM_COUNTABLES):
                     need = CARD_HAVE[card, k]
                     if need > 0:
-                        fmin = min(fmin, _countable(v, b, p, k) / need)
+                        fmin = min(fmin, countable(v, b, p, k) / need)
                 for k in range(NUM_COUNTABLES):
                     need = CARD_HAVE[card, k]
                     if need == 0:
                         continue
                     m = (gain + (FAIL_VP if u_now == 0 else 0.0)) / need
-                    if _countable(v, b, p, k) / need > fmin + 1e-9:
+                    if countable(v, b, p, k) / need > fmin + 1e-9:
                         m *= params[_NONLIMIT_SHARE]
                     ctx[_X_CNT + k] += w * m
     ctx[_X_GV + 0] = left + min(gacc0, gmax0 - left)
@@ -475,7 +409,6 @@ def _setup_district(v, b, p, ctx, w):
     rots = v.cell_rot[b, p]
     par = w.par
     for n in range(NUM_NODES):
-        par[n] = n
         w.root[n] = -1
         w.opn[n] = 0
         w.chim[n] = 0
@@ -491,18 +424,7 @@ def _setup_district(v, b, p, ctx, w):
         if loc == LOC_SUPPLY or loc == LOC_DEPOT or loc == LOC_DISPLAY:
             w.avail[t // 64] |= np.uint64(1) << np.uint64(t % 64)
     ctx[_X_NAVAIL] = _popcount64(w.avail[0]) + _popcount64(w.avail[1])
-    for cell in range(NUM_CELLS):
-        t = tiles[cell]
-        if t < 0:
-            continue
-        rot = rots[cell]
-        for q in range(NUM_PORTS):
-            if ROT_PORTS[t, rot, q] == 0:
-                continue
-            _union(par, NUM_PORTS * cell + q, NUM_PORTS * cell + ROT_SEG[t, rot, q])
-            nb = _nbr(cell, PORT_SIDE[q])
-            if nb >= 0 and tiles[nb] >= 0:
-                _union(par, NUM_PORTS * cell + q, NUM_PORTS * nb + PORT_MATCH[q])
+    union_district(tiles, rots, par)  # the rules kernels' union-find (spec 5.4)
     for cell in range(NUM_CELLS):
         t = tiles[cell]
         if t < 0:
@@ -513,15 +435,15 @@ def _setup_district(v, b, p, ctx, w):
             if lab == 0:
                 continue
             node = NUM_PORTS * cell + q
-            r = _find(par, node)
+            r = find_root(par, node)
             w.root[node] = r
             w.ckind[r] = LABEL_FEATURE[lab]
             w.cells[r] |= np.int64(1) << np.int64(cell)
-            nb = _nbr(cell, PORT_SIDE[q])
+            nb = neighbour(cell, PORT_SIDE[q])
             if nb >= 0 and tiles[nb] < 0:
                 w.opn[r] += 1
                 w.ocells[r] |= np.int64(1) << np.int64(nb)
-            if lab == 1 and ROT_SEG[t, rot, q] == q:
+            if lab == 1 and ROT_SEGMENT_ROOT[t, rot, q] == q:
                 w.chim[r] += TILE_CHIMNEYS[t]
     # empty cells: side codes, fitting tiles, fill chances; the frontier
     shovel = BOARD_SHOVEL[v.board[b, p]]
@@ -533,7 +455,7 @@ def _setup_district(v, b, p, ctx, w):
             continue
         touching = False
         for s in range(4):
-            nb = _nbr(cell, s)
+            nb = neighbour(cell, s)
             if nb < 0:
                 w.code[cell, s] = 0
             elif tiles[nb] >= 0:
@@ -616,7 +538,7 @@ def _eval_place(v, b, p, t, rot, cell, ctx, w):
     nchg = 0
     chg = np.int64(0)
     for s in range(4):
-        nb = _nbr(cell, s)
+        nb = neighbour(cell, s)
         if nb >= 0 and tiles[nb] < 0:
             s2 = (s + 2) % 4
             code = 10 * ROT_PORTS[t, rot, PORT_MATCH[2 * s2]] + ROT_PORTS[t, rot, PORT_MATCH[2 * s2 + 1]]
@@ -636,7 +558,7 @@ def _eval_place(v, b, p, t, rot, cell, ctx, w):
     nmerged = 0
     cbit = np.int64(1) << np.int64(cell)
     for qq in range(NUM_PORTS):
-        if ROT_SEG[t, rot, qq] != qq:
+        if ROT_SEGMENT_ROOT[t, rot, qq] != qq:
             continue
         kind = LABEL_FEATURE[ROT_PORTS[t, rot, qq]]
         first = nmerged
@@ -644,9 +566,9 @@ def _eval_place(v, b, p, t, rot, cell, ctx, w):
         opened = 0
         ocm = np.int64(0)
         for q2 in range(NUM_PORTS):
-            if ROT_SEG[t, rot, q2] != qq:
+            if ROT_SEGMENT_ROOT[t, rot, q2] != qq:
                 continue
-            nb = _nbr(cell, PORT_SIDE[q2])
+            nb = neighbour(cell, PORT_SIDE[q2])
             if nb < 0:
                 continue
             if tiles[nb] >= 0:
@@ -808,17 +730,6 @@ def _prepare_deny(v, b, p, P, params, ctx, w):
 
 
 @kernel
-def _walk(v, b, start, direction):
-    sp = start
-    for _ in range(NUM_SPACES):
-        sp = (sp + direction) % NUM_SPACES
-        for j in range(DEPOT_SLOTS):
-            if v.depot[b, sp, j] >= 0:
-                return sp
-    return start
-
-
-@kernel
 def _move_action(v, b, p, mask_row, ctx, w, params):
     pos = v.patrician[b, p]
     best = NEVER
@@ -826,7 +737,7 @@ def _move_action(v, b, p, mask_row, ctx, w, params):
     for a in (ACTION_MOVE_CW, ACTION_MOVE_CCW):
         if not mask_row[a]:
             continue
-        d = _walk(v, b, pos, 1 if a == ACTION_MOVE_CW else NUM_SPACES - 1)
+        d = walk(v, b, pos, 1 if a == ACTION_MOVE_CW else NUM_SPACES - 1)
         val = _depot_value(v, b, p, d, ctx, w, params)
         if val > best:
             best = val
@@ -947,7 +858,7 @@ def _card_range(v, b, p, card, fixed_u, res, src):
         return fixed_u, fixed_u
     if CARD_RED[card]:
         return 0, _red_max(card, res, src)
-    u = min(_green_units(v, b, p, card), MAX_UNITS)
+    u = min(green_units(v, b, p, card), MAX_UNITS)
     return u, u
 
 
@@ -1114,14 +1025,9 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
 
-    def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
-        mask = game.legal_action_mask(state)
-        B = mask.shape[0]
-        out = np.empty(B, dtype=np.int64)
-        fallback = np.empty(B, dtype=np.bool_)
+    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
+              fallback: np.ndarray) -> None:
         ctx = np.zeros(_X_SIZE, dtype=np.float64)
         view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, rng.random(B), out, fallback, self.params, ctx, *_scratch(),
+        heuristic_actions_nb(mask, u, out, fallback, self.params, ctx, *_scratch(),
                              *(getattr(view, name) for name in _USED))
-        self.fallbacks += int(fallback.sum())
-        return out

@@ -824,13 +824,8 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
 
-    def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
-        mask = game.legal_action_mask(state)
-        B = mask.shape[0]
-        out = np.empty(B, dtype=np.int64)
-        fallback = np.empty(B, dtype=np.bool_)
+    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
+              fallback: np.ndarray) -> None:
         ctx = np.zeros(_X_SIZE, dtype=np.float64)
         view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, rng.random(B), out, fallback, self.params, ctx, *view)
-        self.fallbacks += int(fallback.sum())
-        return out
+        heuristic_actions_nb(mask, u, out, fallback, self.params, ctx, *view)

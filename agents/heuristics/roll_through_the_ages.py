@@ -850,14 +850,8 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
 
-    def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
-        mask = game.legal_action_mask(state)
-        B = mask.shape[0]
-        out = np.empty(B, dtype=np.int64)
-        fallback = np.empty(B, dtype=np.bool_)
+    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
+              fallback: np.ndarray) -> None:
         ctx = np.empty(_X_SIZE, dtype=np.float64)
         iw = np.zeros(_I_SIZE, dtype=np.int64)
-        heuristic_actions_nb(state, mask, rng.random(B), out, game.monuments_in_play, self.params, fallback,
-                             ctx, iw)
-        self.fallbacks += int(fallback.sum())
-        return out
+        heuristic_actions_nb(state, mask, u, out, game.monuments_in_play, self.params, fallback, ctx, iw)

@@ -247,6 +247,14 @@ def _segment_roots() -> np.ndarray:
 
 ROT_PORTS = _rotated_ports()
 SEGMENT_ROOT = _segment_roots()
+# ROT_SEGMENT_ROOT[t, rot, q]: the canonical port (lowest unrotated port, turned) of the segment that
+# port q of tile t turned rot belongs to; -1 for meadow (spec 14 hint: pre-rotated port tables)
+ROT_SEGMENT_ROOT = np.full((NUM_TILES, 4, NUM_PORTS), -1, dtype=np.int8)
+for _rot in range(4):
+    for _q in range(NUM_PORTS):
+        _p0 = (_q - 2 * _rot) % NUM_PORTS
+        _root = SEGMENT_ROOT[:, _p0]
+        ROT_SEGMENT_ROOT[:, _rot, _q] = np.where(_root >= 0, (_root + 2 * _rot) % NUM_PORTS, -1)
 # side codes for fast matching (spec 5.3): SIDE_OUT[t, rot, s] = 10 * label(2s) + label(2s + 1) and
 # SIDE_IN[t, rot, s] = 10 * label(2s + 1) + label(2s). A tile X matches its neighbour N across side s
 # iff SIDE_OUT[X, s] == SIDE_IN[N, (s + 2) % 4] (port 2s faces port match(2s) = N's port 2(s+2)+1);

@@ -6,7 +6,7 @@ place (`rules.apply` hands them a copy). Kernels never allocate (envs/jit.py): t
 `work` (WORK_SIZE,) int32 and `cellmask` (NUM_NODES,) int64.
 
 District analysis (spec 5.4, hints of spec 14): a union-find over the 36 x 8 ports of a district.
-Ports of one segment are joined (SEGMENT_ROOT, pre-rotated), ports facing each other across placed
+Ports of one segment are joined (ROT_SEGMENT_ROOT), ports facing each other across placed
 neighbours are joined; a component is a feature instance, complete when none of its ports faces an
 empty cell. `_analyze` recomputes every derived field of a player (completed counts, chimneys,
 villa VP, satisfied frame tasks) from the district and reports what a new tile just completed.
@@ -36,7 +36,8 @@ from meeple.envs.carpe_diem.data import (
     LIGHT_PER_PHASE, MARKET_COINS, MAX_UNITS, MERCHANT, MERCHANT_BONUS_COINS, NUM_ACTIONS,
     NUM_CARD_SLOTS, NUM_CELLS, NUM_CIRCLE_SPACES, NUM_COUNTABLES, NUM_FEATURES,
     NUM_FOUNTAIN_KINDS, NUM_GOODS, NUM_LIGHT, NUM_PHASES, NUM_PORTS, NUM_SPACES, NUM_TILES, PORT_MATCH,
-    PORT_SIDE, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT, SIDE_DC, SIDE_DR, SIDE_IN, SIDE_OUT, SLOT_USED, SPACE_USABLE,
+    PORT_SIDE, ROT_PORTS, ROT_SEGMENT_ROOT, ROUNDS_PER_PHASE, SIDE_DC, SIDE_DR, SIDE_IN, SIDE_OUT, SLOT_USED,
+    SPACE_USABLE,
     START_VP, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, TRACK_END, U_INIT_BOARDS, U_INIT_CARD_SLOTS,
     U_INIT_CARDS, U_INIT_DISPLAY, U_INIT_FRAMES, U_INIT_START, U_STEP_DEAL, U_STEP_FOUNTAIN, VILLA,
     VILLA_VP,
@@ -102,7 +103,7 @@ def _popcount(x):
 
 
 @kernel(inline="always")
-def _neighbour(cell, side):
+def neighbour(cell, side):
     """Cell across `side` of `cell`, -1 for the frame."""
     # int64 casts: with NUMBA_DISABLE_JIT, int8 table values would make the result int8 and
     # 8 * cell + port overflow (numpy scalar arithmetic keeps the int8 type)
@@ -114,22 +115,47 @@ def _neighbour(cell, side):
 
 
 @kernel(inline="always")
-def _find(work, x):
-    while work[W_PARENT + x] != x:
-        work[W_PARENT + x] = work[W_PARENT + work[W_PARENT + x]]
-        x = work[W_PARENT + x]
+def find_root(parent, x):
+    """Union-find root of node x (path halving)."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
     return x
 
 
 @kernel(inline="always")
-def _union(work, x, y):
-    rx = _find(work, x)
-    ry = _find(work, y)
+def union_roots(parent, x, y):
+    rx = find_root(parent, x)
+    ry = find_root(parent, y)
     if rx != ry:
         if rx < ry:
-            work[W_PARENT + ry] = rx
+            parent[ry] = rx
         else:
-            work[W_PARENT + rx] = ry
+            parent[rx] = ry
+
+
+@kernel
+def union_district(tiles, rots, parent):
+    """Union-find over the (8 * cell + port) nodes of one district (spec 5.4): the ports of one
+    segment are joined, and so are ports facing each other across placed neighbours. Only the nodes
+    of placed cells are reset and joined (nodes of empty cells are never read). Shared with the
+    heuristic, which runs it on a View's district."""
+    for cell in range(NUM_CELLS):
+        if tiles[cell] >= 0:
+            for n in range(NUM_PORTS * cell, NUM_PORTS * cell + NUM_PORTS):
+                parent[n] = n
+    for cell in range(NUM_CELLS):
+        t = tiles[cell]
+        if t < 0:
+            continue
+        rot = rots[cell]
+        for q in range(NUM_PORTS):
+            if ROT_PORTS[t, rot, q] == 0:
+                continue
+            union_roots(parent, NUM_PORTS * cell + q, NUM_PORTS * cell + np.int64(ROT_SEGMENT_ROOT[t, rot, q]))
+            nb = neighbour(cell, PORT_SIDE[q])
+            if nb >= 0 and tiles[nb] >= 0:
+                union_roots(parent, NUM_PORTS * cell + q, NUM_PORTS * nb + PORT_MATCH[q])
 
 
 # --- district analysis (spec 5.4) ---------------------------------------------------------------
@@ -142,10 +168,11 @@ def _analyze(s, b, p, work, cellmask, new_cell):
     """
     tiles = s.cell_tile[b, p]
     rots = s.cell_rot[b, p]
+    parent = work[W_PARENT:W_PARENT + NUM_NODES]
+    union_district(tiles, rots, parent)
     for cell in range(NUM_CELLS):  # nodes of empty cells are never read
         if tiles[cell] >= 0:
             for n in range(NUM_PORTS * cell, NUM_PORTS * cell + NUM_PORTS):
-                work[W_PARENT + n] = n
                 work[W_OPEN + n] = 0
                 work[W_CHIM + n] = 0
                 cellmask[n] = 0
@@ -170,15 +197,6 @@ def _analyze(s, b, p, work, cellmask, new_cell):
             s.completed[b, p, k] += 1
             if cell == new_cell:
                 work[W_NEW_KIND + k] += 1
-        for q in range(NUM_PORTS):
-            if ROT_PORTS[t, rot, q] == 0:
-                continue
-            p0 = (q - 2 * rot) % NUM_PORTS
-            root_q = (np.int64(SEGMENT_ROOT[t, p0]) + 2 * np.int64(rot)) % NUM_PORTS
-            _union(work, NUM_PORTS * cell + q, NUM_PORTS * cell + root_q)
-            nb = _neighbour(cell, PORT_SIDE[q])
-            if nb >= 0 and tiles[nb] >= 0:
-                _union(work, NUM_PORTS * cell + q, NUM_PORTS * nb + PORT_MATCH[q])
     # per component: cells, open ports, chimneys
     for cell in range(NUM_CELLS):
         t = tiles[cell]
@@ -189,13 +207,12 @@ def _analyze(s, b, p, work, cellmask, new_cell):
             lab = ROT_PORTS[t, rot, q]
             if lab == 0:
                 continue
-            r = _find(work, NUM_PORTS * cell + q)
+            r = find_root(parent, NUM_PORTS * cell + q)
             cellmask[r] |= np.int64(1) << np.int64(cell)
-            nb = _neighbour(cell, PORT_SIDE[q])
+            nb = neighbour(cell, PORT_SIDE[q])
             if nb < 0 or tiles[nb] < 0:
                 work[W_OPEN + r] += 1
-            p0 = (q - 2 * rot) % NUM_PORTS
-            if lab == 1 and SEGMENT_ROOT[t, p0] == p0:  # one villa segment per tile: its chimneys once
+            if lab == 1 and ROT_SEGMENT_ROOT[t, rot, q] == q:  # one villa segment per tile: its chimneys once
                 work[W_CHIM + r] += TILE_CHIMNEYS[t]
     villa_vp = 0
     for i in range(NUM_TASKS_PER_PLAYER):
@@ -276,19 +293,18 @@ def _complete_at(s, b, p, new_cell, work):
             tc = tiles[cell]
             rc = rots[cell]
             mask |= np.int64(1) << np.int64(cell)
-            p0 = (q - 2 * rc) % NUM_PORTS
-            root = SEGMENT_ROOT[tc, p0]
-            if ROT_PORTS[tc, rc, q] == 1 and root == p0:  # one villa segment per tile: chimneys once
+            root = ROT_SEGMENT_ROOT[tc, rc, q]
+            if ROT_PORTS[tc, rc, q] == 1 and root == q:  # one villa segment per tile: chimneys once
                 chim += TILE_CHIMNEYS[tc]
             for q2 in range(NUM_PORTS):  # the other ports of the same segment
                 if q2 != q and ROT_PORTS[tc, rc, q2] != 0:
-                    if SEGMENT_ROOT[tc, (q2 - 2 * rc) % NUM_PORTS] == root:
+                    if ROT_SEGMENT_ROOT[tc, rc, q2] == root:
                         n2 = NUM_PORTS * cell + q2
                         if work[W_VISIT + n2] != gen:
                             work[W_VISIT + n2] = gen
                             work[W_STACK + top] = n2
                             top += 1
-            nb = _neighbour(cell, PORT_SIDE[q])
+            nb = neighbour(cell, PORT_SIDE[q])
             if nb < 0 or tiles[nb] < 0:
                 n_open += 1
             else:
@@ -446,7 +462,7 @@ def _cell_requirements(s, b, p, cell):
     touching = False
     r0 = r1 = r2 = r3 = -1
     for side in range(4):
-        nb = _neighbour(cell, side)
+        nb = neighbour(cell, side)
         req = -1
         if nb < 0:
             req = 0
@@ -869,7 +885,7 @@ def forced_action(s, b):
 # --- actions -------------------------------------------------------------------------------------------
 
 @kernel
-def _walk(s, b, start, direction):
+def walk(s, b, start, direction):
     """Normal move (spec 5.1, PD-17): next space in `direction`, skipping empty depots; laps to start."""
     sp = start
     for _ in range(NUM_SPACES):
@@ -894,9 +910,9 @@ def _apply_action(s, b, a, u, work, cellmask):
             _begin_phase_turns(s, b)
     elif dec == DEC_MOVE:
         if a == ACTION_MOVE_CW:
-            s.patrician[b, p] = _walk(s, b, s.patrician[b, p], 1)
+            s.patrician[b, p] = walk(s, b, s.patrician[b, p], 1)
         elif a == ACTION_MOVE_CCW:
-            s.patrician[b, p] = _walk(s, b, s.patrician[b, p], NUM_SPACES - 1)
+            s.patrician[b, p] = walk(s, b, s.patrician[b, p], NUM_SPACES - 1)
         else:  # bread move (PD-18)
             s.bread[b, p] -= 1
             s.patrician[b, p] = a - ACTION_SPACE
@@ -1265,7 +1281,7 @@ def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *
                     any_tile = True
                     rot = s.cell_rot[b, p, cell]
                     for side in range(4):
-                        nb = _neighbour(cell, side)
+                        nb = neighbour(cell, side)
                         for q in range(2 * side, 2 * side + 2):
                             if nb < 0:
                                 if ROT_PORTS[t, rot, q] != 0:
@@ -1285,7 +1301,7 @@ def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *
                         for cell in range(NUM_CELLS):
                             if work[W_LIST2 + cell] == 1:
                                 for side in range(4):
-                                    nb = _neighbour(cell, side)
+                                    nb = neighbour(cell, side)
                                     if nb >= 0 and s.cell_tile[b, p, nb] >= 0 and work[W_LIST2 + nb] == 0:
                                         work[W_LIST2 + nb] = 1
                                         changed = True

@@ -109,15 +109,6 @@ def _depot_text(state: Any, row: int, d: int) -> str:
     return ", ".join(tiles) if tiles else "empty"
 
 
-def _walk(state: Any, row: int, start: int, direction: int) -> int:
-    sp = start
-    for _ in range(NUM_SPACES):
-        sp = (sp + direction) % NUM_SPACES
-        if (state.depot[row, sp] >= 0).any():
-            return sp
-    return start
-
-
 # --- placement effects -----------------------------------------------------------------------------
 
 def _simulate(game: Any, state: Any, row: int, action: int) -> Any:
@@ -202,7 +193,7 @@ def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
         if start < 0:
             return "normal move (no patrician placed yet)"
         direction = 1 if action == ACTION_MOVE_CW else NUM_SPACES - 1
-        dest = _walk(s, row, start, direction)
+        dest = int(kernels.walk(kernels._State(*s), row, start, direction))
         skipped = (dest - start) % NUM_SPACES if action == ACTION_MOVE_CW else (start - dest) % NUM_SPACES
         skip = f", skipping {skipped - 1} empty" if skipped > 1 else (", round the circle" if dest == start else "")
         return f"space {start} -> {dest}{skip} (depot {dest}: {_depot_text(s, row, dest)})"
