@@ -664,3 +664,15 @@ def render_rgb(game: Any, state: Any, row: int = 0) -> np.ndarray:
         y0 = 10 + 345 * (p // 2)
         _draw_district(draw, game, s, row, p, x0, y0, int(scores[p]))
     return np.asarray(img, dtype=np.uint8)
+
+
+# chance outcomes narrated by golden playthroughs (envs/playthrough.py): setup deals, the depot tiles
+# turned face up at each phase start, and the fountain cards drawn
+CHANCE_FIELDS = {
+    "frame": str,
+    "board": str,
+    "card_slot": lambda c: CARD_NAMES[c],
+    "display": lambda t: TILE_NAMES[t],
+    "depot": lambda t: TILE_NAMES[t],
+    "fountain_drawn": str,
+}

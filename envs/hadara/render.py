@@ -198,3 +198,14 @@ def score_sheet(game: Any, state: Any, row: int = 0) -> str:
         if sold:
             lines.append(f"  face-down sales (colours): {' '.join(sold)}")
     return "\n".join(lines)
+
+
+# chance outcomes narrated by golden playthroughs (envs/playthrough.py): the shuffled stacks, the
+# pairs drawn from them, colony backs and start cards
+CHANCE_FIELDS = {
+    "start_card": lambda c: f"initiative {c + 1}",
+    "board_order": lambda c: COLOUR_NAMES[c],
+    "inner": lambda card: CARD_NAMES[card],
+    "drawn": lambda card: CARD_NAMES[card],
+    "colony_stack": lambda c: data.COLONY_NAMES[c],
+}

@@ -121,3 +121,7 @@ def score_sheet(game: Any, state: Any, row: int = 0) -> str:
         devs = [DEVELOPMENT_NAMES[d] for d in range(13) if s.developments[row, p, d]]
         lines.append("  developments " + (", ".join(devs) if devs else "-"))
     return "\n".join(lines)
+
+
+# chance outcomes narrated by golden playthroughs (envs/playthrough.py): the dice after a roll
+CHANCE_FIELDS = {"dice": lambda face: FACE_NAMES[face]}
