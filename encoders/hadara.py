@@ -20,8 +20,8 @@ from meeple.envs.hadara.data import (
     BUST_REQUIREMENT, CARD_COLOUR, CARD_EPOCH, CARD_PRICE, CARD_RANK, COLONIES_IN_TIER,
     COLONY_TIER_REQUIREMENT, CULTURE, FEED_COINS_MAX_CARDS, FOOD, MAX_COLOUR_CARDS, MAX_GOLD,
     MAX_PLAYERS, MAX_SILVER, MAX_TABLEAU, MILITARY, NUM_ABILITIES, NUM_BUSTS, NUM_CARDS, NUM_COLOURS,
-    NUM_EPOCHS, NUM_SECTIONS, NUM_TIERS, NUM_TRACKS, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A,
-    SECTION_A_DRAFT, SECTION_SETUP_SIDE, TILE_STEPS_CARDS, BUY_REQUIREMENT_MAX_COINS,
+    NUM_EPOCHS, NUM_DECISIONS, NUM_TIERS, NUM_TRACKS, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A,
+    DEC_A_DRAFT, DEC_SETUP_SIDE, TILE_STEPS_CARDS, BUY_REQUIREMENT_MAX_COINS,
 )
 from meeple.envs.hadara.rules import View
 from meeple.envs.jit import kernel
@@ -68,7 +68,7 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
     ("advanced", (1,), "1 in the advanced game"),
     ("pile_view_top", (1,), "1 if only pile tops are shown (pile_view='top')"),
     ("epoch", (NUM_EPOCHS,), "one-hot epoch I..III"),
-    ("section", (NUM_SECTIONS,), "one-hot section (spec 14 ids)"),
+    ("decision", (NUM_DECISIONS,), "one-hot section (spec 14 ids)"),
     ("round", (ROUNDS_PER_PHASE_A,), "one-hot phase-A round (zero after the draft)"),
     ("rotation", (5,), "one-hot wheel rotation (zero until set)"),
     ("board_order", (5, NUM_COLOURS), "board position -> one-hot colour"),
@@ -232,8 +232,8 @@ def encode_nb(advanced, pile_top, out, *fields):
         k += 1
         row[k + e_now] = 1.0
         k += NUM_EPOCHS
-        row[k + v.section[b]] = 1.0
-        k += NUM_SECTIONS
+        row[k + v.decision[b]] = 1.0
+        k += NUM_DECISIONS
         if v.round[b] < ROUNDS_PER_PHASE_A:
             row[k + v.round[b]] = 1.0
         k += ROUNDS_PER_PHASE_A
@@ -274,9 +274,9 @@ def encode_nb(advanced, pile_top, out, *fields):
         k += 2 * MAX_COLOUR_CARDS + NUM_COLOURS + 2
         pend = v.own_pending[b]
         if pend >= 0:
-            if v.section[b] == SECTION_A_DRAFT:
+            if v.decision[b] == DEC_A_DRAFT:
                 row[k + pend] = 1.0
-            elif v.section[b] == SECTION_SETUP_SIDE:
+            elif v.decision[b] == DEC_SETUP_SIDE:
                 row[k + 4 + pend] = 1.0
         k += 6
         for i in range(v.own_sold.shape[1]):

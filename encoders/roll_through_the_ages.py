@@ -19,7 +19,7 @@ from meeple.envs.roll_through_the_ages.kernels import cities_of, goods_count_of,
 from meeple.envs.roll_through_the_ages.data import (
     CITY_THRESHOLDS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
     GOODS_MAX, GOODS_VALUE, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
-    NUM_GOODS, NUM_MONUMENTS, NUM_PHASES, NUM_TRADE_TYPES, SKULL, SOLO_ROUNDS, GOODS_LIMIT,
+    NUM_GOODS, NUM_MONUMENTS, NUM_DECISIONS, NUM_TRADE_TYPES, SKULL, SOLO_ROUNDS, GOODS_LIMIT,
     GRANARIES_COINS_PER_FOOD,
 )
 
@@ -59,7 +59,8 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
     ("round", (1,), "round / 30, capped at 1"),
     ("rounds_remaining", (1,), "solo: rounds left including this one / 10; else 0"),
     ("final_round", (1,), "1 once the end is triggered"),
-    ("phase", (NUM_PHASES,), "one-hot: ROLL, LEADERSHIP, CHOOSE_FW, TRADE, TRADE_OFFER, TRADE_RESPOND, BUILD, BUY, DISCARD, GAME_OVER"),
+    ("decision", (NUM_DECISIONS,), "one-hot: ROLL, LEADERSHIP, CHOOSE_FW, TRADE, TRADE_OFFER, TRADE_RESPOND, BUILD, BUY,"
+     " DISCARD, GAME_OVER"),
     # the active player's turn (public)
     ("dice", (MAX_DICE, 6), "one-hot face of each die (GOOD1, FOOD3, SKULL, FW2, COINS7, WORKERS3)"),
     ("die_present", (MAX_DICE,), "1 if the die is rolled this turn"),
@@ -181,8 +182,8 @@ def encode_nb(s, viewer, in_play, trade, max_trade_offers, out):
         k += 1
         row[k] = 1.0 if s.final_round[b] else 0.0
         k += 1
-        row[k + s.phase[b]] = 1.0
-        k += NUM_PHASES
+        row[k + s.decision[b]] = 1.0
+        k += NUM_DECISIONS
         # the active player's turn
         skulls = 0
         for i in range(MAX_DICE):

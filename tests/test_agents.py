@@ -47,7 +47,7 @@ def test_agents_choose_legal_actions(config: dict) -> None:
         assert mask[rows, h][live].all(), f"heuristic chose illegal actions in rows {np.flatnonzero(live & ~mask[rows, h])}"
         assert mask[rows, r][live].all()
         use_heuristic = (kind == 0) | ((kind == 1) & (state.to_play == 0))
-        answered += int((live & use_heuristic & (state.phase == data.PHASE_TRADE_RESPOND)).sum())
+        answered += int((live & use_heuristic & (state.decision == data.DEC_TRADE_RESPOND)).sum())
         state = game.step(state, np.where(use_heuristic, h, r), rng)
     assert state.done.all()
     assert heuristic.fallbacks == 0

@@ -71,7 +71,7 @@ def test_rtta_blocks_match_the_state(rng):
     np.testing.assert_allclose(parts["goods_value"][:, :3], game.goods_values(state)[:, order] / 265, rtol=1e-5)
     np.testing.assert_array_equal(parts["monuments_in_play"][0], data.MONUMENTS_IN_PLAY[3])
     np.testing.assert_array_equal(parts["num_players"][0], [0, 0, 1, 0])
-    np.testing.assert_array_equal(parts["phase"].argmax(axis=1), state.phase)
+    np.testing.assert_array_equal(parts["decision"].argmax(axis=1), state.decision)
     present = state.dice >= 0
     np.testing.assert_array_equal(parts["die_present"], present)
     np.testing.assert_array_equal(parts["dice"].argmax(axis=2)[present], state.dice[present])

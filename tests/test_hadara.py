@@ -24,9 +24,9 @@ from meeple.envs.hadara import data
 from meeple.envs.hadara.data import (
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
     ACTION_REMOVE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, BACK, BLUE, BUY, CULTURE, FOOD, FRONT,
-    GREEN, INCOME, MILITARY, PURPLE, RED, SECTION_A_BUST, SECTION_A_COLONY, SECTION_A_DRAFT,
-    SECTION_A_TILE, SECTION_B_COLONY, SECTION_B_FEED, SECTION_B_PICK, SECTION_B_SEALS,
-    SECTION_B_TILE, SECTION_GAME_OVER, SECTION_WHEEL, SELL, SIDE_A, SIDE_B, UNIFORMS_AT_INIT,
+    GREEN, INCOME, MILITARY, PURPLE, RED, DEC_A_BUST, DEC_A_COLONY, DEC_A_DRAFT,
+    DEC_A_TILE, DEC_B_COLONY, DEC_B_FEED, DEC_B_PICK, DEC_B_SEALS,
+    DEC_B_TILE, DEC_GAME_OVER, DEC_WHEEL, SELL, SIDE_A, SIDE_B, UNIFORMS_AT_INIT,
     UNIFORMS_PER_STEP, YELLOW,
 )
 
@@ -104,7 +104,7 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
     s = s._replace(**{name: np.copy(value) for name, value in s._asdict().items()})
     s.inner[0], s.inner_count[0], s.outer[0], s.outer_count[0] = -1, 0, -1, 0
     s.drawn[0], s.pending[0], s.committed[0] = -1, -1, False
-    s.epoch[0], s.section[0], s.turn[0], s.pick[0], s.round[0] = epoch, section, turn, pick, round
+    s.epoch[0], s.decision[0], s.turn[0], s.pick[0], s.round[0] = epoch, section, turn, pick, round
     s.rotation[0], s.start_player[0] = rotation, start_player
     s.start_side[0] = np.maximum(s.start_side[0], SIDE_A)  # advanced games start in SETUP_SIDE
     for p, (sc, side) in (start or {}).items():
@@ -142,7 +142,7 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
             need = 2 * P - (len(group) - len(free))
             assert need >= 0, f"more than 2N cards of epoch {e} colour {c} placed"
             for x in free[:need]:
-                if section == SECTION_A_DRAFT and e == epoch:
+                if section == DEC_A_DRAFT and e == epoch:
                     s.inner[0, c, s.inner_count[0, c]] = x
                     s.inner_count[0, c] += 1
                 else:
@@ -161,17 +161,17 @@ def draft_position(game, pairs: Mapping[int, tuple[str, str]], **kw):
     r = (colour - k) % 5
     for p, (a, b) in pairs.items():
         assert data.CARD_COLOUR[card(a)] == data.CARD_COLOUR[card(b)] == (p + r + k) % 5
-    return position(game, SECTION_A_DRAFT, pairs=pairs, round=k, rotation=r, **kw)
+    return position(game, DEC_A_DRAFT, pairs=pairs, round=k, rotation=r, **kw)
 
 
 def final(game, **kw):
     """A finished game (after epoch III, spec 9) for scoring examples."""
-    return position(game, SECTION_GAME_OVER, epoch=2, done=True, **kw)
+    return position(game, DEC_GAME_OVER, epoch=2, done=True, **kw)
 
 
 def income_position(game, **kw):
     """Just before the phase-A Income of spec 5 A3: the last draft round's follow-ups are over."""
-    return position(game, SECTION_A_TILE, round=4, turn=game.num_players, **kw)
+    return position(game, DEC_A_TILE, round=4, turn=game.num_players, **kw)
 
 
 def pick_position(game, piles: Mapping[int, list[str]], **kw):
@@ -179,7 +179,7 @@ def pick_position(game, piles: Mapping[int, list[str]], **kw):
     5N minus the cards left, and the start player is chosen so that the next pick is seat 0's."""
     P = game.num_players
     pick = 5 * P - sum(len(v) for v in piles.values())
-    return position(game, SECTION_B_PICK, piles=piles, pick=pick, start_player=(-pick) % P, **kw)
+    return position(game, DEC_B_PICK, piles=piles, pick=pick, start_player=(-pick) % P, **kw)
 
 
 def pick_action(colour: int, buy_or_sell: int) -> int:
@@ -258,7 +258,7 @@ def test_had_ex_4_drawing():
     top two cards of the red inner stack, which shrinks by 2."""
     game = new_game()
     s = game.init_from_uniforms(start_uniforms())
-    assert s.section[0] == SECTION_WHEEL and s.to_play[0] == 0
+    assert s.decision[0] == DEC_WHEEL and s.to_play[0] == 0
     red = s.inner[0, RED, :s.inner_count[0, RED]].tolist()
     s = act(game, s, ACTION_WHEEL + 1)  # r = 1: seat 0 at board position 1 = red
     assert s.drawn[0, 0].tolist() == [red[-1], red[-2]]
@@ -299,7 +299,7 @@ def play_draft(game, s, rotation: int) -> tuple[object, list[list[int]]]:
     s = act(game, s, ACTION_WHEEL + rotation)
     colours = []
     for _ in range(5):
-        assert s.section[0] == SECTION_A_DRAFT
+        assert s.decision[0] == DEC_A_DRAFT
         colours.append([int(data.CARD_COLOUR[c]) for c in s.drawn[0, :, 0]])
         s = act(game, s, *[ACTION_DRAFT + 1] * game.num_players)
     return s, colours
@@ -326,8 +326,8 @@ def test_had_ex_8_track_past_10():
     assert tracks(s)[CULTURE] == 9
     s = act(game, s, pick_action(BLUE, BUY))
     assert tracks(s)[CULTURE] == 12 and divmod(tracks(s)[CULTURE], 10) == (1, 2)
-    s = position(game, SECTION_B_FEED, cards={0: ["I-B09", "I-B02", "I-B05", "I-Y01", "I-R01"]})
-    assert tracks(s)[CULTURE] == 12 and s.to_play[0] == 0 and s.section[0] == SECTION_B_FEED
+    s = position(game, DEC_B_FEED, cards={0: ["I-B09", "I-B02", "I-B05", "I-Y01", "I-R01"]})
+    assert tracks(s)[CULTURE] == 12 and s.to_play[0] == 0 and s.decision[0] == DEC_B_FEED
     s = act(game, s, ACTION_REMOVE + 2)
     assert tracks(s)[CULTURE] == 9
 
@@ -336,7 +336,7 @@ def test_had_ex_9_income():
     """HAD-EX-9 (spec 5 A3): income track 12, coins 0 -> Income gives 12 coins; the track stays 12."""
     game = new_game()
     s = income_position(game, cards={0: ["I-Y09", "I-Y10", "I-Y05", "I-Y06"]}, coins={0: 0})
-    assert s.section[0] == SECTION_A_COLONY  # Income ran inside `advance`
+    assert s.decision[0] == DEC_A_COLONY  # Income ran inside `advance`
     assert s.coins[0, 0] == 12 and tracks(s)[INCOME] == 12
 
 
@@ -345,7 +345,7 @@ def test_had_ex_10_colony_anatomy():
     plunder 2 coins and 2 VP, or ally for +1 income +1 military (back 2 VP); military 2: not eligible."""
     game = new_game()
     kw = dict(coins={0: 0}, colony_stack={0: [1, 0, -1, -1, -1]})  # C00 on top of tier 0
-    s = position(game, SECTION_A_COLONY, start={0: (3, SIDE_A)}, **kw)  # initiative 4: military 3
+    s = position(game, DEC_A_COLONY, start={0: (3, SIDE_A)}, **kw)  # initiative 4: military 3
     assert tracks(s)[MILITARY] == 3
     assert legal(game, s) == {colony_action(0, PLUNDER), colony_action(0, ALLY), ACTION_PASS}
     vp = game.scores(s)[0, 0]
@@ -355,7 +355,7 @@ def test_had_ex_10_colony_anatomy():
     assert allied.colony_id[0, 0, 0] == 0 and allied.coins[0, 0] == 0
     assert np.subtract(tracks(allied), tracks(s)).tolist() == [1, 1, 0, 0]
     assert game.scores(allied)[0, 0] == vp + 2
-    s = position(game, SECTION_A_COLONY, start={0: (0, SIDE_A)}, **kw)  # initiative 1: military 2
+    s = position(game, DEC_A_COLONY, start={0: (0, SIDE_A)}, **kw)  # initiative 1: military 2
     assert tracks(s)[MILITARY] == 2 and legal(game, s) == {ACTION_PASS}
 
 
@@ -363,7 +363,7 @@ def test_had_ex_11_plunder():
     """HAD-EX-11 (spec 5 A4): military 19, coins 0: tiers 0-2 (3, 9, 15) eligible, 3-4 (21, 30)
     not; plundering tier 2 gives 5 coins, military stays 19, 8 VP at the end, the back stays hidden."""
     game = new_game()
-    s = position(game, SECTION_A_COLONY, epoch=1, cards={0: ["II-R09", "II-R10", "I-R10"]}, coins={0: 0})
+    s = position(game, DEC_A_COLONY, epoch=1, cards={0: ["II-R09", "II-R10", "I-R10"]}, coins={0: 0})
     assert tracks(s)[MILITARY] == 19
     options = legal(game, s)
     assert {t for t in range(5) if colony_action(t, PLUNDER) in options} == {0, 1, 2}
@@ -380,7 +380,7 @@ def test_had_ex_12_ally():
     """HAD-EX-12 (spec 5 A4, 2.6 C05): military 12, coins 1, C05 on top of tier 1; ally: coins -1,
     military 14, culture +1, C05 revealed to all, 5 VP at the end."""
     game = new_game()
-    s = position(game, SECTION_A_COLONY, cards={0: ["I-R10", "I-R08", "I-R01"]}, coins={0: 1},
+    s = position(game, DEC_A_COLONY, cards={0: ["I-R10", "I-R08", "I-R01"]}, coins={0: 1},
                  colony_stack={1: [6, 5, -1, -1, -1]})
     assert tracks(s)[MILITARY] == 12
     c = tracks(s)[CULTURE]
@@ -397,16 +397,16 @@ def test_had_ex_13_bust_anatomy():
     """HAD-EX-13 (spec 2.4, 5 A5): culture 6 and a free tile: bust 0 (6, 4 VP) is carvable, and
     only by placing a free tile; culture 5: not carvable."""
     game = new_game()
-    s = position(game, SECTION_A_BUST, cards={0: ["I-B05"]})
+    s = position(game, DEC_A_BUST, cards={0: ["I-B05"]})
     assert tracks(s)[CULTURE] == 6
     assert legal(game, s) == {bust_action(0, c, side) for c in range(4) for side in (FRONT, BACK)} | {ACTION_PASS}
     # both yellow tiles on silver seals: bust 0 can't take a yellow tile any more
-    s = position(game, SECTION_A_BUST, cards={0: ["I-B05"]}, silver={0: [YELLOW, YELLOW]})
+    s = position(game, DEC_A_BUST, cards={0: ["I-B05"]}, silver={0: [YELLOW, YELLOW]})
     assert legal(game, s) == {bust_action(0, c, side) for c in (RED, BLUE, GREEN) for side in (FRONT, BACK)} | {ACTION_PASS}
     vp = game.scores(s)[0, 0]
     s2 = act(game, s, bust_action(0, RED, FRONT))
     assert game.scores(s2)[0, 0] == vp + 4
-    s = position(game, SECTION_A_BUST, cards={0: ["I-B02"]})
+    s = position(game, DEC_A_BUST, cards={0: ["I-B02"]})
     assert tracks(s)[CULTURE] == 5 and legal(game, s) == {ACTION_PASS}
 
 
@@ -414,7 +414,7 @@ def test_had_ex_14_bust_tile_front():
     """HAD-EX-14 (spec 5 A5): culture 13, income 4, 2 free yellow tiles; carve bust 1 with a yellow
     tile front -> income 7, free yellow tiles 1, culture unchanged."""
     game = new_game()
-    s = position(game, SECTION_A_BUST, cards={0: ["I-Y05", "I-B09", "I-B10", "I-B02"]})
+    s = position(game, DEC_A_BUST, cards={0: ["I-Y05", "I-B09", "I-B10", "I-B02"]})
     assert tracks(s)[CULTURE] == 13 and tracks(s)[INCOME] == 4 and s.free_tiles[0, 0, YELLOW] == 2
     s = act(game, s, bust_action(1, YELLOW, FRONT))
     assert tracks(s)[INCOME] == 7 and s.free_tiles[0, 0, YELLOW] == 1 and tracks(s)[CULTURE] == 13
@@ -425,7 +425,7 @@ def test_had_ex_15_bust_tile_back():
     """HAD-EX-15 (spec 5 A5, 9): culture 20; carve bust 2 with a red tile back: no track change,
     free red tiles -1, the bust scores 14 + 4 = 18 VP."""
     game = new_game()
-    s = position(game, SECTION_A_BUST, epoch=1, cards={0: ["II-B10", "II-B08", "I-B09", "I-B02"]})
+    s = position(game, DEC_A_BUST, epoch=1, cards={0: ["II-B10", "II-B08", "I-B09", "I-B02"]})
     assert tracks(s)[CULTURE] == 20
     before, vp = tracks(s), game.scores(s)[0, 0]
     s = act(game, s, bust_action(2, RED, BACK))
@@ -457,9 +457,9 @@ def test_had_ex_17_fed():
     """HAD-EX-17 (spec 7, D24): food 9 and 6 cards: nothing happens, no removal prompt."""
     game = new_game()
     hand = ["I-G07", "I-G01", "I-Y01", "I-R01", "I-B01", "I-Y05"]
-    s = position(game, SECTION_B_FEED, cards={0: hand}, start={0: (1, SIDE_A)}, coins={0: 3})
+    s = position(game, DEC_B_FEED, cards={0: hand}, start={0: (1, SIDE_A)}, coins={0: 3})
     assert tracks(s)[FOOD] == 9 and n_cards(s) == 6
-    assert s.section[0] == SECTION_B_SEALS  # both players fed: Feeding is over without a decision
+    assert s.decision[0] == DEC_B_SEALS  # both players fed: Feeding is over without a decision
     assert n_cards(s) == 6 and s.coins[0, 0] == 3
 
 
@@ -467,19 +467,19 @@ def test_had_ex_18_not_fed():
     """HAD-EX-18 (spec 7, D10): food 6 and 7 cards without food: exactly one removal is required
     (no pass), then food 6 = 6 cards and the player is done."""
     game = new_game(advanced=True)
-    s = position(game, SECTION_B_FEED, cards={0: FEED_CARDS}, start={0: (4, SIDE_B)})  # initiative 5 B: food 6
+    s = position(game, DEC_B_FEED, cards={0: FEED_CARDS}, start={0: (4, SIDE_B)})  # initiative 5 B: food 6
     assert tracks(s)[FOOD] == 6 and n_cards(s) == 7 and s.to_play[0] == 0
     assert legal(game, s) == {ACTION_REMOVE + i for i in range(7)}
     s = act(game, s, ACTION_REMOVE + 6)
     assert tracks(s)[FOOD] == 6 and n_cards(s) == 6
-    assert s.section[0] != SECTION_B_FEED or s.to_play[0] != 0
+    assert s.decision[0] != DEC_B_FEED or s.to_play[0] != 0
 
 
 def test_had_ex_19_removal_undo():
     """HAD-EX-19 (spec 7 undo rule): removing I-Y02 takes back +1 income and +1 military, gives no
     coins, the card count drops by 1 and I-Y02 is out of the game (face-up, public)."""
     game = new_game()
-    s = position(game, SECTION_B_FEED, cards={0: FEED_CARDS}, coins={0: 3})
+    s = position(game, DEC_B_FEED, cards={0: FEED_CARDS}, coins={0: 3})
     assert s.tableau[0, 0, 1] == card("I-Y02") and s.to_play[0] == 0
     after = act(game, s, ACTION_REMOVE + 1)
     assert np.subtract(tracks(s), tracks(after)).tolist() == [1, 1, 0, 0]
@@ -493,7 +493,7 @@ def test_had_ex_20_silver_seal():
     """HAD-EX-20 (spec 8): a silver seal bought with a red tile, military 30 at game end: 15 VP."""
     game = new_game()
     hand = ["III-R09", "III-R10", "III-R07", "III-R05"]
-    s = position(game, SECTION_B_SEALS, epoch=2, cards={0: hand}, coins={0: 20, 1: 0}, start={0: (1, SIDE_A)})
+    s = position(game, DEC_B_SEALS, epoch=2, cards={0: hand}, coins={0: 20, 1: 0}, start={0: (1, SIDE_A)})
     assert tracks(s)[MILITARY] == 30
     s = act(game, s, ACTION_SILVER + RED)
     assert s.coins[0, 0] == 0 and s.silver[0, 0].tolist() == [RED, -1] and s.free_tiles[0, 0, RED] == 1
@@ -532,8 +532,8 @@ def test_had_ex_22_start_players_and_coin():
             assert s.coins[0, p] == data.START_COINS[dealt[p], SIDE_A] + (initiative[p] in extra)
         assert initiative[s.start_player[0]] == starters[0] and s.to_play[0] == s.start_player[0]
         for epoch in (0, 1):  # the end of epoch e's seals: epoch e + 1 begins
-            nxt = position(game, SECTION_B_SEALS, epoch=epoch, turn=P, start_card=np.array(dealt))
-            assert nxt.epoch[0] == epoch + 1 and nxt.section[0] == SECTION_WHEEL
+            nxt = position(game, DEC_B_SEALS, epoch=epoch, turn=P, start_card=np.array(dealt))
+            assert nxt.epoch[0] == epoch + 1 and nxt.decision[0] == DEC_WHEEL
             assert initiative[nxt.start_player[0]] == starters[epoch + 1]
 
 
@@ -555,7 +555,7 @@ def test_had_ex_24_one_visit_per_colour():
         s, colours = play_draft(game, game.init_from_uniforms(start_uniforms()), 2)
         for p in range(P):
             assert sorted(row[p] for row in colours) == [0, 1, 2, 3, 4]
-        assert s.section[0] == SECTION_A_COLONY
+        assert s.decision[0] == DEC_A_COLONY
         assert s.inner_count[0].tolist() == [0] * 5 and s.outer_count[0].tolist() == [P] * 5
 
 
@@ -564,15 +564,15 @@ def test_had_ex_25_phase_b_length():
     for P in (2, 4):
         game = new_game(P)
         s, _ = play_draft(game, game.init_from_uniforms(start_uniforms()), 0)
-        while s.section[0] in (SECTION_A_COLONY, SECTION_A_BUST):
+        while s.decision[0] in (DEC_A_COLONY, DEC_A_BUST):
             s = act(game, s, ACTION_PASS)
         turns = [0] * P
-        while s.section[0] == SECTION_B_PICK:
+        while s.decision[0] == DEC_B_PICK:
             turns[int(s.to_play[0])] += 1
             colour = int(np.flatnonzero(s.outer_count[0] > 0)[0])
             s = act(game, s, pick_action(colour, SELL))
         assert turns == [5] * P
-        assert s.outer_count[0].tolist() == [0] * 5 and s.section[0] == SECTION_B_COLONY
+        assert s.outer_count[0].tolist() == [0] * 5 and s.decision[0] == DEC_B_COLONY
 
 
 # --- purple abilities (spec 10) -------------------------------------------------------------
@@ -592,12 +592,12 @@ def test_had_ex_27_tile_steps():
     s = pick_position(game, {PURPLE: ["I-P03"]}, start={0: (4, SIDE_A)}, coins={0: 9})
     assert tracks(s)[FOOD] == 5 and s.free_tiles[0, 0, GREEN] == 2
     s = act(game, s, pick_action(PURPLE, BUY))
-    assert s.section[0] == SECTION_B_TILE and s.to_play[0] == 0
+    assert s.decision[0] == DEC_B_TILE and s.to_play[0] == 0
     assert legal(game, s) == {ACTION_TILE + c for c in range(4)}
     s = act(game, s, ACTION_TILE + GREEN)
     assert tracks(s)[FOOD] == 7 and s.free_tiles[0, 0, GREEN] == 1
     # later removed in Feeding (8 cards > food 7)
-    s = position(game, SECTION_B_FEED, cards={0: ["I-P03"] + FEED_CARDS}, start={0: (4, SIDE_A)},
+    s = position(game, DEC_B_FEED, cards={0: ["I-P03"] + FEED_CARDS}, start={0: (4, SIDE_A)},
                  slot_tile={0: [GREEN] + [-1] * 29})
     assert tracks(s)[FOOD] == 7 and s.free_tiles[0, 0, GREEN] == 1 and s.to_play[0] == 0
     s = act(game, s, ACTION_REMOVE + 0)
@@ -622,7 +622,7 @@ def test_had_ex_29_colony_coins():
     """HAD-EX-29 (spec 10 COLONY_COINS, D16): owning II-P01, coins 0, military 9: plunder tier 1 ->
     coins 7 (4 + 3); ally instead -> coins 3 (4 - 1; the +4 may pay the alliance)."""
     game = new_game()
-    s = position(game, SECTION_A_COLONY, epoch=1, cards={0: ["II-P01", "I-R10", "I-R02"]}, coins={0: 0})
+    s = position(game, DEC_A_COLONY, epoch=1, cards={0: ["II-P01", "I-R10", "I-R02"]}, coins={0: 0})
     assert tracks(s)[MILITARY] == 9 and colony_action(1, ALLY) in legal(game, s)
     assert act(game, s, colony_action(1, PLUNDER)).coins[0, 0] == 7
     assert act(game, s, colony_action(1, ALLY)).coins[0, 0] == 3
@@ -635,14 +635,14 @@ def test_had_ex_30_cheap_seals():
     silver = {ACTION_SILVER + c for c in range(4)}
     for epoch, price_s, price_g in ((1, 4, 6), (2, 15, 22)):
         for coins in (price_s - 1, price_s, price_g - 1, price_g):
-            s = position(game, SECTION_B_SEALS, epoch=epoch, cards={0: ["II-P03"]}, coins={0: coins})
+            s = position(game, DEC_B_SEALS, epoch=epoch, cards={0: ["II-P03"]}, coins={0: coins})
             options = legal(game, s)
             assert (silver <= options) == (coins >= price_s) and (ACTION_GOLD in options) == (coins >= price_g)
-        s = position(game, SECTION_B_SEALS, epoch=epoch, cards={0: ["II-P03"]}, coins={0: price_g})
+        s = position(game, DEC_B_SEALS, epoch=epoch, cards={0: ["II-P03"]}, coins={0: price_g})
         assert act(game, s, ACTION_SILVER + BLUE).coins[0, 0] == price_g - price_s
         assert act(game, s, ACTION_GOLD).coins[0, 0] == 0
         # without the card, the normal prices apply
-        s = position(game, SECTION_B_SEALS, epoch=epoch, coins={0: price_g})
+        s = position(game, DEC_B_SEALS, epoch=epoch, coins={0: price_g})
         assert (silver <= legal(game, s)) == (price_g >= data.SILVER_PRICE[epoch]) and ACTION_GOLD not in legal(game, s)
 
 
@@ -662,9 +662,9 @@ def test_had_ex_32_food_surplus():
     min(5 * 3, 12) = 12 coins."""
     game = new_game(advanced=True)
     hand = ["II-P12", "I-G07", "I-G04", "I-Y01", "I-R01", "I-B01", "I-P09"]
-    s = position(game, SECTION_B_FEED, epoch=1, cards={0: hand}, start={0: (4, SIDE_A)}, coins={0: 0})
+    s = position(game, DEC_B_FEED, epoch=1, cards={0: hand}, start={0: (4, SIDE_A)}, coins={0: 0})
     assert tracks(s)[FOOD] == 12 and n_cards(s) == 7
-    assert s.section[0] == SECTION_B_SEALS and s.coins[0, 0] == 12
+    assert s.decision[0] == DEC_B_SEALS and s.coins[0, 0] == 12
 
 
 def test_had_ex_33_bust_boost():
@@ -688,14 +688,14 @@ def test_had_ex_34_feed_coins():
     coins, no card is removed, and the player's Feeding is done."""
     game = new_game(advanced=True)
     hand = ["II-P14", "I-G07", "I-G01", "I-Y01", "I-Y02", "I-R01", "I-R02", "I-B01", "I-B02", "I-P09", "II-Y01"]
-    s = position(game, SECTION_B_FEED, epoch=1, cards={0: hand}, start={0: (1, SIDE_A)}, coins={0: 10})
+    s = position(game, DEC_B_FEED, epoch=1, cards={0: hand}, start={0: (1, SIDE_A)}, coins={0: 10})
     assert tracks(s)[FOOD] == 9 and n_cards(s) == 11 and s.to_play[0] == 0
     assert ACTION_FEED_PAY in legal(game, s) and ACTION_PASS not in legal(game, s)
     s = act(game, s, ACTION_FEED_PAY)
-    assert s.section[0] == SECTION_B_FEED and s.to_play[0] == 0  # one more card to cover
+    assert s.decision[0] == DEC_B_FEED and s.to_play[0] == 0  # one more card to cover
     s = act(game, s, ACTION_FEED_PAY)
     assert s.coins[0, 0] == 6 and n_cards(s) == 11
-    assert s.section[0] != SECTION_B_FEED or s.to_play[0] != 0
+    assert s.decision[0] != DEC_B_FEED or s.to_play[0] != 0
 
 
 def test_had_ex_35_silver_full():
@@ -722,12 +722,12 @@ def test_had_ex_37_req_minus_4():
     (15) is eligible and bust 1 (13) carvable; tier 3 (21) and bust 2 (20) are not."""
     game = new_game(advanced=True)
     hand = {0: ["III-P11", "I-R10", "I-R08", "I-B09", "I-B02"]}
-    s = position(game, SECTION_A_COLONY, epoch=2, cards=hand, coins={0: 0})
+    s = position(game, DEC_A_COLONY, epoch=2, cards=hand, coins={0: 0})
     assert tracks(s)[MILITARY] == 11 and tracks(s)[CULTURE] == 9
     options = legal(game, s)
     assert colony_action(2, PLUNDER) in options and colony_action(3, PLUNDER) not in options
     assert act(game, s, colony_action(2, PLUNDER)).coins[0, 0] == 5  # nothing charged
-    s = position(game, SECTION_A_BUST, epoch=2, cards=hand)
+    s = position(game, DEC_A_BUST, epoch=2, cards=hand)
     options = legal(game, s)
     assert bust_action(1, RED, FRONT) in options and bust_action(2, RED, FRONT) not in options
 
@@ -748,10 +748,10 @@ def test_had_ex_39_double_section():
     """HAD-EX-39 (spec 10 DOUBLE_SECTION, 14 notes): owning III-P13 with military 16, take tier 1 and
     then tier 2 in the same section; no third prompt (tier 0 would still be eligible)."""
     game = new_game(advanced=True)
-    s = position(game, SECTION_A_COLONY, epoch=2, cards={0: ["III-P13", "III-R09", "I-R10", "I-R01"]}, coins={0: 0})
+    s = position(game, DEC_A_COLONY, epoch=2, cards={0: ["III-P13", "III-R09", "I-R10", "I-R01"]}, coins={0: 0})
     assert tracks(s)[MILITARY] == 16
     s = act(game, s, colony_action(1, PLUNDER))
-    assert s.to_play[0] == 0 and s.section[0] == SECTION_A_COLONY
+    assert s.to_play[0] == 0 and s.decision[0] == DEC_A_COLONY
     assert colony_action(1, PLUNDER) not in legal(game, s) and colony_action(2, PLUNDER) in legal(game, s)
     s = act(game, s, colony_action(2, PLUNDER))
     assert s.colony[0, 0].tolist() == [NOT_TAKEN, PLUNDERED, PLUNDERED, NOT_TAKEN, NOT_TAKEN]
@@ -763,12 +763,12 @@ def test_had_ex_40_buy_requirement():
     tier 2 (15) charges 3 coins for the missing point, then plunder: coins 5 - 3 + 5 = 7."""
     game = new_game(advanced=True)
     hand = {0: ["III-P14", "I-R10", "I-R08", "I-R05"]}
-    s = position(game, SECTION_A_COLONY, epoch=2, cards=hand, coins={0: 5})
+    s = position(game, DEC_A_COLONY, epoch=2, cards=hand, coins={0: 5})
     assert tracks(s)[MILITARY] == 14
     assert colony_action(3, PLUNDER) not in legal(game, s)  # 7 missing points = 21 coins
     s = act(game, s, colony_action(2, PLUNDER))
     assert s.coins[0, 0] == 7 and s.colony[0, 0, 2] == PLUNDERED and tracks(s)[MILITARY] == 14
-    s = position(game, SECTION_A_COLONY, epoch=2, cards=hand, coins={0: 2})
+    s = position(game, DEC_A_COLONY, epoch=2, cards=hand, coins={0: 2})
     assert colony_action(2, PLUNDER) not in legal(game, s)
 
 

@@ -36,7 +36,7 @@ def test_agents_choose_legal_actions(config: dict) -> None:
     kind = np.arange(B) % 3
     state = game.init(rng, B)
     rows = np.arange(B)
-    sections = np.zeros(data.NUM_SECTIONS, dtype=np.int64)  # heuristic decisions per section
+    sections = np.zeros(data.NUM_DECISIONS, dtype=np.int64)  # heuristic decisions per section
     for _ in range(game.info.max_game_length):
         if state.done.all():
             break
@@ -47,16 +47,16 @@ def test_agents_choose_legal_actions(config: dict) -> None:
         assert mask[rows, h][live].all(), f"heuristic chose illegal actions in rows {np.flatnonzero(live & ~mask[rows, h])}"
         assert mask[rows, r][live].all()
         use_heuristic = (kind == 0) | ((kind == 1) & (state.to_play == 0))
-        sections += np.bincount(state.section[live & use_heuristic], minlength=data.NUM_SECTIONS)
+        sections += np.bincount(state.decision[live & use_heuristic], minlength=data.NUM_DECISIONS)
         state = game.step(state, np.where(use_heuristic, h, r), rng)
     assert state.done.all()
     assert heuristic.fallbacks == 0
     # the heuristic met every kind of decision of this configuration
-    expected = {data.SECTION_WHEEL, data.SECTION_A_DRAFT, data.SECTION_A_COLONY, data.SECTION_A_BUST,
-                data.SECTION_B_PICK, data.SECTION_B_COLONY, data.SECTION_B_BUST, data.SECTION_B_SEALS}
+    expected = {data.DEC_WHEEL, data.DEC_A_DRAFT, data.DEC_A_COLONY, data.DEC_A_BUST,
+                data.DEC_B_PICK, data.DEC_B_COLONY, data.DEC_B_BUST, data.DEC_B_SEALS}
     if config.get("advanced"):
-        expected.add(data.SECTION_SETUP_SIDE)
-    assert all(sections[s] > 0 for s in expected), dict(zip(data.SECTION_NAMES, sections.tolist()))
+        expected.add(data.DEC_SETUP_SIDE)
+    assert all(sections[s] > 0 for s in expected), dict(zip(data.DECISION_NAMES, sections.tolist()))
 
 
 def test_heuristic_beats_random() -> None:
@@ -110,7 +110,7 @@ def test_heuristic_never_reads_hidden_state() -> None:
             np.testing.assert_array_equal(actions[1], actions[0])
             np.testing.assert_array_equal(actions[2], actions[0])
             checked += len(me)
-            draft = state.section == data.SECTION_A_DRAFT
+            draft = state.decision == data.DEC_A_DRAFT
             drafts += int(draft.sum())
             others = state.committed.copy()
             others[np.arange(len(me)), me] = False

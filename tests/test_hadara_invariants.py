@@ -162,17 +162,17 @@ def test_random_games_keep_every_invariant(config):
         steps += 1
         assert steps <= game.info.max_game_length
         # Feeding: covers are counted per player; when a player's feeding is over, food + paid >= cards
-        feeding = live & (prev.section == data.SECTION_B_FEED)
+        feeding = live & (prev.decision == data.DEC_B_FEED)
         actor = (prev.start_player + prev.turn) % P
         paid[rows[feeding & (actions == data.ACTION_FEED_PAY)], actor[feeding & (actions == data.ACTION_FEED_PAY)]] += 1
-        moved_on = feeding & ((state.section != data.SECTION_B_FEED) | (state.turn != prev.turn))
+        moved_on = feeding & ((state.decision != data.DEC_B_FEED) | (state.turn != prev.turn))
         if moved_on.any():
             r, p = rows[moved_on], actor[moved_on]
             cards = (state.tableau[r, p] >= 0).sum(axis=1)
             assert (state.tracks[r, p, data.FOOD] + paid[r, p] >= cards).all(), "a player left feeding unfed"
-        paid[state.section != data.SECTION_B_FEED] = 0
+        paid[state.decision != data.DEC_B_FEED] = 0
     # every game ends after epoch III's seals
-    assert (state.epoch == 2).all() and (state.section == data.SECTION_GAME_OVER).all()
+    assert (state.epoch == 2).all() and (state.decision == data.DEC_GAME_OVER).all()
     assert not state.truncated.any()
     returns = game.returns(state)
     assert np.isfinite(returns).all()
@@ -185,7 +185,7 @@ def _draft_states(game, rng, batch=128, per_step=2):
     picked = []
     while not state.done.all():
         state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
-        rows = np.flatnonzero((state.section == data.SECTION_A_DRAFT) & state.committed.any(axis=1))
+        rows = np.flatnonzero((state.decision == data.DEC_A_DRAFT) & state.committed.any(axis=1))
         if len(rows):
             picked.append(core.take(state, rng.choice(rows, size=min(per_step, len(rows)), replace=False)))
     out = core.concatenate(picked)
@@ -202,7 +202,7 @@ def test_determinize_hides_nothing_and_resamples_the_hidden_part(config):
     state = _draft_states(game, np.random.default_rng(11))
     P = game.num_players
     public = ("coins", "tracks", "tableau", "outer", "outer_count", "inner_count", "colony", "bust", "silver",
-              "gold", "committed", "removed", "colony_count", "section", "to_play")
+              "gold", "committed", "removed", "colony_count", "decision", "to_play")
     for p in range(P):
         before = encoder.encode(game.observe(state, p))
         a = game.determinize(state, p, np.random.default_rng(100 + p))
@@ -255,7 +255,7 @@ def test_start_players_and_start_coins():
         rank = np.argsort(np.argsort(state.start_card, axis=1), axis=1)
         extra = data.EXTRA_COIN_RANK[P][rank]
         base = data.START_COINS[state.start_card, 0]
-        assert (state.section == data.SECTION_WHEEL).all()
+        assert (state.decision == data.DEC_WHEEL).all()
         np.testing.assert_array_equal(state.coins, base + extra)
         np.testing.assert_array_equal(rank[np.arange(64), state.start_player], ranks[0])
         seen = {0}
@@ -278,11 +278,11 @@ def test_every_player_visits_every_colour_and_phase_b_empties_the_piles():
         while not state.done.all():
             prev = state
             state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
-            entered_b = (prev.section != data.SECTION_B_PICK) & (state.section == data.SECTION_B_PICK) & (state.pick == 0)
+            entered_b = (prev.decision != data.DEC_B_PICK) & (state.decision == data.DEC_B_PICK) & (state.pick == 0)
             if entered_b.any():
                 assert (state.inner_count[entered_b] == 0).all()
                 assert (state.outer_count[entered_b] == P).all()
-            left_b = (prev.section == data.SECTION_B_PICK) & (state.section == data.SECTION_B_COLONY)
+            left_b = (prev.decision == data.DEC_B_PICK) & (state.decision == data.DEC_B_COLONY)
             if left_b.any():
                 assert (prev.pick[left_b] == 5 * P - 1).all()
                 assert (state.outer_count[left_b] == 0).all()
@@ -338,7 +338,7 @@ def test_encoder_blocks_match_the_state():
     np.testing.assert_array_equal(parts["tableau"][:, :4], held)
     np.testing.assert_array_equal(parts["committed"][:, :4], state.committed[:, order])
     np.testing.assert_array_equal(parts["colonies"][:, :4].argmax(axis=-1), state.colony[:, order])
-    np.testing.assert_array_equal(parts["section"].argmax(axis=1), state.section)
+    np.testing.assert_array_equal(parts["decision"].argmax(axis=1), state.decision)
     np.testing.assert_array_equal(parts["epoch"].argmax(axis=1), state.epoch)
     # the viewer's own pair (draw order), as ranks within its epoch and colour
     np.testing.assert_array_equal(parts["own_drawn"].argmax(axis=2), data.CARD_RANK[state.drawn[:, viewer]])
@@ -347,20 +347,20 @@ def test_encoder_blocks_match_the_state():
     rows, cols = np.nonzero(state.sold_a[:, viewer] >= 0)
     mine[rows, state.sold_a[:, viewer][rows, cols]] = 1
     np.testing.assert_array_equal(parts["own_sold"], mine)
-    committed = state.committed[:, viewer] & (state.section == data.SECTION_A_DRAFT)
+    committed = state.committed[:, viewer] & (state.decision == data.DEC_A_DRAFT)
     np.testing.assert_array_equal(parts["own_pending"][committed, :4].argmax(axis=1), state.pending[committed, viewer])
     assert (parts["own_pending"][~committed] == 0).all()
 
 
 # --- worked examples of spec 13 on hand-built positions -------------------------------------
 
-def _position(P=2, section=data.SECTION_A_COLONY, cards=None, coins=None, start=None, **fields):
+def _position(P=2, section=data.DEC_A_COLONY, cards=None, coins=None, start=None, **fields):
     """A B=1 position in `section` with seat 0 to act: tableaux `cards` {seat: [card names]}, `coins`
     {seat: n}, start cards `start` {seat: (card, side)}; other State fields by name. auto_forced is off,
     so the position stops at every decision."""
     game = make("hadara", num_players=P, auto_forced=False)
     s = game.init(np.random.default_rng(0), 1)
-    s.section[0], s.turn[0], s.start_player[0], s.rotation[0], s.round[0] = section, 0, 0, 0, 5
+    s.decision[0], s.turn[0], s.start_player[0], s.rotation[0], s.round[0] = section, 0, 0, 0, 5
     s.outer_count[0] = P  # (piles are irrelevant here; keep phase B consistent if reached)
     for p, names in (cards or {}).items():
         ids = [data.CARD_NAMES.index(n) for n in names]
@@ -416,7 +416,7 @@ def test_colony_plunder_ally_colony_coins_and_buy_requirement():
 
 def test_bust_front_and_back():
     # HAD-EX-14: culture >= 13, a yellow tile on bust 1 front: income +3
-    game, s = _position(section=data.SECTION_A_BUST, cards={0: ["I-B10", "II-B10", "I-B09"]})
+    game, s = _position(section=data.DEC_A_BUST, cards={0: ["I-B10", "II-B10", "I-B09"]})
     assert s.tracks[0, 0, data.CULTURE] >= 13
     a = data.ACTION_BUST + 8 * 1 + 2 * data.YELLOW + data.FRONT
     after = game.apply(s, [a], np.zeros((1, 64)))
@@ -431,7 +431,7 @@ def test_bust_front_and_back():
 def test_feeding_removal_undoes_the_card_and_feed_coins_pays():
     # HAD-EX-19: removing I-Y02 takes back +1 income +1 military, no coins
     many = ["I-Y02", "I-B08", "I-B02", "I-R02", "I-Y05", "I-Y06", "I-R05", "I-P09", "I-B05", "I-Y01", "I-R01", "I-B01"]
-    game, s = _position(section=data.SECTION_B_FEED, cards={0: many}, coins={0: 3})
+    game, s = _position(section=data.DEC_B_FEED, cards={0: many}, coins={0: 3})
     food, count = int(s.tracks[0, 0, data.FOOD]), len(many)
     assert food < count and s.to_play[0] == 0
     legal = _legal(game, s)
@@ -440,13 +440,13 @@ def test_feeding_removal_undoes_the_card_and_feed_coins_pays():
     np.testing.assert_array_equal(s.tracks[0, 0] - after.tracks[0, 0], [1, 1, 0, 0])
     assert after.coins[0, 0] == 3 and after.removed[0, data.CARD_NAMES.index("I-Y02")]
     # HAD-EX-34: FEED_COINS pays 2 coins per card instead
-    game, s = _position(section=data.SECTION_B_FEED, cards={0: ["II-P14"] + many[:10]}, coins={0: 20})
+    game, s = _position(section=data.DEC_B_FEED, cards={0: ["II-P14"] + many[:10]}, coins={0: 20})
     deficit = 11 - int(s.tracks[0, 0, data.FOOD])
     assert deficit >= 2 and data.ACTION_FEED_PAY in _legal(game, s)
     for _ in range(deficit):
         s = game.apply(s, [data.ACTION_FEED_PAY], np.zeros((1, 64)))
     assert s.coins[0, 0] == 20 - 2 * deficit and (s.tableau[0, 0] >= 0).sum() == 11
-    assert not (s.section[0] == data.SECTION_B_FEED and s.turn[0] == 0)  # player 0's feeding is over
+    assert not (s.decision[0] == data.DEC_B_FEED and s.turn[0] == 0)  # player 0's feeding is over
 
 
 def test_scoring_silver_gold_and_abilities():

@@ -22,9 +22,9 @@ from meeple.envs.roll_through_the_ages.data import (
     ACTION_PAY_GOOD, ACTION_PROPOSE, ACTION_ROLL, ACTION_TRADE_WITH, AGRICULTURE, ARCHITECTURE,
     CARAVANS, CITY_THRESHOLDS, CLOTH, COINAGE, COINS7, DEVELOPMENT_NAMES, EMPIRE, ENGINEERING, FOOD3,
     FW2, GOOD1, GRANARIES, GREAT_WALL, IRRIGATION, LEADERSHIP, MASONRY, MAX_DICE, MEDICINE,
-    MONUMENT_FIRST, MONUMENT_NAMES, MONUMENT_WORKERS, NO_DIE, PHASE_BUILD, PHASE_BUY,
-    PHASE_CHOOSE_FW, PHASE_DISCARD, PHASE_GAME_OVER, PHASE_LEADERSHIP, PHASE_ROLL, PHASE_TRADE,
-    PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND, POTTERY, QUARRYING, RELIGION, SKULL, SPEARHEADS, STONE,
+    MONUMENT_FIRST, MONUMENT_NAMES, MONUMENT_WORKERS, NO_DIE, DEC_BUILD, DEC_BUY,
+    DEC_CHOOSE_FW, DEC_DISCARD, DEC_GAME_OVER, DEC_LEADERSHIP, DEC_ROLL, DEC_TRADE,
+    DEC_TRADE_OFFER, DEC_TRADE_RESPOND, POTTERY, QUARRYING, RELIGION, SKULL, SPEARHEADS, STONE,
     TRADE_FOOD, UNIFORMS_PER_STEP, WOOD, WORKERS3,
 )
 
@@ -110,7 +110,7 @@ def position(game, dice: list[int], *, active: int = 0, start: int = 0, rolls_us
     s.marked[0] = False
     s.fw_choice[0] = 0
     s.rolls_used[0] = rolls_used
-    s.phase[0] = PHASE_ROLL
+    s.decision[0] = DEC_ROLL
     s.active[0] = active
     s.to_play[0] = active
     s.final_round[0] = final_round
@@ -188,7 +188,7 @@ def _play_ex1(game):
 def test_rtta_ex_1_rolling_skull_lock_and_rerolling_a_kept_die(two):
     """RTTA-EX-1 (spec 13, 5.1): a skull is locked, a die kept earlier may be rerolled, 3 rolls end the phase."""
     s0, s1, s2, s3 = _play_ex1(two)
-    assert (s0.active[0], s0.phase[0], s0.rolls_used[0]) == (0, PHASE_ROLL, 1)  # first roll is automatic
+    assert (s0.active[0], s0.decision[0], s0.rolls_used[0]) == (0, DEC_ROLL, 1)  # first roll is automatic
     assert faces(s0) == [FOOD3, WORKERS3, COINS7]
     assert faces(s2) == [FOOD3, SKULL, GOOD1] and s2.rolls_used[0] == 2
     mask = legal(two, s2)
@@ -198,7 +198,7 @@ def test_rtta_ex_1_rolling_skull_lock_and_rerolling_a_kept_die(two):
     # three rolls used: the roll phase ended without PASS; no FW2 die, so CHOOSE_FW was skipped too
     assert s3.rolls_used[0] == 3
     assert faces(s3) == [WORKERS3, SKULL, GOOD1]
-    assert s3.phase[0] == PHASE_BUILD and s3.active[0] == 0
+    assert s3.decision[0] == DEC_BUILD and s3.active[0] == 0
     assert (s3.fw_choice[0] == 0).all()
     assert s3.disasters[0].tolist() == [0, 0]  # one skull: no disaster (spec 2.7)
 
@@ -220,12 +220,12 @@ def test_rtta_ex_3_food_from_food3_and_fw2(two):
     """RTTA-EX-3 (spec 13, 5.2, 5.3b): FOOD3 + FW2 as food = 5 food; no workers, so BUILD is skipped."""
     # wood 2 (worth 3) + 7 coins make Leadership affordable, so the turn stops in BUY and can be inspected
     s = position(two, [FOOD3, FW2, COINS7], goods={0: [2, 0, 0, 0, 0]})
-    assert s.phase[0] == PHASE_CHOOSE_FW
+    assert s.decision[0] == DEC_CHOOSE_FW
     assert legal(two, s) == {ACTION_FW_FOOD, ACTION_FW_WORKERS}  # no PASS: a choice is required
     s = act(two, s, ACTION_FW_FOOD)
     assert s.food[0, 0] == 3 + 3 + 2 - 3
     assert s.workers[0] == 0 and s.coins[0] == 7
-    assert s.phase[0] == PHASE_BUY  # BUILD skipped (spec 11.3)
+    assert s.decision[0] == DEC_BUY  # BUILD skipped (spec 11.3)
 
 
 def test_rtta_ex_4_feeding_and_famine(two):
@@ -236,7 +236,7 @@ def test_rtta_ex_4_feeding_and_famine(two):
     # case B: 5 cities (city_workers 7), food 2 after 3b, D = 4 disaster points already
     before = position(two, [GOOD1, GOOD1, COINS7, WORKERS3, WORKERS3], rolls_used=1,
                       city_workers={0: 7}, food={0: 2}, disasters={0: 4})
-    assert before.phase[0] == PHASE_ROLL and cities(before, 0) == 5
+    assert before.decision[0] == DEC_ROLL and cities(before, 0) == 5
     b = act(two, before, ACTION_PASS)
     assert b.food[0, 0] == 0 and b.disasters[0, 0] == 4 + 3
     assert two.scores(b)[0, 0] == two.scores(before)[0, 0] - 3
@@ -260,14 +260,14 @@ def test_rtta_ex_6_later_obelisk_and_a_new_city(two):
     value; 3 workers complete the 4th city, which rolls and eats from the next turn."""
     s = position(two, [WORKERS3, FW2, FW2], monuments={0: {OBELISK: 7}, 1: {OBELISK: 9}})
     assert s.completed_by_anyone[0, OBELISK] and s.monument_points[0, 1, OBELISK] == 6
-    assert s.phase[0] == PHASE_CHOOSE_FW
+    assert s.decision[0] == DEC_CHOOSE_FW
     s = act(two, s, ACTION_FW_FOOD, ACTION_FW_WORKERS)
-    assert s.food[0, 0] == 3 + 2 - 3 and s.workers[0] == 3 + 2 and s.phase[0] == PHASE_BUILD
+    assert s.food[0, 0] == 3 + 2 - 3 and s.workers[0] == 3 + 2 and s.decision[0] == DEC_BUILD
     s = act(two, s, ACTION_BUILD_MONUMENT + OBELISK, ACTION_BUILD_MONUMENT + OBELISK)
     assert s.monument_points[0, 0, OBELISK] == 3 and two.scores(s)[0, 0] == 3
     assert ACTION_BUILD_MONUMENT + OBELISK not in legal(two, s)  # a finished structure takes no boxes
     s = act(two, s, ACTION_BUILD_CITY, ACTION_BUILD_CITY)
-    assert s.phase[0] == PHASE_BUILD and s.active[0] == 0
+    assert s.decision[0] == DEC_BUILD and s.active[0] == 0
     # the last worker ends BUILD automatically; nothing to buy or discard, so the opponent's turn starts
     s = act(two, s, ACTION_BUILD_CITY, dice=[FOOD3, FOOD3, FOOD3])
     assert sheet(two, s, 0) == (
@@ -289,7 +289,7 @@ def _ex7_start(game):
 def test_rtta_ex_7_buying_with_coins_and_whole_goods_types(two):
     """RTTA-EX-7 (spec 13, 5.5, D-13): coins plus whole goods tracks pay; no change; no partial tracks."""
     start = _ex7_start(two)
-    assert start.phase[0] == PHASE_BUY and start.coins[0] == 7
+    assert start.decision[0] == DEC_BUY and start.coins[0] == 7
     assert ACTION_PAY_FOOD not in legal(two, start)  # no Granaries
     # legality: spearheads only (12) or cloth only (11) cannot buy Agriculture; stone (19) or wood (22) can
     for track, ok in ((SPEARHEADS, False), (CLOTH, False), (STONE, True), (WOOD, True)):
@@ -300,12 +300,12 @@ def test_rtta_ex_7_buying_with_coins_and_whole_goods_types(two):
     assert s.goods[0, 0].tolist() == [5, 3, 0, 0, 0]
     assert s.developments[0, 0, AGRICULTURE] and s.developments[0, 0].sum() == 1
     assert two.scores(s)[0, 0] == 3 and s.coins[0] == 0
-    assert s.phase[0] == PHASE_DISCARD  # 8 units > 6 (EX-8 continues here)
+    assert s.decision[0] == DEC_DISCARD  # 8 units > 6 (EX-8 continues here)
     # no sequence of BUY actions leaves wood anywhere but 5 (kept) or 0 (spent whole)
     wood_seen, seen, frontier = set(), set(), [start]
     while frontier:
         node = frontier.pop()
-        if node.phase[0] != PHASE_BUY:
+        if node.decision[0] != DEC_BUY:
             wood_seen.add(int(node.goods[0, 0, WOOD]))
             continue
         key = tuple(node.marked_goods[0].tolist())
@@ -336,13 +336,13 @@ def test_rtta_ex_8_discard_down_to_six(two, discards, goods):
     """RTTA-EX-8 (spec 13, 5.6, D-22): 8 units discard to exactly 6; PASS is illegal throughout."""
     s = act(two, _ex7_start(two), ACTION_PAY_GOOD + SPEARHEADS, ACTION_PAY_GOOD + CLOTH,
             ACTION_BUY_DEV + AGRICULTURE)
-    assert s.goods[0, 0].tolist() == [5, 3, 0, 0, 0] and s.phase[0] == PHASE_DISCARD
+    assert s.goods[0, 0].tolist() == [5, 3, 0, 0, 0] and s.decision[0] == DEC_DISCARD
     assert legal(two, s) == {ACTION_DISCARD + WOOD, ACTION_DISCARD + STONE}
     s = act(two, s, ACTION_DISCARD + discards[0])
-    assert s.phase[0] == PHASE_DISCARD and ACTION_PASS not in legal(two, s)
+    assert s.decision[0] == DEC_DISCARD and ACTION_PASS not in legal(two, s)
     s = act(two, s, ACTION_DISCARD + discards[1])
     assert s.goods[0, 0].tolist() == goods
-    assert s.active[0] == 1 and s.phase[0] == PHASE_ROLL  # the turn ended automatically at 6
+    assert s.active[0] == 1 and s.decision[0] == DEC_ROLL  # the turn ended automatically at 6
     if discards == (WOOD, WOOD):
         assert two.goods_values(s)[0, 0] == 12 + 6
 
@@ -356,12 +356,12 @@ def test_rtta_ex_9_trade_variant(three):
     s = position(game, [FOOD3, FOOD3, WORKERS3],
                  goods={A: [4, 1, 0, 0, 0], B: [0, 2, 0, 0, 0], C: [0, 0, 2, 0, 0]})
     # the trade step: after feeding and disasters (3a-3d), before building (D-19)
-    assert s.phase[0] == PHASE_TRADE and s.to_play[0] == A
+    assert s.decision[0] == DEC_TRADE and s.to_play[0] == A
     assert s.food[0, A] == 3 + 6 - 3 and s.workers[0] == 3
     assert legal(game, s) == {ACTION_TRADE_WITH + 0, ACTION_TRADE_WITH + 1, ACTION_PASS}  # B or C, no 3rd seat
     # --- A and B: 3 wood for 2 stone
     s = act(game, s, ACTION_TRADE_WITH + 0)  # one seat after A
-    assert s.phase[0] == PHASE_TRADE_OFFER and s.trade_partner[0] == B and s.to_play[0] == A
+    assert s.decision[0] == DEC_TRADE_OFFER and s.trade_partner[0] == B and s.to_play[0] == A
     assert ACTION_PROPOSE not in legal(game, s)  # an offer needs both sides
     s = act(game, s, *[ACTION_OFFER_GIVE + WOOD] * 3, *[ACTION_OFFER_TAKE + STONE] * 2)
     mask = legal(game, s)
@@ -371,10 +371,10 @@ def test_rtta_ex_9_trade_variant(three):
     assert ACTION_OFFER_GIVE + POTTERY not in mask  # A holds no pottery
     assert ACTION_OFFER_TAKE + POTTERY not in mask  # B holds no pottery
     s = act(game, s, ACTION_PROPOSE)
-    assert s.phase[0] == PHASE_TRADE_RESPOND and s.to_play[0] == B  # B decides now
+    assert s.decision[0] == DEC_TRADE_RESPOND and s.to_play[0] == B  # B decides now
     assert legal(game, s) == {ACTION_ACCEPT, ACTION_DECLINE}
     s = act(game, s, ACTION_ACCEPT)
-    assert s.phase[0] == PHASE_TRADE and s.to_play[0] == A
+    assert s.decision[0] == DEC_TRADE and s.to_play[0] == A
     assert s.goods[0, A, :3].tolist() == [1, 3, 0] and s.goods[0, B, :2].tolist() == [3, 0]
     # --- A and C: 3 stone for 2 pottery
     s = act(game, s, ACTION_TRADE_WITH + 1)  # two seats after A
@@ -393,7 +393,7 @@ def test_rtta_ex_9_trade_variant(three):
         assert opened.active[0] == A and opened.trade_partner[0] == (A + 1 + k) % 3
     # trading ends with PASS and building follows
     s = act(game, s, ACTION_PASS)
-    assert s.phase[0] == PHASE_BUILD and s.to_play[0] == A and s.workers[0] == 3
+    assert s.decision[0] == DEC_BUILD and s.to_play[0] == A and s.workers[0] == 3
 
 
 # --- trade variant details (spec 8.2) -------------------------------------------------------
@@ -421,18 +421,18 @@ def test_trade_decline_withdraw_and_offer_limit():
     before = (s.goods.copy(), s.food.copy())
     s = act(game, s, ACTION_TRADE_WITH + 0, ACTION_OFFER_GIVE + WOOD, ACTION_OFFER_TAKE + STONE, ACTION_PROPOSE)
     s = act(game, s, ACTION_DECLINE)
-    assert s.phase[0] == PHASE_TRADE and s.to_play[0] == 0 and s.trade_offers[0] == 1
+    assert s.decision[0] == DEC_TRADE and s.to_play[0] == 0 and s.trade_offers[0] == 1
     assert np.array_equal(s.goods, before[0]) and np.array_equal(s.food, before[1])
     s = act(game, s, ACTION_TRADE_WITH + 0, ACTION_OFFER_GIVE + WOOD, ACTION_PASS)  # withdraw: 2nd offer
     assert np.array_equal(s.goods, before[0])
-    assert s.phase[0] == PHASE_BUILD  # no offers left: the trade step is skipped
+    assert s.decision[0] == DEC_BUILD  # no offers left: the trade step is skipped
 
 
 def test_trade_step_comes_after_disasters_and_before_build():
     """D-19: goods, feeding and the drought are resolved before trading; workers wait for BUILD."""
     game = make(GAME, num_players=2, trade=True)
     s = position(game, [SKULL, SKULL, WORKERS3], goods={1: [2, 0, 0, 0, 0]})
-    assert s.phase[0] == PHASE_TRADE
+    assert s.decision[0] == DEC_TRADE
     assert s.goods[0, 0].tolist() == [1, 1, 1, 1, 0] and s.food[0, 0] == 0 and s.disasters[0, 0] == 2
     assert s.workers[0] == 3 and s.monument_progress[0, 0].sum() == 0 and s.city_workers[0, 0] == 0
 
@@ -446,13 +446,13 @@ def test_solo_lasts_ten_rounds_and_returns_the_score(solo):
     turns = 0
     while not s.done[0]:
         mask = solo.legal_action_mask(s)[0]
-        if s.phase[0] == PHASE_ROLL:
+        if s.decision[0] == DEC_ROLL:
             assert s.rolls_used[0] == 1 and s.round[0] == turns + 1
             turns += 1
         a = ACTION_PASS if mask[ACTION_PASS] else int(np.flatnonzero(mask)[0])
         s = solo.apply(s, np.array([a]), rng.random((1, UNIFORMS_PER_STEP)))
     assert turns == 10 and s.round[0] == 10
-    assert s.phase[0] == PHASE_GAME_OVER and not s.truncated[0]
+    assert s.decision[0] == DEC_GAME_OVER and not s.truncated[0]
     assert solo.returns(s)[0, 0] == solo.scores(s)[0, 0]
 
 
@@ -544,7 +544,7 @@ def test_great_wall_completed_this_turn_protects_only_from_the_next_turn(two):
     """spec 5.4: disasters resolve before building, so a Great Wall finished now doesn't stop this Invasion."""
     s = position(two, [SKULL, SKULL, SKULL, SKULL, WORKERS3], city_workers={0: 7}, food={0: 5},
                  monuments={0: {GREAT_WALL: 12}})
-    assert s.disasters[0, 0] == 4 and s.phase[0] == PHASE_BUILD
+    assert s.disasters[0, 0] == 4 and s.decision[0] == DEC_BUILD
     s = act(two, s, ACTION_BUILD_MONUMENT + GREAT_WALL)
     assert s.monument_points[0, 0, GREAT_WALL] == 10
 
@@ -608,7 +608,7 @@ def test_agriculture_and_masonry_apply_to_fw2(two):
 def test_coinage_makes_coins_dice_worth_12(two):
     """spec 2.6 Coinage: each COINS7 die is 12 coins."""
     s = position(two, [COINS7, COINS7, FOOD3], devs={0: [COINAGE]})
-    assert s.phase[0] == PHASE_BUY and s.coins[0] == 24
+    assert s.decision[0] == DEC_BUY and s.coins[0] == 24
     s = position(two, [COINS7, COINS7, FOOD3])
     assert s.coins[0] == 14
 
@@ -619,34 +619,34 @@ def test_leadership_is_offered_after_three_rolls_and_may_reroll_a_skull(two):
     """D-01, D-02: after the final roll Leadership rerolls any one die, skulls included; the result is final."""
     # the COINS7 die keeps the turn in BUY afterwards, so the dice can still be inspected
     s = position(two, [SKULL, SKULL, COINS7], devs={0: [LEADERSHIP]})
-    assert s.phase[0] == PHASE_LEADERSHIP and s.rolls_used[0] == 3
+    assert s.decision[0] == DEC_LEADERSHIP and s.rolls_used[0] == 3
     assert legal(two, s) == {ACTION_LEADERSHIP_REROLL + i for i in range(3)} | {ACTION_PASS}
     rerolled = act(two, s, ACTION_LEADERSHIP_REROLL + 0, dice=[FOOD3])
-    assert rerolled.phase[0] == PHASE_BUY and rerolled.leadership_used[0]
+    assert rerolled.decision[0] == DEC_BUY and rerolled.leadership_used[0]
     assert faces(rerolled) == [FOOD3, SKULL, COINS7]
     assert rerolled.disasters[0, 0] == 0  # one skull left: no drought
     assert rerolled.food[0, 0] == 3 + 3 - 3 and rerolled.goods[0, 0].tolist() == [1, 1, 0, 0, 0]
     declined = act(two, s, ACTION_PASS)
-    assert declined.phase[0] == PHASE_BUY and declined.disasters[0, 0] == 2
+    assert declined.decision[0] == DEC_BUY and declined.disasters[0, 0] == 2
 
 
 def test_leadership_after_stopping_early(two):
     """D-02: stopping with PASS before the third roll also leads to the Leadership reroll."""
     s = position(two, [GOOD1, COINS7, FOOD3], rolls_used=1, devs={0: [LEADERSHIP]})
-    assert s.phase[0] == PHASE_ROLL
+    assert s.decision[0] == DEC_ROLL
     s = act(two, s, ACTION_PASS)
-    assert s.phase[0] == PHASE_LEADERSHIP and s.rolls_used[0] == 1
+    assert s.decision[0] == DEC_LEADERSHIP and s.rolls_used[0] == 1
     s = act(two, s, ACTION_LEADERSHIP_REROLL + 2, dice=[FW2])
-    assert faces(s) == [GOOD1, COINS7, FW2] and s.phase[0] == PHASE_CHOOSE_FW  # the new face counts
+    assert faces(s) == [GOOD1, COINS7, FW2] and s.decision[0] == DEC_CHOOSE_FW  # the new face counts
 
 
 def test_all_dice_skull_locked_ends_rolling(two):
     """D-27: when every die is a skull no reroll is possible, so rolling stops after the first roll."""
     s = two.init_from_uniforms(forced_init([SKULL, SKULL, SKULL]))
-    assert s.rolls_used[0] == 1 and s.phase[0] == PHASE_BUY  # 6 goods (value 16) buy Leadership
+    assert s.rolls_used[0] == 1 and s.decision[0] == DEC_BUY  # 6 goods (value 16) buy Leadership
     assert s.disasters[0].tolist() == [0, 3]  # pestilence on the opponent
     led = position(two, [SKULL, SKULL, SKULL], rolls_used=1, devs={0: [LEADERSHIP]})
-    assert led.phase[0] == PHASE_LEADERSHIP and led.rolls_used[0] == 1  # Leadership is still offered
+    assert led.decision[0] == DEC_LEADERSHIP and led.rolls_used[0] == 1  # Leadership is still offered
 
 
 def test_roll_requires_a_mark_and_pass_drops_marks(two):
@@ -656,7 +656,7 @@ def test_roll_requires_a_mark_and_pass_drops_marks(two):
     s = act(two, s, ACTION_MARK_REROLL + 1)
     assert ACTION_ROLL in legal(two, s) and ACTION_MARK_REROLL + 1 not in legal(two, s)
     s = act(two, s, ACTION_PASS)
-    assert s.phase[0] == PHASE_BUY and s.coins[0] == 14  # 14 coins: the turn waits in BUY
+    assert s.decision[0] == DEC_BUY and s.coins[0] == 14  # 14 coins: the turn waits in BUY
     assert faces(s) == [GOOD1, COINS7, COINS7] and not s.marked[0].any()
 
 
@@ -665,17 +665,17 @@ def test_roll_requires_a_mark_and_pass_drops_marks(two):
 def test_engineering_turns_stone_into_three_workers(two):
     """spec 2.6 Engineering: one stone at a time becomes 3 workers, in BUILD only, if anything is buildable."""
     s = position(two, [FOOD3, FOOD3, COINS7], goods={0: [0, 2, 0, 0, 0]}, devs={0: [ENGINEERING]})
-    assert s.phase[0] == PHASE_BUILD and s.workers[0] == 0  # no worker dice, but stone to convert
+    assert s.decision[0] == DEC_BUILD and s.workers[0] == 0  # no worker dice, but stone to convert
     assert legal(two, s) == {ACTION_ENGINEERING, ACTION_PASS}
     s = act(two, s, ACTION_ENGINEERING)
     assert s.goods[0, 0, STONE] == 1 and s.workers[0] == 3
     s = act(two, s, ACTION_BUILD_CITY, ACTION_BUILD_CITY, ACTION_BUILD_CITY)
-    assert s.phase[0] == PHASE_BUILD and s.city_workers[0, 0] == 3  # one stone left to convert
+    assert s.decision[0] == DEC_BUILD and s.city_workers[0, 0] == 3  # one stone left to convert
     # nothing left to build: Engineering is masked (D-24) and BUILD is skipped
     done = {0: {m: int(MONUMENT_WORKERS[m]) for m in (0, 1, 3, 4, 5)}}
     s = position(two, [FOOD3, FOOD3] + [COINS7] * 5, city_workers={0: 18}, goods={0: [0, 2, 0, 0, 0]},
                  food={0: 7}, monuments=done, devs={0: [ENGINEERING]})
-    assert s.phase[0] != PHASE_BUILD and s.goods[0, 0, STONE] == 2
+    assert s.decision[0] != DEC_BUILD and s.goods[0, 0, STONE] == 2
 
 
 def test_city_boxes_fill_in_order_and_stop_at_seven(two):
@@ -692,7 +692,7 @@ def test_monuments_not_in_play_are_masked(num_players, absent):
     """spec 2.5: 2 players play without Temple and Great Pyramid, 3 without the Hanging Gardens."""
     game = make(GAME, num_players=num_players)
     s = position(game, [WORKERS3, FOOD3, FOOD3])
-    assert s.phase[0] == PHASE_BUILD
+    assert s.decision[0] == DEC_BUILD
     mask = legal(game, s)
     for m in range(7):
         assert (ACTION_BUILD_MONUMENT + m in mask) is (m not in absent), MONUMENT_NAMES[m]
@@ -703,7 +703,7 @@ def test_monuments_not_in_play_are_masked(num_players, absent):
 def test_granaries_food_counts_only_with_a_purchase(two):
     """spec 2.6 Granaries, D-14: food is 4 coins each, spent only as part of a purchase."""
     s = position(two, [FOOD3, FOOD3, FOOD3], food={0: 6}, devs={0: [GRANARIES]})
-    assert s.phase[0] == PHASE_BUY and s.food[0, 0] == 12 and s.coins[0] == 0  # BUY offered for food alone
+    assert s.decision[0] == DEC_BUY and s.food[0, 0] == 12 and s.coins[0] == 0  # BUY offered for food alone
     assert ACTION_PAY_FOOD in legal(two, s) and ACTION_BUY_DEV + LEADERSHIP not in legal(two, s)
     s2 = act(two, s, ACTION_PAY_FOOD, ACTION_PAY_FOOD)
     assert ACTION_BUY_DEV + LEADERSHIP not in legal(two, s2)  # 8 coins
@@ -725,7 +725,7 @@ def test_caravans_bought_this_turn_cancels_the_discard(two):
     assert s.active[0] == 1 and s.goods[0, 0].tolist() == [4, 3, 2, 1, 0]  # 10 units kept
     other = position(two, [COINS7, COINS7, COINS7], food={0: 6}, goods={0: [4, 3, 2, 1, 0]})
     other = act(two, other, ACTION_BUY_DEV + COINAGE)
-    assert other.phase[0] == PHASE_DISCARD and other.active[0] == 0
+    assert other.decision[0] == DEC_DISCARD and other.active[0] == 0
 
 
 def test_at_most_one_development_per_turn_and_never_twice(two):
@@ -745,7 +745,7 @@ def test_fifth_development_triggers_the_final_round(two):
     s = act(two, s, ACTION_BUY_DEV + MEDICINE, dice=[FOOD3] * 3)
     assert s.final_round[0] and not s.done[0] and s.active[0] == 1  # seat 1 still plays this round
     s = act(two, s, ACTION_PASS)
-    assert s.done[0] and not s.truncated[0] and s.phase[0] == PHASE_GAME_OVER and s.round[0] == 1
+    assert s.done[0] and not s.truncated[0] and s.decision[0] == DEC_GAME_OVER and s.round[0] == 1
     assert two.scores(s)[0].tolist() == [2 + 3 + 3 + 4 + 3, 0]
     assert two.returns(s)[0].tolist() == [1.0, -1.0]
 
@@ -772,9 +772,9 @@ def test_all_monuments_in_play_trigger_the_end_and_first_later_by_time(two):
     s = act(two, s, ACTION_BUILD_MONUMENT + OBELISK)
     assert s.monument_points[0, 0, OBELISK] == 6 and not s.final_round[0]  # Great Wall still open
     s = act(two, s, ACTION_PASS, dice=[WORKERS3, WORKERS3, FOOD3])  # seat 0 stops building
-    assert s.active[0] == 1 and s.phase[0] == PHASE_ROLL
+    assert s.active[0] == 1 and s.decision[0] == DEC_ROLL
     s = act(two, s, ACTION_PASS)  # seat 1 keeps its first roll
-    assert s.phase[0] == PHASE_BUILD and s.workers[0] == 6
+    assert s.decision[0] == DEC_BUILD and s.workers[0] == 6
     s = act(two, s, ACTION_BUILD_MONUMENT + OBELISK)
     assert s.monument_points[0, 1, OBELISK] == 3  # the later value, in the same round
     assert not s.final_round[0]
@@ -827,7 +827,7 @@ def test_truncation_at_max_rounds(max_rounds):
         s = act(game, s, ACTION_PASS)  # each turn: stop rolling, collect food, nothing else to do
         assert not s.done[0]
     s = act(game, s, ACTION_PASS)
-    assert s.done[0] and s.truncated[0] and s.round[0] == max_rounds and s.phase[0] == PHASE_GAME_OVER
+    assert s.done[0] and s.truncated[0] and s.round[0] == max_rounds and s.decision[0] == DEC_GAME_OVER
     assert game.legal_action_mask(s)[0].all()  # done rows: all True
     assert game.returns(s)[0].tolist() == [0.0, 0.0]  # ranked on the scores reached: a tie here
 

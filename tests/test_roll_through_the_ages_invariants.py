@@ -69,7 +69,7 @@ def test_random_games_keep_every_invariant(config):
         assert ((counts <= data.GOODS_LIMIT) | caravans).all(), "a turn ended with more than 6 goods"
         # spec 8.2: a trade moves units between two players and conserves every type (rows whose
         # turn ended in the same step may already have collected the next player's goods)
-        traded = live & (prev.phase == data.PHASE_TRADE_RESPOND) & (state.active == prev.active)
+        traded = live & (prev.decision == data.DEC_TRADE_RESPOND) & (state.active == prev.active)
         traded &= (state.round == prev.round) & ~state.done
         np.testing.assert_array_equal(state.goods[traded].sum(axis=1), prev.goods[traded].sum(axis=1))
         np.testing.assert_array_equal(state.food[traded].sum(axis=1), prev.food[traded].sum(axis=1))

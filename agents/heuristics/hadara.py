@@ -69,10 +69,10 @@ from meeple.envs.hadara.data import (
     COLONY_PLUNDER, COLONY_TIER_REQUIREMENT, CULTURE, DOUBLE_SECTION, FEED_COINS, FEED_COINS_COST,
     FOOD, FOOD_SURPLUS, GOLD_PRICE, GOLD_VP_PER_SET, GOLD_WILDCARD, INCOME, MAX_GOLD, MAX_SILVER,
     MAX_TABLEAU, MILITARY, NUM_BUSTS, NUM_COLOURS, NUM_TIERS, NUM_TRACKS, PER_BLUE_CUL,
-    PER_GREEN_FOOD, PER_RED_MIL, PER_YELLOW_INC, PURPLE, REQ_MINUS, REQ_MINUS_4, SECTION_A_BUST,
-    SECTION_A_COLONY, SECTION_A_DRAFT, SECTION_A_TILE, SECTION_B_BUST, SECTION_B_COLONY,
-    SECTION_B_FEED, SECTION_B_PICK, SECTION_B_SEALS, SECTION_B_TILE, SECTION_SETUP_SIDE,
-    SECTION_WHEEL, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP, SILVER_FULL,
+    PER_GREEN_FOOD, PER_RED_MIL, PER_YELLOW_INC, PURPLE, REQ_MINUS, REQ_MINUS_4, DEC_A_BUST,
+    DEC_A_COLONY, DEC_A_DRAFT, DEC_A_TILE, DEC_B_BUST, DEC_B_COLONY,
+    DEC_B_FEED, DEC_B_PICK, DEC_B_SEALS, DEC_B_TILE, DEC_SETUP_SIDE,
+    DEC_WHEEL, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP, SILVER_FULL,
     SILVER_PRICE, START_COINS, START_TRACKS, TILE_STEPS, TILE_STEPS_STEPS, TRACK_INCOME,
 )
 from meeple.envs.hadara.rules import View
@@ -142,22 +142,22 @@ _PER_ABILITY = np.array([PER_YELLOW_INC, PER_RED_MIL, PER_BLUE_CUL, PER_GREEN_FO
 def _now(v, b, P):
     """The acting seat's time on the scale above (a card it buys now arrives at this time)."""
     base = 10.0 * v.epoch[b]
-    sec = v.section[b]
-    if sec == SECTION_SETUP_SIDE or sec == SECTION_WHEEL:
+    sec = v.decision[b]
+    if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
         return base + 0.9
-    if sec == SECTION_A_DRAFT or sec == SECTION_A_TILE:
+    if sec == DEC_A_DRAFT or sec == DEC_A_TILE:
         return base + v.round[b] + 1.0
-    if sec == SECTION_A_COLONY:
+    if sec == DEC_A_COLONY:
         return base + 5.2
-    if sec == SECTION_A_BUST:
+    if sec == DEC_A_BUST:
         return base + 5.3
-    if sec == SECTION_B_PICK or sec == SECTION_B_TILE:
+    if sec == DEC_B_PICK or sec == DEC_B_TILE:
         return base + 6.0 + v.pick[b] // P
-    if sec == SECTION_B_COLONY:
+    if sec == DEC_B_COLONY:
         return base + 10.2
-    if sec == SECTION_B_BUST:
+    if sec == DEC_B_BUST:
         return base + 10.3
-    if sec == SECTION_B_FEED:
+    if sec == DEC_B_FEED:
         return base + 10.4
     return base + 10.5  # B_SEALS
 
@@ -435,11 +435,11 @@ def _sell_coins(v, b, p, card):
 def _prepare_row(v, b, p, P, params, ctx):
     now = _now(v, b, P)
     e = v.epoch[b]
-    sec = v.section[b]
+    sec = v.decision[b]
     growth = params[_EPOCH_GROWTH]
     ctx[_X_NOW] = now
     cv = params[_COIN_VALUE] * params[_COIN_DECAY] ** e
-    if e == 2 and sec == SECTION_B_SEALS:  # the last decision: coins only convert at 1 VP per 5
+    if e == 2 and sec == DEC_B_SEALS:  # the last decision: coins only convert at 1 VP per 5
         cv = params[_FINAL_COIN_VALUE]
     ctx[_X_CV] = cv
     fut = _picks_between(now, TOTAL_PICKS + 1.0)
@@ -467,8 +467,8 @@ def _prepare_row(v, b, p, P, params, ctx):
             lw *= params[_LATER_FEED_WEIGHT]
             n += 1
     ctx[_X_FEEDS] = n
-    ctx[_X_FEED_NOW] = 1.0 if sec == SECTION_B_FEED else 0.0
-    ctx[_X_PAID] = v.feed_paid[b] if sec == SECTION_B_FEED else 0
+    ctx[_X_FEED_NOW] = 1.0 if sec == DEC_B_FEED else 0.0
+    ctx[_X_PAID] = v.feed_paid[b] if sec == DEC_B_FEED else 0
     count = 0
     for c in range(NUM_COLOURS):
         count += v.colour_count[b, p, c]
@@ -787,26 +787,26 @@ def heuristic_actions_nb(mask, u, out, fallback, params, ctx, *fields):
             out[b] = 0
             continue
         p = int(v.viewer[b])
-        sec = v.section[b]
+        sec = v.decision[b]
         _prepare_row(v, b, p, P, params, ctx)
         a = -1
-        if sec == SECTION_SETUP_SIDE:
+        if sec == DEC_SETUP_SIDE:
             a = _side_action(v, b, p, mask[b], ctx)
-        elif sec == SECTION_WHEEL:
+        elif sec == DEC_WHEEL:
             a = _wheel_action(v, b, p, ctx, params)
-        elif sec == SECTION_A_DRAFT:
+        elif sec == DEC_A_DRAFT:
             a = _draft_action(v, b, p, mask[b], ctx, params)
-        elif sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+        elif sec == DEC_A_TILE or sec == DEC_B_TILE:
             a = _tile_action(v, b, p, mask[b], ctx, params)
-        elif sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+        elif sec == DEC_A_COLONY or sec == DEC_B_COLONY:
             a = _colony_action(v, b, p, mask[b], ctx)
-        elif sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+        elif sec == DEC_A_BUST or sec == DEC_B_BUST:
             a = _bust_action(v, b, p, mask[b], ctx, params)
-        elif sec == SECTION_B_PICK:
+        elif sec == DEC_B_PICK:
             a = _pick_action(v, b, p, mask[b], ctx, params)
-        elif sec == SECTION_B_FEED:
+        elif sec == DEC_B_FEED:
             a = _feed_action(v, b, p, mask[b], ctx, params)
-        elif sec == SECTION_B_SEALS:
+        elif sec == DEC_B_SEALS:
             a = _seal_action(v, b, p, mask[b], ctx, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True

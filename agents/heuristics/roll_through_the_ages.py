@@ -54,8 +54,8 @@ from meeple.envs.roll_through_the_ages.data import (
     GRANARIES_COINS_PER_FOOD, GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, MASONRY,
     MAX_DICE, MAX_ROLLS, MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS, NO_DIE,
     NUM_DEVELOPMENTS, NUM_FACES, NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS,
-    PESTILENCE_SKULLS, PHASE_BUILD, PHASE_BUY, PHASE_CHOOSE_FW, PHASE_DISCARD, PHASE_LEADERSHIP,
-    PHASE_ROLL, PHASE_TRADE, PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND, QUARRYING, RELIGION,
+    PESTILENCE_SKULLS, DEC_BUILD, DEC_BUY, DEC_CHOOSE_FW, DEC_DISCARD, DEC_LEADERSHIP,
+    DEC_ROLL, DEC_TRADE, DEC_TRADE_OFFER, DEC_TRADE_RESPOND, QUARRYING, RELIGION,
     REVOLT_SKULLS, SKULL, SOLO_ROUNDS, START_CITIES, STONE, TRADE_FOOD, WORKERS3,
 )
 
@@ -815,25 +815,25 @@ def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
             out[b] = 0
             continue
         p = int(s.active[b])
-        phase = s.phase[b]
+        phase = s.decision[b]
         a = -1
-        if phase == PHASE_TRADE_RESPOND:
+        if phase == DEC_TRADE_RESPOND:
             a = _respond_action(s, b)
-        elif phase == PHASE_TRADE or phase == PHASE_TRADE_OFFER:
+        elif phase == DEC_TRADE or phase == DEC_TRADE_OFFER:
             a = ACTION_PASS  # never offer; withdraw an open offer
-        elif phase == PHASE_DISCARD:
+        elif phase == DEC_DISCARD:
             a = _discard_action(s, b, p, iw)
         else:
             _prepare_row(s, b, p, in_play, params, ctx)
-            if phase == PHASE_ROLL:
+            if phase == DEC_ROLL:
                 a = _roll_action(s, b, ctx, iw, params)
-            elif phase == PHASE_LEADERSHIP:
+            elif phase == DEC_LEADERSHIP:
                 a = _leadership_action(s, b, ctx, iw, params)
-            elif phase == PHASE_CHOOSE_FW:
+            elif phase == DEC_CHOOSE_FW:
                 a = _choose_fw_action(s, b, ctx, iw, params)
-            elif phase == PHASE_BUILD:
+            elif phase == DEC_BUILD:
                 a = _build_action(s, b, p, mask[b], ctx, iw, params)
-            elif phase == PHASE_BUY:
+            elif phase == DEC_BUY:
                 a = _buy_action(s, b, p, ctx, iw, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True

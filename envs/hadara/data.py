@@ -391,14 +391,14 @@ GOLD_VP_PER_SET = 7  # per complete 5-colour set, per gold seal
 COINS_PER_VP = 5  # floor(coins / 5) VP; ties go to more coins, then the win is shared
 
 # --- sections of the state machine (spec 14) -----------------------------------------------
-SECTION_NAMES = (
+DECISION_NAMES = (
     "SETUP_SIDE", "WHEEL", "A_DRAFT", "A_TILE", "A_COLONY", "A_BUST",
     "B_PICK", "B_TILE", "B_COLONY", "B_BUST", "B_FEED", "B_SEALS", "GAME_OVER",
 )
-(SECTION_SETUP_SIDE, SECTION_WHEEL, SECTION_A_DRAFT, SECTION_A_TILE, SECTION_A_COLONY, SECTION_A_BUST,
- SECTION_B_PICK, SECTION_B_TILE, SECTION_B_COLONY, SECTION_B_BUST, SECTION_B_FEED, SECTION_B_SEALS,
- SECTION_GAME_OVER) = range(13)
-NUM_SECTIONS = len(SECTION_NAMES)
+(DEC_SETUP_SIDE, DEC_WHEEL, DEC_A_DRAFT, DEC_A_TILE, DEC_A_COLONY, DEC_A_BUST,
+ DEC_B_PICK, DEC_B_TILE, DEC_B_COLONY, DEC_B_BUST, DEC_B_FEED, DEC_B_SEALS,
+ DEC_GAME_OVER) = range(13)
+NUM_DECISIONS = len(DECISION_NAMES)
 
 # --- actions (spec 14) ---------------------------------------------------------------------
 BUY, SELL = 0, 1

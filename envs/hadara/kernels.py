@@ -36,10 +36,10 @@ from meeple.envs.hadara.data import (
     FOOD_SURPLUS_MAX, FOOD_SURPLUS_PER_POINT, FRONT, GOLD_PRICE, GOLD_VP_PER_SET, GOLD_WILDCARD,
     INCOME, MAX_GOLD, MAX_SILVER, MAX_TABLEAU, MILITARY, NUM_ABILITIES, NUM_ACTIONS, NUM_BUSTS,
     NUM_CARDS, NUM_COLOURS, NUM_EPOCHS, NUM_TIERS, NUM_TRACKS, PER_BLUE_CUL,
-    PER_RED_MIL, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A, SECTION_A_BUST, SECTION_A_COLONY,
-    SECTION_A_DRAFT, SECTION_A_TILE, SECTION_B_BUST, SECTION_B_COLONY, SECTION_B_FEED,
-    SECTION_B_PICK, SECTION_B_SEALS, SECTION_B_TILE, SECTION_GAME_OVER, SECTION_SETUP_SIDE,
-    SECTION_WHEEL, SELL, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP,
+    PER_RED_MIL, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A, DEC_A_BUST, DEC_A_COLONY,
+    DEC_A_DRAFT, DEC_A_TILE, DEC_B_BUST, DEC_B_COLONY, DEC_B_FEED,
+    DEC_B_PICK, DEC_B_SEALS, DEC_B_TILE, DEC_GAME_OVER, DEC_SETUP_SIDE,
+    DEC_WHEEL, SELL, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP,
     SILVER_FULL, SILVER_PRICE, START_COINS, START_PLAYER_COINS, START_PLAYER_RANK, START_TRACKS,
     TILE_STEPS, TILE_STEPS_STEPS, TILES_PER_COLOUR, TRACK_INCOME, TRACK_INCOME_MAX,
     TRACK_INCOME_PER, U_INIT_BOARD, U_INIT_COLONIES, U_INIT_DEAL, U_INIT_START_CARDS, U_STEP_DEAL,
@@ -49,7 +49,7 @@ from meeple.envs.hadara.data import (
 # numba unboxes positional arrays about twice as fast as a 45-field NamedTuple argument, which is
 # most of a B=1 call (the AEC env). rules.py asserts State._fields == STATE_FIELDS.
 STATE_FIELDS = (
-    "to_play", "done", "truncated", "epoch", "section", "round", "turn", "pick", "start_player", "rotation",
+    "to_play", "done", "truncated", "epoch", "decision", "round", "turn", "pick", "start_player", "rotation",
     "board_order", "start_card", "start_side", "coins", "tracks", "colour_count", "ability_count", "free_tiles",
     "tableau", "n_slots", "slot_tile", "tile_due", "bust", "colony", "colony_id", "silver", "gold", "sold_a",
     "committed", "pending", "drawn", "sect_count", "sect_bought", "feed_paid", "inner", "inner_count", "outer",
@@ -78,10 +78,10 @@ def _partial_shuffle(arr, n, k, u, b, col):
 def actor_of(s, b):
     """The seat whose decision (or automatic step) is next in the current section."""
     P = s.coins.shape[1]
-    sec = s.section[b]
-    if sec == SECTION_B_PICK or sec == SECTION_B_TILE:
+    sec = s.decision[b]
+    if sec == DEC_B_PICK or sec == DEC_B_TILE:
         return np.int64((s.start_player[b] + s.pick[b]) % P)
-    if sec == SECTION_WHEEL:
+    if sec == DEC_WHEEL:
         return np.int64(s.start_player[b])
     return np.int64((s.start_player[b] + s.turn[b]) % P)
 
@@ -296,7 +296,7 @@ def _begin_epoch(s, b):
     s.round[b] = 0
     s.turn[b] = 0
     s.pick[b] = 0
-    s.section[b] = SECTION_WHEEL
+    s.decision[b] = DEC_WHEEL
 
 
 @kernel
@@ -410,7 +410,7 @@ def _next_player(s, b):
 
 @kernel(inline="always")
 def _start_section(s, b, section):
-    s.section[b] = section
+    s.decision[b] = section
     s.turn[b] = 0
     s.sect_count[b] = 0
     s.sect_bought[b] = 0
@@ -422,23 +422,23 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
     """Run automatic steps until a seat has a decision (to_play set) or the game is over."""
     P = s.coins.shape[1]
     while True:
-        sec = s.section[b]
-        if sec == SECTION_SETUP_SIDE:
+        sec = s.decision[b]
+        if sec == DEC_SETUP_SIDE:
             if s.turn[b] < P:
                 s.to_play[b] = actor_of(s, b)
                 return
             _reveal_sides(s, b)
             _begin_epoch(s, b)  # epoch I cards were dealt at init
-        elif sec == SECTION_WHEEL:
+        elif sec == DEC_WHEEL:
             s.to_play[b] = s.start_player[b]
             return
-        elif sec == SECTION_A_DRAFT:
+        elif sec == DEC_A_DRAFT:
             if s.turn[b] < P:
                 s.to_play[b] = actor_of(s, b)
                 return
             _resolve_round(s, b)
-            _start_section(s, b, SECTION_A_TILE)
-        elif sec == SECTION_A_TILE:
+            _start_section(s, b, DEC_A_TILE)
+        elif sec == DEC_A_TILE:
             if s.turn[b] < P:
                 p = actor_of(s, b)
                 if s.tile_due[b, p] >= 0 and _has_free_tile(s, b, p):
@@ -450,11 +450,11 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
             s.round[b] += 1  # spec 5 A2.5: the wheel turns
             if s.round[b] < ROUNDS_PER_PHASE_A:
                 _draw_pairs(s, b)
-                _start_section(s, b, SECTION_A_DRAFT)
+                _start_section(s, b, DEC_A_DRAFT)
             else:
                 _income(s, b)
-                _start_section(s, b, SECTION_A_COLONY)
-        elif sec == SECTION_A_COLONY or sec == SECTION_A_BUST or sec == SECTION_B_COLONY or sec == SECTION_B_BUST:
+                _start_section(s, b, DEC_A_COLONY)
+        elif sec == DEC_A_COLONY or sec == DEC_A_BUST or sec == DEC_B_COLONY or sec == DEC_B_BUST:
             if s.turn[b] < P:
                 p = actor_of(s, b)
                 limit = 2 if s.ability_count[b, p, DOUBLE_SECTION] > 0 else 1
@@ -463,30 +463,30 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
                     return
                 _next_player(s, b)
                 continue
-            if sec == SECTION_A_COLONY:
-                _start_section(s, b, SECTION_A_BUST)
-            elif sec == SECTION_A_BUST:
-                _start_section(s, b, SECTION_B_PICK)
+            if sec == DEC_A_COLONY:
+                _start_section(s, b, DEC_A_BUST)
+            elif sec == DEC_A_BUST:
+                _start_section(s, b, DEC_B_PICK)
                 s.pick[b] = 0
-            elif sec == SECTION_B_COLONY:
-                _start_section(s, b, SECTION_B_BUST)
+            elif sec == DEC_B_COLONY:
+                _start_section(s, b, DEC_B_BUST)
             else:
-                _start_section(s, b, SECTION_B_FEED)
-        elif sec == SECTION_B_PICK:
+                _start_section(s, b, DEC_B_FEED)
+        elif sec == DEC_B_PICK:
             if s.pick[b] < PHASE_B_TURNS * P:
                 s.to_play[b] = actor_of(s, b)
                 return
             _income(s, b)
-            _start_section(s, b, SECTION_B_COLONY)
-        elif sec == SECTION_B_TILE:
+            _start_section(s, b, DEC_B_COLONY)
+        elif sec == DEC_B_TILE:
             p = actor_of(s, b)
             if s.tile_due[b, p] >= 0 and _has_free_tile(s, b, p):
                 s.to_play[b] = p
                 return
             s.tile_due[b, p] = -1
             s.pick[b] += 1
-            s.section[b] = SECTION_B_PICK
-        elif sec == SECTION_B_FEED:
+            s.decision[b] = DEC_B_PICK
+        elif sec == DEC_B_FEED:
             if s.turn[b] < P:
                 p = actor_of(s, b)
                 food = np.int64(s.tracks[b, p, FOOD])
@@ -502,8 +502,8 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
                     s.coins[b, p] += k * bonus
                 _next_player(s, b)
                 continue
-            _start_section(s, b, SECTION_B_SEALS)
-        elif sec == SECTION_B_SEALS:
+            _start_section(s, b, DEC_B_SEALS)
+        elif sec == DEC_B_SEALS:
             if s.turn[b] < P:
                 s.to_play[b] = actor_of(s, b)
                 return
@@ -512,7 +512,7 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
                 _deal(s, b, u, U_STEP_DEAL, deck_cards, deck_count, scratch)
                 _begin_epoch(s, b)
             else:
-                s.section[b] = SECTION_GAME_OVER
+                s.decision[b] = DEC_GAME_OVER
         else:  # GAME_OVER
             s.done[b] = True
             return
@@ -534,23 +534,23 @@ def fill_mask(s, b, row):
     for a in range(NUM_ACTIONS):
         row[a] = False
     p = actor_of(s, b)
-    sec = s.section[b]
+    sec = s.decision[b]
     coins = np.int64(s.coins[b, p])
-    if sec == SECTION_SETUP_SIDE:
+    if sec == DEC_SETUP_SIDE:
         row[ACTION_SIDE] = True
         row[ACTION_SIDE + 1] = True
-    elif sec == SECTION_WHEEL:
+    elif sec == DEC_WHEEL:
         for r in range(5):
             row[ACTION_WHEEL + r] = True
-    elif sec == SECTION_A_DRAFT:
+    elif sec == DEC_A_DRAFT:
         row[ACTION_DRAFT] = coins >= eff_price(s, b, p, s.drawn[b, p, 0])
         row[ACTION_DRAFT + 1] = True
         row[ACTION_DRAFT + 2] = coins >= eff_price(s, b, p, s.drawn[b, p, 1])
         row[ACTION_DRAFT + 3] = True
-    elif sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+    elif sec == DEC_A_TILE or sec == DEC_B_TILE:
         for c in range(NUM_TRACKS):
             row[ACTION_TILE + c] = s.free_tiles[b, p, c] > 0
-    elif sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+    elif sec == DEC_A_COLONY or sec == DEC_B_COLONY:
         cc = COLONY_COINS_AMOUNT * s.ability_count[b, p, COLONY_COINS]
         for t in range(NUM_TIERS):
             if s.colony[b, p, t] != NOT_TAKEN or s.colony_count[b, t] == 0:
@@ -561,7 +561,7 @@ def fill_mask(s, b, row):
             row[ACTION_COLONY + 2 * t] = True
             row[ACTION_COLONY + 2 * t + 1] = coins - cost + cc >= COLONY_ALLY_COST[t]
         row[ACTION_PASS] = True
-    elif sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+    elif sec == DEC_A_BUST or sec == DEC_B_BUST:
         for bu in range(NUM_BUSTS):
             if s.bust[b, p, bu] >= 0:
                 continue
@@ -573,18 +573,18 @@ def fill_mask(s, b, row):
                     row[ACTION_BUST + 8 * bu + 2 * c] = True
                     row[ACTION_BUST + 8 * bu + 2 * c + 1] = True
         row[ACTION_PASS] = True
-    elif sec == SECTION_B_PICK:
+    elif sec == DEC_B_PICK:
         for c in range(NUM_COLOURS):
             n = s.outer_count[b, c]
             if n > 0:
                 row[ACTION_PICK + 2 * c] = coins >= eff_price(s, b, p, s.outer[b, c, n - 1])
                 row[ACTION_PICK + 2 * c + 1] = True
-    elif sec == SECTION_B_FEED:
+    elif sec == DEC_B_FEED:
         for slot in range(MAX_TABLEAU):
             row[ACTION_REMOVE + slot] = s.tableau[b, p, slot] >= 0
         row[ACTION_FEED_PAY] = (s.ability_count[b, p, FEED_COINS] > 0 and coins >= FEED_COINS_COST
                                 and s.feed_paid[b] < FEED_COINS_MAX_CARDS)
-    elif sec == SECTION_B_SEALS:
+    elif sec == DEC_B_SEALS:
         silver, gold = seal_prices(s, b, p)
         if s.silver[b, p, MAX_SILVER - 1] < 0 and coins >= silver:
             for c in range(NUM_TRACKS):
@@ -598,9 +598,9 @@ def forced_action(s, b):
     """The actor's only legal action, or -1 if it has several (D19); mirrors fill_mask cheaply.
     tests/test_hadara_invariants.py checks that no decision with one legal action reaches an agent."""
     p = actor_of(s, b)
-    sec = s.section[b]
+    sec = s.decision[b]
     coins = np.int64(s.coins[b, p])
-    if sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+    if sec == DEC_A_TILE or sec == DEC_B_TILE:
         n = 0
         last = -1
         for c in range(NUM_TRACKS):
@@ -608,13 +608,13 @@ def forced_action(s, b):
                 n += 1
                 last = ACTION_TILE + c
         return last if n == 1 else -1
-    if sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+    if sec == DEC_A_COLONY or sec == DEC_B_COLONY:
         for t in range(NUM_TIERS):
             if s.colony[b, p, t] == NOT_TAKEN and s.colony_count[b, t] > 0:
                 if _requirement_cost(s, b, p, shortfall(s, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY)) >= 0:
                     return -1
         return ACTION_PASS
-    if sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+    if sec == DEC_A_BUST or sec == DEC_B_BUST:
         if not _has_free_tile(s, b, p):
             return ACTION_PASS
         for bu in range(NUM_BUSTS):
@@ -622,7 +622,7 @@ def forced_action(s, b):
                 if _requirement_cost(s, b, p, shortfall(s, b, p, BUST_REQUIREMENT[bu], CULTURE)) >= 0:
                     return -1
         return ACTION_PASS
-    if sec == SECTION_B_PICK:
+    if sec == DEC_B_PICK:
         n = 0
         last = -1
         for c in range(NUM_COLOURS):
@@ -633,7 +633,7 @@ def forced_action(s, b):
                 n += 1
                 last = ACTION_PICK + 2 * c + 1
         return last if n == 1 else -1
-    if sec == SECTION_B_FEED:
+    if sec == DEC_B_FEED:
         n = 0
         last = -1
         if (s.ability_count[b, p, FEED_COINS] > 0 and coins >= FEED_COINS_COST
@@ -647,7 +647,7 @@ def forced_action(s, b):
                     return -1
                 last = ACTION_REMOVE + slot
         return last if n == 1 else -1
-    if sec == SECTION_B_SEALS:
+    if sec == DEC_B_SEALS:
         silver, gold = seal_prices(s, b, p)
         if s.gold[b, p] < MAX_GOLD and coins >= gold:
             return -1
@@ -663,30 +663,30 @@ def forced_action(s, b):
 def _apply_action(s, b, a):
     """One decision of the actor; the caller settles afterwards."""
     p = actor_of(s, b)
-    sec = s.section[b]
-    if sec == SECTION_SETUP_SIDE:  # D20: a hidden commitment, revealed when everyone has chosen
+    sec = s.decision[b]
+    if sec == DEC_SETUP_SIDE:  # D20: a hidden commitment, revealed when everyone has chosen
         s.pending[b, p] = a - ACTION_SIDE
         s.committed[b, p] = True
         s.turn[b] += 1
-    elif sec == SECTION_WHEEL:
+    elif sec == DEC_WHEEL:
         s.rotation[b] = a - ACTION_WHEEL
         s.round[b] = 0
         _draw_pairs(s, b)
-        _start_section(s, b, SECTION_A_DRAFT)
-    elif sec == SECTION_A_DRAFT:  # D7: stored privately until the round is revealed
+        _start_section(s, b, DEC_A_DRAFT)
+    elif sec == DEC_A_DRAFT:  # D7: stored privately until the round is revealed
         s.pending[b, p] = a - ACTION_DRAFT
         s.committed[b, p] = True
         s.turn[b] += 1
-    elif sec == SECTION_A_TILE or sec == SECTION_B_TILE:
+    elif sec == DEC_A_TILE or sec == DEC_B_TILE:
         s.slot_tile[b, p, s.tile_due[b, p]] = a - ACTION_TILE
         s.tile_due[b, p] = -1
         refresh_player(s, b, p)
-        if sec == SECTION_A_TILE:
+        if sec == DEC_A_TILE:
             _next_player(s, b)
         else:
             s.pick[b] += 1
-            s.section[b] = SECTION_B_PICK
-    elif sec == SECTION_A_COLONY or sec == SECTION_B_COLONY:
+            s.decision[b] = DEC_B_PICK
+    elif sec == DEC_A_COLONY or sec == DEC_B_COLONY:
         if a == ACTION_PASS:
             _next_player(s, b)
             return
@@ -708,7 +708,7 @@ def _apply_action(s, b, a):
             s.coins[b, p] += COLONY_PLUNDER[t]
             s.colony[b, p, t] = PLUNDERED
         s.sect_count[b] += 1
-    elif sec == SECTION_A_BUST or sec == SECTION_B_BUST:
+    elif sec == DEC_A_BUST or sec == DEC_B_BUST:
         if a == ACTION_PASS:
             _next_player(s, b)
             return
@@ -720,7 +720,7 @@ def _apply_action(s, b, a):
         s.bust[b, p, bu] = k % 8  # 2 * tile colour + side
         refresh_player(s, b, p)
         s.sect_count[b] += 1
-    elif sec == SECTION_B_PICK:
+    elif sec == DEC_B_PICK:
         k = a - ACTION_PICK
         c = k // 2
         n = s.outer_count[b, c] - 1
@@ -734,10 +734,10 @@ def _apply_action(s, b, a):
         else:
             _acquire(s, b, p, card)
             if s.tile_due[b, p] >= 0:
-                s.section[b] = SECTION_B_TILE
+                s.decision[b] = DEC_B_TILE
             else:
                 s.pick[b] += 1
-    elif sec == SECTION_B_FEED:
+    elif sec == DEC_B_FEED:
         if a == ACTION_FEED_PAY:
             s.coins[b, p] -= FEED_COINS_COST
             s.feed_paid[b] += 1
@@ -747,7 +747,7 @@ def _apply_action(s, b, a):
             s.tableau[b, p, slot] = -1
             s.slot_tile[b, p, slot] = -1
             refresh_player(s, b, p)
-    elif sec == SECTION_B_SEALS:
+    elif sec == DEC_B_SEALS:
         if a == ACTION_PASS:
             _next_player(s, b)
             return
@@ -831,7 +831,7 @@ def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scra
             for p in range(P):
                 if _rank_of(s, b, p) == want:
                     s.start_player[b] = p
-            _start_section(s, b, SECTION_SETUP_SIDE)
+            _start_section(s, b, DEC_SETUP_SIDE)
         else:
             _reveal_sides(s, b)
             _begin_epoch(s, b)
@@ -969,9 +969,9 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
         for q in range(P):
             if q == me or not s.committed[b, q]:
                 continue
-            if s.section[b] == SECTION_SETUP_SIDE:
+            if s.decision[b] == DEC_SETUP_SIDE:
                 s.pending[b, q] = uniform_index(splitmix_uniform(stream), 2)
-            elif s.section[b] == SECTION_A_DRAFT:
+            elif s.decision[b] == DEC_A_DRAFT:
                 coins = s.coins[b, q]
                 can0 = coins >= eff_price(s, b, q, s.drawn[b, q, 0])
                 can1 = coins >= eff_price(s, b, q, s.drawn[b, q, 1])
@@ -1021,9 +1021,9 @@ def validate_nb(advanced, deck_cards, deck_count, where, tracks, colour_count, a
     P = s.coins.shape[1]
     for b in range(s.coins.shape[0]):
         err[b] = 0
-        sec = s.section[b]
+        sec = s.decision[b]
         e_now = s.epoch[b]
-        if s.done[b] != (sec == SECTION_GAME_OVER):
+        if s.done[b] != (sec == DEC_GAME_OVER):
             err[b] = 1
             continue
         # every card in at most one place; only cards of dealt epochs of the game's card set
@@ -1134,18 +1134,18 @@ def validate_nb(advanced, deck_cards, deck_count, where, tracks, colour_count, a
         for p in range(P):
             if (s.pending[b, p] >= 0) != s.committed[b, p]:
                 bad = True
-            if s.committed[b, p] and sec != SECTION_A_DRAFT and sec != SECTION_SETUP_SIDE:
+            if s.committed[b, p] and sec != DEC_A_DRAFT and sec != DEC_SETUP_SIDE:
                 bad = True
-            if sec == SECTION_SETUP_SIDE and s.pending[b, p] > 1:
+            if sec == DEC_SETUP_SIDE and s.pending[b, p] > 1:
                 bad = True
             has_pair = s.drawn[b, p, 0] >= 0
-            if has_pair != (sec == SECTION_A_DRAFT) or has_pair != (s.drawn[b, p, 1] >= 0):
+            if has_pair != (sec == DEC_A_DRAFT) or has_pair != (s.drawn[b, p, 1] >= 0):
                 bad = True
             if has_pair and CARD_COLOUR[s.drawn[b, p, 0]] != CARD_COLOUR[s.drawn[b, p, 1]]:
                 bad = True
-            if (s.start_side[b, p] < 0) != (sec == SECTION_SETUP_SIDE):
+            if (s.start_side[b, p] < 0) != (sec == DEC_SETUP_SIDE):
                 bad = True
-            if sec == SECTION_SETUP_SIDE and not advanced:
+            if sec == DEC_SETUP_SIDE and not advanced:
                 bad = True
             td = s.tile_due[b, p]
             if td >= 0 and (s.tableau[b, p, td] < 0 or CARD_ABILITY[s.tableau[b, p, td]] != TILE_STEPS
@@ -1217,18 +1217,18 @@ def validate_nb(advanced, deck_cards, deck_count, where, tracks, colour_count, a
             err[b] = 7
             continue
         # where the flow stands
-        if sec == SECTION_B_PICK or sec == SECTION_B_TILE:
+        if sec == DEC_B_PICK or sec == DEC_B_TILE:
             n = 0
             for c in range(NUM_COLOURS):
                 n += s.outer_count[b, c]
-            if n != PHASE_B_TURNS * P - s.pick[b] - (1 if sec == SECTION_B_TILE else 0):
+            if n != PHASE_B_TURNS * P - s.pick[b] - (1 if sec == DEC_B_TILE else 0):
                 bad = True
-        if (sec == SECTION_A_DRAFT or sec == SECTION_SETUP_SIDE) and not s.done[b]:
+        if (sec == DEC_A_DRAFT or sec == DEC_SETUP_SIDE) and not s.done[b]:
             for i in range(P):
                 q = (s.start_player[b] + i) % P
                 if s.committed[b, q] != (i < s.turn[b]):
                     bad = True
-        if sec != SECTION_WHEEL and sec != SECTION_SETUP_SIDE and sec != SECTION_GAME_OVER and s.rotation[b] < 0:
+        if sec != DEC_WHEEL and sec != DEC_SETUP_SIDE and sec != DEC_GAME_OVER and s.rotation[b] < 0:
             bad = True
         if not s.done[b] and s.to_play[b] != actor_of(s, b):
             bad = True

@@ -13,7 +13,7 @@ from meeple.envs.hadara import data, kernels
 from meeple.envs.hadara.data import (
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
     ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, CARD_NAMES, COLOUR_LETTERS,
-    COLOUR_NAMES, EPOCH_NAMES, SECTION_NAMES, TRACK_NAMES,
+    COLOUR_NAMES, EPOCH_NAMES, DECISION_NAMES, TRACK_NAMES,
 )
 
 
@@ -117,7 +117,7 @@ def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
     elif action == ACTION_FEED_PAY:
         detail = f"{data.FEED_COINS_COST} coins cover one card"
     elif action == ACTION_PASS:
-        detail = SECTION_NAMES[int(state.section[row])]
+        detail = DECISION_NAMES[int(state.decision[row])]
     return f"{name} ({detail})" if detail else name
 
 
@@ -134,11 +134,11 @@ def score_sheet(game: Any, state: Any, row: int = 0) -> str:
     s = state
     P = game.num_players
     vp = game.scores(state)[row]
-    sec = int(s.section[row])
-    head = f"Hadara — epoch {EPOCH_NAMES[int(s.epoch[row])]}, section {SECTION_NAMES[sec]}"
-    if sec in (data.SECTION_A_DRAFT, data.SECTION_A_TILE):
+    sec = int(s.decision[row])
+    head = f"Hadara — epoch {EPOCH_NAMES[int(s.epoch[row])]}, section {DECISION_NAMES[sec]}"
+    if sec in (data.DEC_A_DRAFT, data.DEC_A_TILE):
         head += f", round {int(s.round[row]) + 1}/5"
-    if sec in (data.SECTION_B_PICK, data.SECTION_B_TILE):
+    if sec in (data.DEC_B_PICK, data.DEC_B_TILE):
         head += f", phase-B turns left {5 * P - int(s.pick[row])}"
     lines = [head]
     if s.done[row]:

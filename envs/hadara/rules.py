@@ -29,7 +29,7 @@ from meeple.envs import core
 from meeple.envs.hadara import data, kernels
 from meeple.envs.hadara.data import (
     MAX_TABLEAU, NUM_ABILITIES, NUM_ACTIONS, NUM_BUSTS, NUM_CARDS, NUM_COLONIES, NUM_COLOURS,
-    NUM_SECTIONS, NUM_TIERS, NUM_TRACKS, UNIFORMS_AT_INIT, UNIFORMS_PER_STEP,
+    NUM_DECISIONS, NUM_TIERS, NUM_TRACKS, UNIFORMS_AT_INIT, UNIFORMS_PER_STEP,
 )
 
 SOLD_SLOTS = kernels.SOLD_SLOTS
@@ -80,7 +80,7 @@ class State(NamedTuple):
     done: np.ndarray           # (B,) bool game over (section GAME_OVER)
     truncated: np.ndarray      # (B,) bool always False: every game ends by the rules
     epoch: np.ndarray          # (B,) int8 0..2 = I..III
-    section: np.ndarray        # (B,) int8 data.SECTION_* (spec 14)
+    decision: np.ndarray        # (B,) int8 data.SECTION_* (spec 14)
     round: np.ndarray          # (B,) int8 phase-A round k 0..4 (5 once the draft is over)
     turn: np.ndarray           # (B,) int8 0..P position in turn order in sequential sections; actor = (start + turn) % P
     pick: np.ndarray           # (B,) int8 0..5P phase-B turns taken; actor = (start + pick) % P
@@ -134,7 +134,7 @@ class View(NamedTuple):
     to_play: np.ndarray        # (B,) int8
     done: np.ndarray           # (B,) bool
     epoch: np.ndarray          # (B,) int8
-    section: np.ndarray        # (B,) int8
+    decision: np.ndarray        # (B,) int8
     round: np.ndarray          # (B,) int8
     turn: np.ndarray           # (B,) int8
     pick: np.ndarray           # (B,) int8
@@ -173,7 +173,7 @@ class View(NamedTuple):
 
 
 # public State fields copied verbatim into the View
-_PUBLIC = ("to_play", "done", "epoch", "section", "round", "turn", "pick", "start_player", "rotation",
+_PUBLIC = ("to_play", "done", "epoch", "decision", "round", "turn", "pick", "start_player", "rotation",
            "board_order", "start_card", "start_side", "coins", "tracks", "colour_count", "ability_count",
            "free_tiles", "tableau", "slot_tile", "tile_due", "bust", "colony", "silver", "gold", "committed",
            "sect_count", "sect_bought", "feed_paid", "inner_count", "outer_count", "colony_count", "removed")
@@ -189,7 +189,7 @@ _VIEW_SOURCES = tuple((0, 0) if name == "viewer" else (1, State._fields.index(na
 _FIELD_SPECS: dict[str, tuple[tuple, type]] = {
     # name: (trailing shape, "P" = players; dtype)
     "to_play": ((), np.int8), "done": ((), np.bool_), "truncated": ((), np.bool_), "epoch": ((), np.int8),
-    "section": ((), np.int8), "round": ((), np.int8), "turn": ((), np.int8), "pick": ((), np.int8),
+    "decision": ((), np.int8), "round": ((), np.int8), "turn": ((), np.int8), "pick": ((), np.int8),
     "start_player": ((), np.int8), "rotation": ((), np.int8), "board_order": ((NUM_COLOURS,), np.int8),
     "start_card": (("P",), np.int8), "start_side": (("P",), np.int8), "coins": (("P",), np.int16),
     "tracks": (("P", NUM_TRACKS), np.int16), "colour_count": (("P", NUM_COLOURS), np.int8),
@@ -212,7 +212,7 @@ def _ranges(P: int) -> dict[str, tuple[int, int]]:
     """Inclusive value range of every integer field (checked before the structural kernel)."""
     big = np.iinfo(np.int16).max
     return {
-        "to_play": (0, P - 1), "epoch": (0, 2), "section": (0, NUM_SECTIONS - 1), "round": (0, 5), "turn": (0, P),
+        "to_play": (0, P - 1), "epoch": (0, 2), "decision": (0, NUM_DECISIONS - 1), "round": (0, 5), "turn": (0, P),
         "pick": (0, 5 * P), "start_player": (0, P - 1), "rotation": (-1, 4), "board_order": (0, 4),
         "start_card": (0, 4), "start_side": (-1, 1), "coins": (0, big), "tracks": (0, big),
         "colour_count": (0, MAX_TABLEAU), "ability_count": (0, 2), "free_tiles": (0, 2),

@@ -28,8 +28,8 @@ from meeple.envs.roll_through_the_ages.data import (
     GRANARIES_COINS_PER_FOOD, GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, LEADERSHIP,
     MASONRY, MAX_DICE, MAX_ROLLS, MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS,
     NO_DIE, NUM_DEVELOPMENTS, NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS,
-    PESTILENCE_SKULLS, PHASE_BUILD, PHASE_BUY, PHASE_CHOOSE_FW, PHASE_DISCARD, PHASE_GAME_OVER,
-    PHASE_LEADERSHIP, PHASE_ROLL, PHASE_TRADE, PHASE_TRADE_OFFER, PHASE_TRADE_RESPOND, QUARRYING,
+    PESTILENCE_SKULLS, DEC_BUILD, DEC_BUY, DEC_CHOOSE_FW, DEC_DISCARD, DEC_GAME_OVER,
+    DEC_LEADERSHIP, DEC_ROLL, DEC_TRADE, DEC_TRADE_OFFER, DEC_TRADE_RESPOND, QUARRYING,
     RELIGION, REVOLT_SKULLS, SKULL, SOLO_ROUNDS, START_CITIES, STONE, TRADE_FOOD, TRADE_MAX,
     WORKERS3,
 )
@@ -220,7 +220,7 @@ def _start_turn(s, b, p, u, cursor, stream):
     for t in range(NUM_TRADE_TYPES):
         s.offer_give[b, t] = 0
         s.offer_take[b, t] = 0
-    s.phase[b] = PHASE_ROLL
+    s.decision[b] = DEC_ROLL
 
 
 @kernel
@@ -330,7 +330,7 @@ def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
         else:
             s.round[b] += 1
     if s.done[b]:
-        s.phase[b] = PHASE_GAME_OVER
+        s.decision[b] = DEC_GAME_OVER
         for i in range(MAX_DICE):
             s.dice[b, i] = NO_DIE
             s.marked[b, i] = False
@@ -347,43 +347,43 @@ def _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_roun
     P = s.food.shape[1]
     solo = P == 1
     while not s.done[b]:
-        phase = s.phase[b]
+        decision = s.decision[b]
         p = s.active[b]
-        if phase == PHASE_ROLL:
+        if decision == DEC_ROLL:
             if _can_mark_or_roll(s, b, solo):
                 return
             for i in range(MAX_DICE):
                 s.marked[b, i] = False
-            s.phase[b] = PHASE_LEADERSHIP
-        elif phase == PHASE_LEADERSHIP:
+            s.decision[b] = DEC_LEADERSHIP
+        elif decision == DEC_LEADERSHIP:
             if s.developments[b, p, LEADERSHIP] and not s.leadership_used[b]:
                 return
-            s.phase[b] = PHASE_CHOOSE_FW
-        elif phase == PHASE_CHOOSE_FW:
+            s.decision[b] = DEC_CHOOSE_FW
+        elif decision == DEC_CHOOSE_FW:
             for i in range(MAX_DICE):
                 if s.dice[b, i] == FW2 and s.fw_choice[b, i] == FW_UNDECIDED:
                     return
             _collect_and_disasters(s, b, p)
-            s.phase[b] = PHASE_TRADE if (trade and not solo) else PHASE_BUILD
-        elif phase == PHASE_TRADE:
+            s.decision[b] = DEC_TRADE if (trade and not solo) else DEC_BUILD
+        elif decision == DEC_TRADE:
             if _can_trade(s, b, max_trade_offers):
                 return
-            s.phase[b] = PHASE_BUILD
-        elif phase == PHASE_TRADE_OFFER or phase == PHASE_TRADE_RESPOND:
+            s.decision[b] = DEC_BUILD
+        elif decision == DEC_TRADE_OFFER or decision == DEC_TRADE_RESPOND:
             return
-        elif phase == PHASE_BUILD:
+        elif decision == DEC_BUILD:
             if _can_build_anything(s, b, p, in_play):
                 if s.workers[b] > 0:
                     return
                 if s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0:
                     return
             s.workers[b] = 0  # D-12: unused workers are lost
-            s.phase[b] = PHASE_BUY
-        elif phase == PHASE_BUY:
+            s.decision[b] = DEC_BUY
+        elif decision == DEC_BUY:
             if _can_buy(s, b, p):
                 return
-            s.phase[b] = PHASE_DISCARD
-        elif phase == PHASE_DISCARD:
+            s.decision[b] = DEC_DISCARD
+        elif decision == DEC_DISCARD:
             if not s.developments[b, p, CARAVANS] and goods_count_of(s, b, p) > GOODS_LIMIT:
                 return
             s.coins[b] = 0
@@ -412,8 +412,8 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
     P = s.food.shape[1]
     solo = P == 1
     p = s.active[b]
-    phase = s.phase[b]
-    if phase == PHASE_ROLL:
+    decision = s.decision[b]
+    if decision == DEC_ROLL:
         if a < ACTION_ROLL:
             s.marked[b, a - ACTION_MARK_REROLL] = True
         elif a == ACTION_ROLL:
@@ -425,37 +425,37 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
         else:  # PASS: stop rolling, drop the marks
             for i in range(MAX_DICE):
                 s.marked[b, i] = False
-            s.phase[b] = PHASE_LEADERSHIP
-    elif phase == PHASE_LEADERSHIP:
+            s.decision[b] = DEC_LEADERSHIP
+    elif decision == DEC_LEADERSHIP:
         if a != ACTION_PASS:  # D-01: any one die, skulls included; the new face is final
             s.dice[b, a - ACTION_LEADERSHIP_REROLL] = _draw_face(u, b, cursor, stream)
             s.leadership_used[b] = True
-        s.phase[b] = PHASE_CHOOSE_FW
-    elif phase == PHASE_CHOOSE_FW:
+        s.decision[b] = DEC_CHOOSE_FW
+    elif decision == DEC_CHOOSE_FW:
         for i in range(MAX_DICE):  # dice are interchangeable: decide the lowest undecided one
             if s.dice[b, i] == FW2 and s.fw_choice[b, i] == FW_UNDECIDED:
                 s.fw_choice[b, i] = FW_FOOD_CHOSEN if a == ACTION_FW_FOOD else FW_WORKERS_CHOSEN
                 break
-    elif phase == PHASE_TRADE:
+    elif decision == DEC_TRADE:
         if a == ACTION_PASS:
-            s.phase[b] = PHASE_BUILD
+            s.decision[b] = DEC_BUILD
         else:
             s.trade_partner[b] = (p + 1 + a - ACTION_TRADE_WITH) % P
-            s.phase[b] = PHASE_TRADE_OFFER
-    elif phase == PHASE_TRADE_OFFER:
+            s.decision[b] = DEC_TRADE_OFFER
+    elif decision == DEC_TRADE_OFFER:
         if a == ACTION_PASS:  # withdraw; counts towards the offer limit
             s.trade_offers[b] += 1
             _clear_offer(s, b)
-            s.phase[b] = PHASE_TRADE
+            s.decision[b] = DEC_TRADE
         elif a == ACTION_PROPOSE:
             s.trade_offers[b] += 1
             s.to_play[b] = s.trade_partner[b]
-            s.phase[b] = PHASE_TRADE_RESPOND
+            s.decision[b] = DEC_TRADE_RESPOND
         elif a < ACTION_OFFER_TAKE:
             s.offer_give[b, a - ACTION_OFFER_GIVE] += 1
         else:
             s.offer_take[b, a - ACTION_OFFER_TAKE] += 1
-    elif phase == PHASE_TRADE_RESPOND:
+    elif decision == DEC_TRADE_RESPOND:
         if a == ACTION_ACCEPT:  # spec 8.2: both sides transfer at once
             q = s.trade_partner[b]
             for t in range(NUM_TRADE_TYPES):
@@ -464,11 +464,11 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
                 _add_holding(s, b, q, t, moved)
         _clear_offer(s, b)
         s.to_play[b] = p
-        s.phase[b] = PHASE_TRADE
-    elif phase == PHASE_BUILD:
+        s.decision[b] = DEC_TRADE
+    elif decision == DEC_BUILD:
         if a == ACTION_PASS:
             s.workers[b] = 0
-            s.phase[b] = PHASE_BUY
+            s.decision[b] = DEC_BUY
         elif a == ACTION_ENGINEERING:
             s.goods[b, p, STONE] -= 1
             s.workers[b] += ENGINEERING_WORKERS_PER_STONE
@@ -480,12 +480,12 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
             s.workers[b] -= 1
             s.monument_progress[b, p, m] += 1
             _complete_monument_if_full(s, b, p, m, in_play, solo, solo_standard_end_triggers)
-    elif phase == PHASE_BUY:
+    elif decision == DEC_BUY:
         if a == ACTION_PASS:  # nothing is spent; coins expire at the end of the turn
             for g in range(NUM_GOODS):
                 s.marked_goods[b, g] = False
             s.marked_food[b] = 0
-            s.phase[b] = PHASE_DISCARD
+            s.decision[b] = DEC_DISCARD
         elif a == ACTION_PAY_FOOD:
             s.marked_food[b] += 1
         elif a < ACTION_PAY_FOOD:
@@ -507,8 +507,8 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
                     owned += 1
             if owned == DEVELOPMENTS_TO_END:
                 _trigger_final_round(s, b, solo, solo_standard_end_triggers)
-            s.phase[b] = PHASE_DISCARD
-    elif phase == PHASE_DISCARD:
+            s.decision[b] = DEC_DISCARD
+    elif decision == DEC_DISCARD:
         s.goods[b, p, a - ACTION_DISCARD] -= 1
 
 
@@ -572,8 +572,8 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
             continue
         row[:] = False
         p = s.active[b]
-        phase = s.phase[b]
-        if phase == PHASE_ROLL:
+        decision = s.decision[b]
+        if decision == DEC_ROLL:
             if s.rolls_used[b] < MAX_ROLLS:
                 any_marked = False
                 for i in range(MAX_DICE):
@@ -586,19 +586,19 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
                         row[ACTION_MARK_REROLL + i] = True
                 row[ACTION_ROLL] = any_marked
             row[ACTION_PASS] = True
-        elif phase == PHASE_LEADERSHIP:
+        elif decision == DEC_LEADERSHIP:
             for i in range(MAX_DICE):
                 row[ACTION_LEADERSHIP_REROLL + i] = s.dice[b, i] != NO_DIE
             row[ACTION_PASS] = True
-        elif phase == PHASE_CHOOSE_FW:
+        elif decision == DEC_CHOOSE_FW:
             row[ACTION_FW_FOOD] = True
             row[ACTION_FW_WORKERS] = True
-        elif phase == PHASE_TRADE:
+        elif decision == DEC_TRADE:
             if s.trade_offers[b] < max_trade_offers:
                 for k in range(1, P):
                     row[ACTION_TRADE_WITH + k - 1] = _trade_feasible(s, b, p, (p + k) % P)
             row[ACTION_PASS] = True
-        elif phase == PHASE_TRADE_OFFER:
+        elif decision == DEC_TRADE_OFFER:
             q = s.trade_partner[b]
             gives = 0
             takes = 0
@@ -614,10 +614,10 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
                                               and _holding(s, b, p, t) + take < TRADE_MAX[t])
             row[ACTION_PROPOSE] = gives > 0 and takes > 0
             row[ACTION_PASS] = True
-        elif phase == PHASE_TRADE_RESPOND:
+        elif decision == DEC_TRADE_RESPOND:
             row[ACTION_ACCEPT] = True
             row[ACTION_DECLINE] = True
-        elif phase == PHASE_BUILD:
+        elif decision == DEC_BUILD:
             if s.workers[b] > 0:
                 row[ACTION_BUILD_CITY] = s.city_workers[b, p] < CITY_WORKERS_MAX
                 for m in range(NUM_MONUMENTS):
@@ -625,7 +625,7 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
             row[ACTION_ENGINEERING] = (s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0
                                        and _can_build_anything(s, b, p, in_play))
             row[ACTION_PASS] = True
-        elif phase == PHASE_BUY:
+        elif decision == DEC_BUY:
             if s.bought[b] < 0:
                 for g in range(NUM_GOODS):
                     row[ACTION_PAY_GOOD + g] = s.goods[b, p, g] > 0 and not s.marked_goods[b, g]
@@ -634,7 +634,7 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
                 for d in range(NUM_DEVELOPMENTS):
                     row[ACTION_BUY_DEV + d] = not s.developments[b, p, d] and DEVELOPMENT_COST[d] <= pay
             row[ACTION_PASS] = True
-        elif phase == PHASE_DISCARD:
+        elif decision == DEC_DISCARD:
             for g in range(NUM_GOODS):
                 row[ACTION_DISCARD + g] = s.goods[b, p, g] > 0
 

@@ -12,7 +12,7 @@ from meeple.envs.roll_through_the_ages.data import (
     ACTION_LEADERSHIP_REROLL, ACTION_MARK_REROLL, ACTION_OFFER_GIVE, ACTION_OFFER_TAKE, ACTION_PAY_FOOD,
     ACTION_PAY_GOOD, ACTION_ROLL, ACTION_TRADE_WITH, DEVELOPMENT_COST, DEVELOPMENT_NAMES,
     DEVELOPMENT_POINTS, FACE_NAMES, GOOD_NAMES, GOODS_VALUE, MONUMENT_NAMES, MONUMENT_WORKERS,
-    NUM_BASE_ACTIONS, PHASE_NAMES, TRADE_TYPE_NAMES,
+    NUM_BASE_ACTIONS, DECISION_NAMES, TRADE_TYPE_NAMES,
 )
 
 
@@ -67,7 +67,7 @@ def score_sheet(game: Any, state: Any, row: int = 0) -> str:
     P = game.num_players
     scores = game.scores(state)[row]
     values = game.goods_values(state)[row]
-    phase = PHASE_NAMES[int(s.phase[row])]
+    phase = DECISION_NAMES[int(s.decision[row])]
     header = f"Roll Through the Ages — round {int(s.round[row])}"
     if P == 1:
         header += f"/{data.SOLO_ROUNDS} (solo)"

@@ -25,7 +25,7 @@ from meeple.envs import core
 from meeple.envs.roll_through_the_ages import data, kernels
 from meeple.envs.roll_through_the_ages.data import (
     CITY_WORKERS_MAX, FOOD_MAX, GOODS_MAX, MAX_DICE, MONUMENT_FIRST, MONUMENT_LATER,
-    MONUMENT_WORKERS, NUM_DEVELOPMENTS, NUM_GOODS, NUM_MONUMENTS, NUM_PHASES, NUM_TRADE_TYPES,
+    MONUMENT_WORKERS, NUM_DEVELOPMENTS, NUM_GOODS, NUM_MONUMENTS, NUM_DECISIONS, NUM_TRADE_TYPES,
     UNIFORMS_PER_STEP,
 )
 
@@ -65,7 +65,7 @@ class State(NamedTuple):
     to_play: np.ndarray            # (B,) int8 seat that decides now: the active seat, or a trade partner
     active: np.ndarray             # (B,) int8 seat whose turn it is
     start_player: np.ndarray       # (B,) int8 seat that starts every round (spec 3.3)
-    phase: np.ndarray              # (B,) int8 data.PHASE_*
+    decision: np.ndarray              # (B,) int8 data.PHASE_*
     round: np.ndarray              # (B,) int16 round number, 1-based
     final_round: np.ndarray        # (B,) bool the end was triggered; the game ends after this round
     done: np.ndarray               # (B,) bool the game is over (terminated or truncated)
@@ -104,7 +104,7 @@ class View(NamedTuple):
 _FIELD_SPECS: dict[str, tuple[tuple[str, ...], type]] = {
     # name: (trailing shape symbols, dtype); "P" = players
     "to_play": ((), np.int8), "active": ((), np.int8), "start_player": ((), np.int8),
-    "phase": ((), np.int8), "round": ((), np.int16), "final_round": ((), np.bool_),
+    "decision": ((), np.int8), "round": ((), np.int16), "final_round": ((), np.bool_),
     "done": ((), np.bool_), "truncated": ((), np.bool_), "completed_by_anyone": (("7",), np.bool_),
     "food": (("P",), np.int8), "goods": (("P", "5"), np.int8), "city_workers": (("P",), np.int8),
     "monument_progress": (("P", "7"), np.int8), "monument_points": (("P", "7"), np.int8),
@@ -266,8 +266,8 @@ class RollThroughTheAges(core.GameBase):
         s = state
         for name in ("to_play", "active", "start_player"):
             check((getattr(s, name) >= 0) & (getattr(s, name) < P), f"{name} must be a seat 0..{P - 1}")
-        check((s.phase >= 0) & (s.phase < NUM_PHASES), "phase out of range")
-        check((s.phase == data.PHASE_GAME_OVER) == s.done, "phase GAME_OVER exactly when done")
+        check((s.decision >= 0) & (s.decision < NUM_DECISIONS), "phase out of range")
+        check((s.decision == data.DEC_GAME_OVER) == s.done, "phase GAME_OVER exactly when done")
         check(~s.truncated | s.done, "truncated implies done")
         check((s.round >= 1) & (s.round <= max(self.config.max_rounds, data.SOLO_ROUNDS)), "round out of range")
         check((s.food >= 0) & (s.food <= FOOD_MAX), "food must be 0..15")
