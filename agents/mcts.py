@@ -40,6 +40,7 @@ import numpy as np
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import core
+from meeple.envs.jit import bits_to_uniform, splitmix64
 
 
 @runtime_checkable
@@ -570,20 +571,13 @@ def _masked_mean(grid: np.ndarray, alive: np.ndarray) -> np.ndarray:
     return np.where(alive & (count > 0), total / np.maximum(count, 1), -np.inf)
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finalizer on uint64 arrays (wrapping arithmetic)."""
-    z = x + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 def _hashed_uniforms(seed: int, stream: np.ndarray, seat: np.ndarray, count: np.ndarray, K: int) -> np.ndarray:
     """(n, K) uniforms in [0, 1), a fixed function of (seed, stream, seat, count) per row."""
-    key = _splitmix64(np.full(stream.shape, seed, dtype=np.uint64) ^ _splitmix64(stream.astype(np.uint64)))
-    key = _splitmix64(key ^ (seat.astype(np.uint64) << np.uint64(40)) ^ count.astype(np.uint64))
-    z = _splitmix64(key[:, None] + np.arange(1, K + 1, dtype=np.uint64)[None, :] * np.uint64(0xD1B54A32D192ED03))
-    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+    key = splitmix64(np.full(stream.shape, seed, dtype=np.uint64) ^ splitmix64(stream.astype(np.uint64)))
+    key = splitmix64(key ^ (seat.astype(np.uint64) << np.uint64(40)) ^ count.astype(np.uint64))
+    with np.errstate(over="ignore"):
+        steps = np.arange(1, K + 1, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+        return bits_to_uniform(splitmix64(key[:, None] + steps[None, :]))
 
 
 def _rows_differ(a: Any, b: Any) -> np.ndarray:

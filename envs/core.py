@@ -19,6 +19,8 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
+from meeple.envs.jit import SPLITMIX_GOLDEN, splitmix_uniforms
+
 SAVE_FORMAT = "meeple-state-v1"
 
 StateT = TypeVar("StateT", bound=tuple)
@@ -36,22 +38,41 @@ class GameInfo(NamedTuple):
 
 
 class Game(Protocol):
-    """The rules-core protocol. B = batch, P = players, A = actions, K = uniforms per step."""
+    """The rules-core protocol every game implements (all through `envs.base.RulesBase`) and the AEC env,
+    the self-play env, the encoders, the agents, search and the generic tests rely on.
+
+    B = batch, P = players, A = actions, K = uniforms per step.
+    """
 
     info: GameInfo
-    config: Any  # frozen dataclass of the variant flags
+    config: Any  # frozen dataclass of the variant flags (JSON-serialisable)
+    num_players: int
+    num_actions: int  # A
+    uniforms_per_step: int  # K: `step` draws (B, K) uniforms for `apply`
+    action_names: tuple[str, ...]  # A names, the docs' action table
+    State: type  # NamedTuple of (B, ...) arrays generated from the game's field table
+    View: type  # NamedTuple: the viewer seat, the public fields and the game's view fields
 
+    def empty(self, batch: int) -> Any: ...  # all-zero state of the right shapes (a template)
     def init(self, rng: np.random.Generator, batch: int) -> Any: ...
+    def init_from_uniforms(self, u: np.ndarray) -> Any: ...  # deterministic init, u (B, >= 1)
     def legal_action_mask(self, state: Any) -> np.ndarray: ...  # (B, A) bool; all True when done
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any: ...
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # u (B, K) in [0, 1)
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # pure; u (B, K) in [0, 1)
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None: ...  # for state owners
+    def advance(self, state: Any, u: np.ndarray | None = None) -> Any: ...  # automatic steps of a hand-built position
     def returns(self, state: Any) -> np.ndarray: ...  # (B, P) float32, 0 until done
     def scores(self, state: Any) -> np.ndarray: ...  # (B, P) int, the game's own score
+    def tiebreak_key(self, state: Any) -> np.ndarray: ...  # (B, P): higher wins a tie in score
     def observe(self, state: Any, player: int | np.ndarray) -> Any: ...  # View: only what player sees
     def determinize(self, state: Any, player: int | np.ndarray, rng: np.random.Generator) -> Any: ...
-    def validate(self, state: Any) -> None: ...  # raises ValueError on an inconsistent state
+    def validate(self, state: Any) -> None: ...  # raises ValueError on an unreachable state
+    def to_dict(self, state: Any) -> dict: ...  # JSON-ready save
+    def from_dict(self, payload: object) -> Any: ...  # validated load
     def action_to_str(self, state: Any, action: int, row: int = 0) -> str: ...
     def render_text(self, state: Any, row: int = 0) -> str: ...
+    def render_modes(self) -> list[str]: ...
+    def render_rgb(self, state: Any, row: int = 0) -> np.ndarray: ...
 
 
 def action_names_from_groups(groups: tuple, num_actions: int, fields: Any = None) -> tuple[str, ...]:
@@ -115,15 +136,8 @@ def extend_uniforms(u: np.ndarray, width: int) -> np.ndarray:
     """u (B, K) -> (B, width): the extra columns come from a splitmix64 stream per row, seeded from u[:, -1]."""
     out = np.empty((u.shape[0], width), dtype=np.float64)
     out[:, :u.shape[1]] = u
-    state = (u[:, -1] * 9007199254740992.0).astype(np.uint64) ^ np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        for k in range(u.shape[1], width):
-            state = state + np.uint64(0x9E3779B97F4A7C15)
-            z = state
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            out[:, k] = (z >> np.uint64(11)).astype(np.float64) / 9007199254740992.0
+    state = (u[:, -1] * 9007199254740992.0).astype(np.uint64) ^ SPLITMIX_GOLDEN
+    out[:, u.shape[1]:] = splitmix_uniforms(state, width - u.shape[1])
     return out
 
 

@@ -5,6 +5,10 @@ compile them without numba's reference-counting runtime (NRT). With NRT, every c
 kernel helper to another increfs and decrefs each array of the ~30-field State tuple; measured on
 Roll Through the Ages at B=4096 that was ~70% of `apply` (4.8 ms -> 0.6 ms per step without it),
 with identical results. A kernel that needs to allocate must use plain `numba.njit` instead.
+
+It is also the kernel library every game shares, so no game keeps its own copy of a mechanism:
+random draws (uniform columns, splitmix64 streams, deal shuffles, determinize resampling), union-find,
+square and hex board adjacency and the masked argmax, plus the numpy splitmix64 used outside kernels.
 """
 
 from __future__ import annotations
@@ -54,3 +58,175 @@ def splitmix_uniform(state):
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     z = z ^ (z >> np.uint64(31))
     return float(z >> np.uint64(11)) / 9007199254740992.0
+
+
+@kernel(inline="always")
+def shuffle_prefix(arr, off, n, k, u, b, col):
+    """Fisher-Yates over arr[off:off+n] for its first k positions, draw i from u[b, col + i].
+
+    The one deal shuffle of every game: k = n - 1 is a full shuffle, a smaller k deals a uniform
+    random k-prefix with only k uniform columns (the rest of arr stays "in the box"). Goldens pin
+    the column order, so every deal must go through here."""
+    for i in range(k):
+        j = i + uniform_index(u[b, col + i], n - i)
+        tmp = arr[off + i]
+        arr[off + i] = arr[off + j]
+        arr[off + j] = tmp
+
+
+@kernel(inline="always")
+def shuffle_stream(arr, off, n, stream):
+    """Full Fisher-Yates over arr[off:off+n] drawing from the splitmix64 stream in stream[0].
+
+    For determinize, which needs a data-dependent number of draws (no fixed uniform columns)."""
+    for i in range(n - 1):
+        j = i + uniform_index(splitmix_uniform(stream), n - i)
+        tmp = arr[off + i]
+        arr[off + i] = arr[off + j]
+        arr[off + j] = tmp
+
+
+@kernel(inline="always")
+def resample_unseen(pool, off, items, count, seen, stream):
+    """Gather items[:count] the viewer has not seen (seen[item] False) into pool[off:], shuffle them
+    with the stream and return how many there are.
+
+    The determinize pattern: the unseen items are exchangeable, so any consistent world hands them
+    out in a fixed order (pool[off], pool[off + 1], ...) to the hidden slots it refills."""
+    n = 0
+    for i in range(count):
+        item = items[i]
+        if not seen[item]:
+            pool[off + n] = item
+            n += 1
+    shuffle_stream(pool, off, n, stream)
+    return n
+
+
+# --- union-find ------------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def find_root(parent, x):
+    """Union-find root of node x (path halving); parent[x] == x marks a root.
+
+    Feature instances on tile boards (connected segments of a kind) are union-find components."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@kernel(inline="always")
+def union_roots(parent, x, y):
+    """Join the components of x and y; the smaller root index becomes the root (deterministic roots)."""
+    rx = find_root(parent, x)
+    ry = find_root(parent, y)
+    if rx != ry:
+        if rx < ry:
+            parent[ry] = rx
+        else:
+            parent[rx] = ry
+
+
+# --- board adjacency -------------------------------------------------------------------------------
+
+# square sides in the order N, E, S, W (clockwise): the side across is (side + 2) % 4
+SQUARE_DR = np.array([-1, 0, 1, 0], dtype=np.int64)
+SQUARE_DC = np.array([0, 1, 0, -1], dtype=np.int64)
+
+
+@kernel(inline="always")
+def square_neighbour(cell, side, width, height):
+    """Cell across `side` (0 N, 1 E, 2 S, 3 W) of `cell` = row * width + column, -1 off the board."""
+    # int64 throughout: with NUMBA_DISABLE_JIT an int8 cell would keep numpy's int8 type and
+    # row * width + column (or 8 * cell + port in a caller) would overflow
+    r = np.int64(cell) // width + SQUARE_DR[side]
+    c = np.int64(cell) % width + SQUARE_DC[side]
+    if r < 0 or r >= height or c < 0 or c >= width:
+        return np.int64(-1)
+    return r * width + c
+
+
+# hex directions in axial coordinates (q, r), counter-clockwise from +q; the opposite of d is (d + 3) % 6
+HEX_DQ = np.array([1, 1, 0, -1, -1, 0], dtype=np.int64)
+HEX_DR = np.array([0, -1, -1, 0, 1, 1], dtype=np.int64)
+
+
+def hex_lattice(coords) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tables of a hex board given its cells' axial (q, r), in cell-index order.
+
+    Returns (index, cell_q, cell_r, neighbours): index[q, r] is the cell at lattice-local (q, r) or -1
+    (coordinates shifted so the smallest q and r are 0), cell_q / cell_r the local coordinates of each
+    cell, neighbours (N, 6) the cell in each HEX_D* direction or -1. Boards are irregular, so kernels
+    look cells up in a table instead of computing an index."""
+    qr = np.asarray(coords, dtype=np.int64).reshape(-1, 2)
+    q = qr[:, 0] - qr[:, 0].min()
+    r = qr[:, 1] - qr[:, 1].min()
+    if np.unique(qr, axis=0).shape[0] != qr.shape[0]:
+        raise ValueError("hex_lattice: duplicate cells")
+    index = np.full((q.max() + 1, r.max() + 1), -1, dtype=np.int64)
+    index[q, r] = np.arange(qr.shape[0])
+    nq = q[:, None] + HEX_DQ[None, :]
+    nr = r[:, None] + HEX_DR[None, :]
+    inside = (nq >= 0) & (nr >= 0) & (nq < index.shape[0]) & (nr < index.shape[1])
+    neighbours = np.where(inside, index[np.clip(nq, 0, index.shape[0] - 1), np.clip(nr, 0, index.shape[1] - 1)], -1)
+    return index, q, r, neighbours
+
+
+@kernel(inline="always")
+def hex_cell(index, q, r):
+    """The cell at lattice-local axial (q, r) of a `hex_lattice` index table, -1 off the board."""
+    if q < 0 or r < 0 or q >= index.shape[0] or r >= index.shape[1]:
+        return np.int64(-1)
+    return np.int64(index[q, r])
+
+
+@kernel(inline="always")
+def hex_neighbour(index, cell_q, cell_r, cell, d):
+    """The cell in direction d (HEX_DQ / HEX_DR) of `cell`, -1 off the board."""
+    return hex_cell(index, cell_q[cell] + HEX_DQ[d], cell_r[cell] + HEX_DR[d])
+
+
+# --- action choice ---------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def best_legal(mask_row, values):
+    """Index of the highest value among the legal actions (lowest index on ties), -1 if none is legal.
+
+    The argmax every greedy heuristic and policy needs; numpy's argmax over a masked copy would
+    allocate, which kernels may not."""
+    best = -1
+    for a in range(mask_row.shape[0]):
+        if mask_row[a] and (best < 0 or values[a] > values[best]):
+            best = a
+    return best
+
+
+# --- numpy splitmix64 (outside kernels) ------------------------------------------------------------
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 output function of x + golden on uint64 arrays (wrapping arithmetic).
+
+    The same mixing as `splitmix_uniform`, vectorised for the numpy side: `extend_uniforms` and the
+    MCTS common random numbers hash seeds with it."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = x + SPLITMIX_GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        return z ^ (z >> np.uint64(31))
+
+
+def bits_to_uniform(z: np.ndarray) -> np.ndarray:
+    """The top 53 bits of uint64 values as floats in [0, 1) (exactly like `splitmix_uniform`)."""
+    return (np.asarray(z, dtype=np.uint64) >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def splitmix_uniforms(state: np.ndarray, n: int) -> np.ndarray:
+    """(len(state), n) uniforms: n steps of a splitmix64 stream per row, starting from uint64 `state`.
+
+    Column k equals the k-th call of `splitmix_uniform` on a stream holding state[row]."""
+    state = np.asarray(state, dtype=np.uint64).reshape(-1)
+    with np.errstate(over="ignore"):
+        steps = np.arange(n, dtype=np.uint64) * SPLITMIX_GOLDEN
+        return bits_to_uniform(splitmix64(state[:, None] + steps[None, :]))
