@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
+
+from meeple.envs.base import Field, make_scratch
 
 
 class TunedHeuristic:
     """Base for heuristics whose weights live in a float array `DEFAULT_PARAMS` named by `PARAM_NAMES`.
 
     Keyword arguments override weights by name, e.g. `Heuristic(slot_cost=4.0)`.
+
+    Scratch: a heuristic declares its kernels' scratch arrays as `SCRATCH` (a tuple of `Field`s, like
+    a game's); `scratch(game)` builds them once per player count and returns them as a NamedTuple of
+    those names, which `_fill` passes to its kernel as `*scratch` and the kernel rebuilds into one
+    named `w` for its helpers.
     """
 
     name = "heuristic"
     DEFAULT_PARAMS: np.ndarray
     PARAM_NAMES: tuple[str, ...]
+    SCRATCH: tuple[Field, ...] = ()
 
     def __init__(self, **params: float) -> None:
         self.params = self.DEFAULT_PARAMS.copy()
@@ -24,6 +33,15 @@ class TunedHeuristic:
                 raise ValueError(f"unknown heuristic parameter {key!r}; known: {self.PARAM_NAMES}")
             self.params[self.PARAM_NAMES.index(key)] = float(value)
         self.fallbacks = 0  # rows where the logic picked an illegal action (should stay 0)
+        self._scratch: dict[int, Any] = {}
+
+    def scratch(self, game: Any) -> Any:
+        """This agent's scratch arrays for `game`'s player count (built on first use, then reused)."""
+        P = game.num_players
+        if P not in self._scratch:
+            cls = namedtuple(f"{type(self).__name__}Scratch", [f.name for f in self.SCRATCH])
+            self._scratch[P] = make_scratch(cls, self.SCRATCH, P)
+        return self._scratch[P]
 
     def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
         """(B,) int64 actions: `_fill` writes each row's choice; rows whose logic picked an illegal

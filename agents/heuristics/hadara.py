@@ -60,25 +60,30 @@ import numpy as np
 from meeple.agents.random_agent import pick_legal_nb
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.hadara.data import (
+    NUM_ACTIONS,
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
     ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, BUST_BOOST,
     BUST_BOOST_STEPS, BUST_REQUIREMENT, BUST_REWARD, BUST_VP, BUY_REQUIREMENT,
-    BUY_REQUIREMENT_COINS_PER_POINT, CARD_ABILITY, CARD_COLOUR, CARD_EPOCH, CARD_PRICE, CARD_TRACKS,
-    CARD_VP, CHEAP_GOLD_PRICE, CHEAP_SEALS, CHEAP_SILVER_PRICE, COLONIES_IN_TIER, COLONY_ALLY_COST,
+    BUY_REQUIREMENT_COINS_PER_POINT, CARD_ABILITY, CARD_COLOUR, CARD_TRACKS,
+    CARD_VP, CHEAP_SEALS, COLONIES_IN_TIER, COLONY_ALLY_COST,
     COLONY_BACK_TRACKS, COLONY_BACK_VP, COLONY_COINS, COLONY_COINS_AMOUNT, COLONY_FRONT_VP,
     COLONY_PLUNDER, COLONY_TIER_REQUIREMENT, CULTURE, DOUBLE_SECTION, FEED_COINS, FEED_COINS_COST,
-    FOOD, FOOD_SURPLUS, GOLD_PRICE, GOLD_VP_PER_SET, GOLD_WILDCARD, INCOME, MAX_GOLD, MAX_SILVER,
+    FOOD, FOOD_SURPLUS, GOLD_VP_PER_SET, GOLD_WILDCARD, INCOME, MAX_GOLD, MAX_SILVER,
     MAX_TABLEAU, MILITARY, NUM_BUSTS, NUM_COLOURS, NUM_TIERS, NUM_TRACKS, PER_BLUE_CUL,
     PER_GREEN_FOOD, PER_RED_MIL, PER_YELLOW_INC, PURPLE, REQ_MINUS, REQ_MINUS_4, DEC_A_BUST,
     DEC_A_COLONY, DEC_A_DRAFT, DEC_A_TILE, DEC_B_BUST, DEC_B_COLONY,
     DEC_B_FEED, DEC_B_PICK, DEC_B_SEALS, DEC_B_TILE, DEC_SETUP_SIDE,
-    DEC_WHEEL, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP, SILVER_FULL,
-    SILVER_PRICE, START_COINS, START_TRACKS, TILE_STEPS, TILE_STEPS_STEPS, TRACK_INCOME,
+    DEC_WHEEL, SELL_BONUS, SELL_BONUS_COINS, SET_POINTS, SET_POINTS_VP, SILVER_FULL,
+    START_COINS, START_TRACKS, TILE_STEPS, TILE_STEPS_STEPS, TRACK_INCOME,
+)
+from meeple.envs.base import Field
+from meeple.envs.hadara.kernels import (
+    card_count, eff_price, requirement_shortfall, seal_prices, sell_coins, shortfall,
 )
 from meeple.envs.hadara.rules import View
-from meeple.envs.jit import kernel
+from meeple.envs.jit import best_legal, kernel
 
-# the kernel takes the View's fields as *fields (faster to unbox than a NamedTuple) and rebuilds them
+# the kernel takes the scratch and View fields as *arrays (faster to unbox than NamedTuples) and rebuilds both
 _View = namedtuple("_View", View._fields)
 
 # --- weights (VP scale) --------------------------------------------------------------------
@@ -115,7 +120,6 @@ DEFAULT_PARAMS = np.array(
 assert DEFAULT_PARAMS.shape == (len(PARAM_NAMES),)
 
 TOTAL_PICKS = 30  # own picks per game: 3 epochs x (5 draft rounds + 5 phase-B turns)
-NEVER = -1e9
 
 # Per-row context `ctx` (float64), filled once per row by `_prepare_row`: what the evaluations of one
 # decision share.
@@ -129,6 +133,14 @@ _X_VBUST = _X_VCOL + NUM_TIERS  # 4 entries: worth of carving bust b
 _X_EB_VP = _X_VBUST + NUM_BUSTS  # 5 entries: expected back VP of tier t (over the unrevealed backs)
 _X_EB_TR = _X_EB_VP + NUM_TIERS  # (5, 4) entries: expected back steps of tier t on track k
 _X_SIZE = _X_EB_TR + NUM_TIERS * NUM_TRACKS
+
+# one agent's scratch (kernels never allocate), built once per agent by `make_scratch`
+SCRATCH = (
+    Field("ctx", (_X_SIZE,), np.float64, doc="per-row context, the _X_* layout above"),
+    Field("values", (NUM_ACTIONS,), np.float64, doc="value of each legal action of the decision (best_legal)"),
+)
+_Scratch = namedtuple("_Scratch", [f.name for f in SCRATCH])
+_NUM_SCRATCH = len(SCRATCH)
 
 # the PER_* ability that adds a step on track k per card of colour k
 _PER_ABILITY = np.array([PER_YELLOW_INC, PER_RED_MIL, PER_BLUE_CUL, PER_GREEN_FOOD], dtype=np.int64)
@@ -194,9 +206,9 @@ def _events_left(now, offset, step):
 # --- position values ------------------------------------------------------------------------
 
 @kernel
-def _coin_utility(coins, ctx):
+def _coin_utility(coins, w):
     """VP worth of holding `coins`: linear, plus the working-capital bonus below the reserve."""
-    return ctx[_X_CV] * coins + ctx[_X_RV] * min(float(coins), ctx[_X_RESERVE])
+    return w.ctx[_X_CV] * coins + w.ctx[_X_RV] * min(float(coins), w.ctx[_X_RESERVE])
 
 
 @kernel
@@ -209,44 +221,44 @@ def _reach(d, G):
 
 
 @kernel
-def _threshold_pot(k, x, v, b, p, ctx, req_minus):
+def _threshold_pot(k, x, v, b, p, w, req_minus):
     """Worth of the colonies (k = MILITARY) or busts (k = CULTURE) still open, at track value x."""
     tot = 0.0
     if k == MILITARY:
-        if ctx[_X_COL_LEFT] <= 0:
+        if w.ctx[_X_COL_LEFT] <= 0:
             return 0.0
         for t in range(NUM_TIERS):
             if v.colony[b, p, t] != 0 or v.colony_count[b, t] == 0:
                 continue
-            tot += ctx[_X_VCOL + t] * _reach(max(0, COLONY_TIER_REQUIREMENT[t] - req_minus) - x, ctx[_X_G_MIL])
+            tot += w.ctx[_X_VCOL + t] * _reach(requirement_shortfall(COLONY_TIER_REQUIREMENT[t], req_minus, x), w.ctx[_X_G_MIL])
     else:
-        if ctx[_X_BUST_LEFT] <= 0 or ctx[_X_TILES_FREE] <= 0:
+        if w.ctx[_X_BUST_LEFT] <= 0 or w.ctx[_X_TILES_FREE] <= 0:
             return 0.0
         for bu in range(NUM_BUSTS):
             if v.bust[b, p, bu] < 0:
-                tot += ctx[_X_VBUST + bu] * _reach(max(0, BUST_REQUIREMENT[bu] - req_minus) - x, ctx[_X_G_CUL])
+                tot += w.ctx[_X_VBUST + bu] * _reach(requirement_shortfall(BUST_REQUIREMENT[bu], req_minus, x), w.ctx[_X_G_CUL])
     return tot
 
 
 @kernel
-def _food_pot(food, count, ctx):
+def _food_pot(food, count, w):
     """Minus the VP of the removals expected at the Feedings still to come (spec 7).
 
     The count at each Feeding is projected as `count` + buy_rate per own pick until then; the
     removals are the running maximum of the deficits (a card removed once is gone for later ones)."""
     total = 0.0
     worst = 0.0
-    for i in range(int(ctx[_X_FEEDS])):
-        f = food + (ctx[_X_PAID] if i == 0 and ctx[_X_FEED_NOW] > 0 else 0.0)
-        d = count + ctx[_X_BUY_RATE] * ctx[_X_FEED_PICKS + i] - f
+    for i in range(int(w.ctx[_X_FEEDS])):
+        f = food + (w.ctx[_X_PAID] if i == 0 and w.ctx[_X_FEED_NOW] > 0 else 0.0)
+        d = count + w.ctx[_X_BUY_RATE] * w.ctx[_X_FEED_PICKS + i] - f
         if d > worst:
-            total -= ctx[_X_FEED_L + i] * (d - worst)
+            total -= w.ctx[_X_FEED_L + i] * (d - worst)
             worst = d
     return total
 
 
 @kernel
-def _seal_pot(k, x, v, b, p, ctx):
+def _seal_pot(k, x, v, b, p, w):
     """End-of-game worth of track k at value x through the silver seals held (spec 8) or planned."""
     tot = 0.0
     full = v.ability_count[b, p, SILVER_FULL]
@@ -255,29 +267,29 @@ def _seal_pot(k, x, v, b, p, ctx):
         if v.silver[b, p, i] == k:
             n += 1
             tot += x if n <= full else np.ceil(x / 2.0)
-    if k == int(ctx[_X_BEST_TRACK]):
-        tot += ctx[_X_SILVER_FREE] * 0.5 * x
+    if k == int(w.ctx[_X_BEST_TRACK]):
+        tot += w.ctx[_X_SILVER_FREE] * 0.5 * x
     return tot
 
 
 @kernel
-def _track_pot(k, x, count, v, b, p, ctx):
+def _track_pot(k, x, count, v, b, p, w):
     """Worth of track k at value x (food: with `count` cards), up to a constant."""
     if k == INCOME:
-        base = x * ctx[_X_INC_LEFT] * ctx[_X_CV]
+        base = x * w.ctx[_X_INC_LEFT] * w.ctx[_X_CV]
     elif k == FOOD:
-        base = _food_pot(x, count, ctx)
+        base = _food_pot(x, count, w)
     else:
-        base = _threshold_pot(k, x, v, b, p, ctx, ctx[_X_REQ_MINUS])
-    return base + _seal_pot(k, x, v, b, p, ctx)
+        base = _threshold_pot(k, x, v, b, p, w, w.ctx[_X_REQ_MINUS])
+    return base + _seal_pot(k, x, v, b, p, w)
 
 
 @kernel
-def _step_gain(k, steps, v, b, p, ctx):
+def _step_gain(k, steps, v, b, p, w):
     """Gain from `steps` more steps on track k (the card count unchanged)."""
     x = float(v.tracks[b, p, k])
-    count = ctx[_X_COUNT]
-    return _track_pot(k, x + steps, count, v, b, p, ctx) - _track_pot(k, x, count, v, b, p, ctx)
+    count = w.ctx[_X_COUNT]
+    return _track_pot(k, x + steps, count, v, b, p, w) - _track_pot(k, x, count, v, b, p, w)
 
 
 @kernel
@@ -295,52 +307,52 @@ def _soft_sets(v, b, p, colour, delta):
 
 
 @kernel
-def _open_reach(k, v, b, p, ctx):
+def _open_reach(k, v, b, p, w):
     """Expected number of colonies (k = MILITARY) or busts (CULTURE) still to be taken."""
     x = float(v.tracks[b, p, k])
     n = 0.0
     if k == MILITARY:
         for t in range(NUM_TIERS):
             if v.colony[b, p, t] == 0 and v.colony_count[b, t] > 0:
-                n += _reach(max(0, COLONY_TIER_REQUIREMENT[t] - ctx[_X_REQ_MINUS]) - x, ctx[_X_G_MIL])
-        return min(n, ctx[_X_COL_LEFT])
+                n += _reach(requirement_shortfall(COLONY_TIER_REQUIREMENT[t], w.ctx[_X_REQ_MINUS], x), w.ctx[_X_G_MIL])
+        return min(n, w.ctx[_X_COL_LEFT])
     for bu in range(NUM_BUSTS):
         if v.bust[b, p, bu] < 0:
-            n += _reach(max(0, BUST_REQUIREMENT[bu] - ctx[_X_REQ_MINUS]) - x, ctx[_X_G_CUL])
-    return min(n, ctx[_X_BUST_LEFT])
+            n += _reach(requirement_shortfall(BUST_REQUIREMENT[bu], w.ctx[_X_REQ_MINUS], x), w.ctx[_X_G_CUL])
+    return min(n, w.ctx[_X_BUST_LEFT])
 
 
 @kernel
-def _tile_cost(c, v, b, p, ctx, params):
+def _tile_cost(c, v, b, p, w, params):
     """VP cost of using up a free tile of colour c: the tile itself, more if the busts still open
     need every free tile, or if it is the last tile for a planned silver seal on the best track."""
     cost = params[_TILE_COST]
-    if ctx[_X_TILES_FREE] - 1 < _open_reach(CULTURE, v, b, p, ctx):
+    if w.ctx[_X_TILES_FREE] - 1 < _open_reach(CULTURE, v, b, p, w):
         cost += 3.0
-    if c == int(ctx[_X_BEST_TRACK]) and v.free_tiles[b, p, c] <= ctx[_X_SILVER_FREE] + 0.5:
+    if c == int(w.ctx[_X_BEST_TRACK]) and v.free_tiles[b, p, c] <= w.ctx[_X_SILVER_FREE] + 0.5:
         cost += 2.0
     return cost
 
 
 @kernel
-def _ability_value(a, v, b, p, ctx, params):
+def _ability_value(a, v, b, p, w, params):
     """Rough VP worth of holding one copy of ability `a` for the rest of the game (spec 10)."""
-    cv = ctx[_X_CV]
-    fut = ctx[_X_FUT_PICKS]
+    cv = w.ctx[_X_CV]
+    fut = w.ctx[_X_FUT_PICKS]
     if a == SELL_BONUS:
-        return fut * (1.0 - ctx[_X_BUY_RATE]) * SELL_BONUS_COINS * cv
+        return fut * (1.0 - w.ctx[_X_BUY_RATE]) * SELL_BONUS_COINS * cv
     if a == TILE_STEPS:
         best = 0.0
         for c in range(NUM_TRACKS):
             if v.free_tiles[b, p, c] > 0:
-                best = max(best, _step_gain(c, TILE_STEPS_STEPS, v, b, p, ctx) - _tile_cost(c, v, b, p, ctx, params))
+                best = max(best, _step_gain(c, TILE_STEPS_STEPS, v, b, p, w) - _tile_cost(c, v, b, p, w, params))
         return best
     for k in range(NUM_TRACKS):
         if a == _PER_ABILITY[k]:  # +1 per card of colour k, now and later
-            n = v.colour_count[b, p, k] + ctx[_X_BUY_RATE] * fut / NUM_COLOURS
-            return _step_gain(k, n, v, b, p, ctx)
+            n = v.colour_count[b, p, k] + w.ctx[_X_BUY_RATE] * fut / NUM_COLOURS
+            return _step_gain(k, n, v, b, p, w)
     if a == COLONY_COINS:
-        return COLONY_COINS_AMOUNT * cv * _open_reach(MILITARY, v, b, p, ctx)
+        return COLONY_COINS_AMOUNT * cv * _open_reach(MILITARY, v, b, p, w)
     if a == CHEAP_SEALS:
         silver_left = 0
         for i in range(MAX_SILVER):
@@ -348,47 +360,47 @@ def _ability_value(a, v, b, p, ctx, params):
                 silver_left += 1
         return 0.5 * cv * (silver_left * 5.0 + (MAX_GOLD - v.gold[b, p]) * 8.0)
     if a == TRACK_INCOME:
-        return ctx[_X_INC_LEFT] * 4.0 * cv
+        return w.ctx[_X_INC_LEFT] * 4.0 * cv
     if a == FOOD_SURPLUS:
-        return ctx[_X_FEEDS] * 3.0 * cv
+        return w.ctx[_X_FEEDS] * 3.0 * cv
     if a == BUST_BOOST:
         carved = 0
         for bu in range(NUM_BUSTS):
             if v.bust[b, p, bu] >= 0:
                 carved += 1
-        return BUST_BOOST_STEPS * (carved + _open_reach(CULTURE, v, b, p, ctx))
+        return BUST_BOOST_STEPS * (carved + _open_reach(CULTURE, v, b, p, w))
     if a == FEED_COINS:
         return 1.0
     if a == SILVER_FULL:
-        k = int(ctx[_X_BEST_TRACK])
+        k = int(w.ctx[_X_BEST_TRACK])
         held = 0
         for i in range(MAX_SILVER):
             if v.silver[b, p, i] >= 0:
                 held += 1
-        return 0.5 * (v.tracks[b, p, k] + ctx[_X_G_END]) * min(1.0, held + ctx[_X_SILVER_FREE])
+        return 0.5 * (v.tracks[b, p, k] + w.ctx[_X_G_END]) * min(1.0, held + w.ctx[_X_SILVER_FREE])
     if a == SET_POINTS:
         return SET_POINTS_VP * (_soft_sets(v, b, p, 0, 0) + params[_SETS_PER_EPOCH] * fut / 10.0)
     if a == REQ_MINUS_4:
         g = 0.0
         for k in range(MILITARY, CULTURE + 1):
             x = float(v.tracks[b, p, k])
-            g += (_threshold_pot(k, x, v, b, p, ctx, ctx[_X_REQ_MINUS] + REQ_MINUS)
-                  - _threshold_pot(k, x, v, b, p, ctx, ctx[_X_REQ_MINUS]))
+            g += (_threshold_pot(k, x, v, b, p, w, w.ctx[_X_REQ_MINUS] + REQ_MINUS)
+                  - _threshold_pot(k, x, v, b, p, w, w.ctx[_X_REQ_MINUS]))
         return g
     if a == GOLD_WILDCARD:
-        return GOLD_VP_PER_SET * ctx[_X_GOLD_EFF] * 0.5
+        return GOLD_VP_PER_SET * w.ctx[_X_GOLD_EFF] * 0.5
     if a == DOUBLE_SECTION or a == BUY_REQUIREMENT:
         return 2.0
     return 0.0
 
 
 @kernel
-def _card_delta(card, sign, tile, v, b, p, ctx, params):
+def _card_delta(card, sign, tile, v, b, p, w, params):
     """Value change of adding (sign = 1) or removing (sign = -1) `card`, its price left out.
 
     `tile` is the colour of the tile on a TILE_STEPS card being removed (-1 none)."""
     colour = CARD_COLOUR[card]
-    count = ctx[_X_COUNT]
+    count = w.ctx[_X_COUNT]
     g = float(sign * CARD_VP[card])
     for k in range(NUM_TRACKS):
         d = sign * CARD_TRACKS[card, k]
@@ -398,14 +410,14 @@ def _card_delta(card, sign, tile, v, b, p, ctx, params):
             d += sign * TILE_STEPS_STEPS
         x = float(v.tracks[b, p, k])
         if k == FOOD:  # the card count changes too
-            g += _track_pot(k, x + d, count + sign, v, b, p, ctx) - _track_pot(k, x, count, v, b, p, ctx)
+            g += _track_pot(k, x + d, count + sign, v, b, p, w) - _track_pot(k, x, count, v, b, p, w)
         elif d != 0:
-            g += _track_pot(k, x + d, count, v, b, p, ctx) - _track_pot(k, x, count, v, b, p, ctx)
-    g += sign * ctx[_X_COLOUR_VALUE]
-    g += ctx[_X_SETW] * (_soft_sets(v, b, p, colour, sign) - _soft_sets(v, b, p, colour, 0))
+            g += _track_pot(k, x + d, count, v, b, p, w) - _track_pot(k, x, count, v, b, p, w)
+    g += sign * w.ctx[_X_COLOUR_VALUE]
+    g += w.ctx[_X_SETW] * (_soft_sets(v, b, p, colour, sign) - _soft_sets(v, b, p, colour, 0))
     ability = CARD_ABILITY[card]
     if ability >= 0:
-        g += sign * _ability_value(ability, v, b, p, ctx, params)
+        g += sign * _ability_value(ability, v, b, p, w, params)
     return g
 
 
@@ -418,87 +430,73 @@ def _generic_worth(card):
     return w
 
 
-@kernel
-def _price(v, b, p, card):
-    """spec 5.1: printed price minus own cards of that colour, never below 0."""
-    return max(0, CARD_PRICE[card] - v.colour_count[b, p, CARD_COLOUR[card]])
-
-
-@kernel
-def _sell_coins(v, b, p, card):
-    return SELL_VALUE[CARD_EPOCH[card]] + SELL_BONUS_COINS * v.ability_count[b, p, SELL_BONUS]
-
-
 # --- per-row context ------------------------------------------------------------------------
 
 @kernel
-def _prepare_row(v, b, p, P, params, ctx):
+def _prepare_row(v, b, p, P, params, w):
     now = _now(v, b, P)
     e = v.epoch[b]
     sec = v.decision[b]
     growth = params[_EPOCH_GROWTH]
-    ctx[_X_NOW] = now
+    w.ctx[_X_NOW] = now
     cv = params[_COIN_VALUE] * params[_COIN_DECAY] ** e
     if e == 2 and sec == DEC_B_SEALS:  # the last decision: coins only convert at 1 VP per 5
         cv = params[_FINAL_COIN_VALUE]
-    ctx[_X_CV] = cv
+    w.ctx[_X_CV] = cv
     fut = _picks_between(now, TOTAL_PICKS + 1.0)
-    ctx[_X_FUT_PICKS] = fut
-    ctx[_X_RESERVE] = params[_RESERVE] * min(1.0, fut / max(params[_RESERVE_HORIZON], 1e-9))
-    ctx[_X_RV] = params[_RESERVE_VALUE]
+    w.ctx[_X_FUT_PICKS] = fut
+    w.ctx[_X_RESERVE] = params[_RESERVE] * min(1.0, fut / max(params[_RESERVE_HORIZON], 1e-9))
+    w.ctx[_X_RV] = params[_RESERVE_VALUE]
     inc = 0
     for m in range(1, 7):
         if 5 * m + 0.1 > now:
             inc += 1
-    ctx[_X_INC_LEFT] = inc
-    ctx[_X_COL_LEFT] = _events_left(now, 0.2, 5)
-    ctx[_X_BUST_LEFT] = _events_left(now, 0.3, 5)
+    w.ctx[_X_INC_LEFT] = inc
+    w.ctx[_X_COL_LEFT] = _events_left(now, 0.2, 5)
+    w.ctx[_X_BUST_LEFT] = _events_left(now, 0.3, 5)
     rate = params[_TRACK_RATE]
-    ctx[_X_G_MIL] = _gain_between(now, TOTAL_PICKS + 0.2, rate, growth)
-    ctx[_X_G_CUL] = _gain_between(now, TOTAL_PICKS + 0.3, rate, growth)
-    ctx[_X_G_END] = _gain_between(now, TOTAL_PICKS + 1.0, rate, growth)
+    w.ctx[_X_G_MIL] = _gain_between(now, TOTAL_PICKS + 0.2, rate, growth)
+    w.ctx[_X_G_CUL] = _gain_between(now, TOTAL_PICKS + 0.3, rate, growth)
+    w.ctx[_X_G_END] = _gain_between(now, TOTAL_PICKS + 1.0, rate, growth)
     n = 0
     lw = 1.0
     for m in range(1, 4):
         tau = 10 * m + 0.4
         if tau >= now - 1e-9:
-            ctx[_X_FEED_PICKS + n] = _picks_between(now, tau)
-            ctx[_X_FEED_L + n] = params[_SLOT_VALUE] * (1.0 + growth * (m - 1)) * lw
+            w.ctx[_X_FEED_PICKS + n] = _picks_between(now, tau)
+            w.ctx[_X_FEED_L + n] = params[_SLOT_VALUE] * (1.0 + growth * (m - 1)) * lw
             lw *= params[_LATER_FEED_WEIGHT]
             n += 1
-    ctx[_X_FEEDS] = n
-    ctx[_X_FEED_NOW] = 1.0 if sec == DEC_B_FEED else 0.0
-    ctx[_X_PAID] = v.feed_paid[b] if sec == DEC_B_FEED else 0
-    count = 0
-    for c in range(NUM_COLOURS):
-        count += v.colour_count[b, p, c]
-    ctx[_X_COUNT] = count
-    ctx[_X_BUY_RATE] = params[_BUY_RATE]
+    w.ctx[_X_FEEDS] = n
+    w.ctx[_X_FEED_NOW] = 1.0 if sec == DEC_B_FEED else 0.0
+    w.ctx[_X_PAID] = v.feed_paid[b] if sec == DEC_B_FEED else 0
+    w.ctx[_X_COUNT] = card_count(v, b, p)
+    w.ctx[_X_BUY_RATE] = params[_BUY_RATE]
     best = 0
     tiles = 0
     for k in range(NUM_TRACKS):
         tiles += v.free_tiles[b, p, k]
         if v.tracks[b, p, k] > v.tracks[b, p, best]:
             best = k
-    ctx[_X_BEST_TRACK] = best
-    ctx[_X_TILES_FREE] = tiles
+    w.ctx[_X_BEST_TRACK] = best
+    w.ctx[_X_TILES_FREE] = tiles
     silver_free = 0  # every decision comes before the last Buy seals section
     for i in range(MAX_SILVER):
         if v.silver[b, p, i] < 0:
             silver_free += 1
-    ctx[_X_SILVER_FREE] = params[_SILVER_PLAN] * silver_free if tiles > 0 else 0.0
+    w.ctx[_X_SILVER_FREE] = params[_SILVER_PLAN] * silver_free if tiles > 0 else 0.0
     gold = v.gold[b, p]
-    ctx[_X_GOLD_EFF] = gold + params[_GOLD_PLAN] * (MAX_GOLD - gold)
-    ctx[_X_SETW] = GOLD_VP_PER_SET * ctx[_X_GOLD_EFF] + SET_POINTS_VP * v.ability_count[b, p, SET_POINTS]
-    ctx[_X_REQ_MINUS] = REQ_MINUS if v.ability_count[b, p, REQ_MINUS_4] > 0 else 0
-    ctx[_X_COLOUR_VALUE] = params[_COLOUR_DISCOUNT] * params[_BUY_RATE] * fut / NUM_COLOURS * cv
+    w.ctx[_X_GOLD_EFF] = gold + params[_GOLD_PLAN] * (MAX_GOLD - gold)
+    w.ctx[_X_SETW] = GOLD_VP_PER_SET * w.ctx[_X_GOLD_EFF] + SET_POINTS_VP * v.ability_count[b, p, SET_POINTS]
+    w.ctx[_X_REQ_MINUS] = REQ_MINUS if v.ability_count[b, p, REQ_MINUS_4] > 0 else 0
+    w.ctx[_X_COLOUR_VALUE] = params[_COLOUR_DISCOUNT] * params[_BUY_RATE] * fut / NUM_COLOURS * cv
     # colonies: expected back over the backs nobody has seen revealed (allied ones are public)
     cc = COLONY_COINS_AMOUNT * v.ability_count[b, p, COLONY_COINS]
     for t in range(NUM_TIERS):
         nb = 0
         vp = 0.0
         for k in range(NUM_TRACKS):
-            ctx[_X_EB_TR + NUM_TRACKS * t + k] = 0.0
+            w.ctx[_X_EB_TR + NUM_TRACKS * t + k] = 0.0
         for i in range(COLONIES_IN_TIER):
             cid = COLONIES_IN_TIER * t + i
             seen = False
@@ -510,93 +508,73 @@ def _prepare_row(v, b, p, P, params, ctx):
             nb += 1
             vp += COLONY_BACK_VP[cid]
             for k in range(NUM_TRACKS):
-                ctx[_X_EB_TR + NUM_TRACKS * t + k] += COLONY_BACK_TRACKS[cid, k]
+                w.ctx[_X_EB_TR + NUM_TRACKS * t + k] += COLONY_BACK_TRACKS[cid, k]
         steps = 0.0
         if nb > 0:
             vp /= nb
             for k in range(NUM_TRACKS):
-                ctx[_X_EB_TR + NUM_TRACKS * t + k] /= nb
-                steps += ctx[_X_EB_TR + NUM_TRACKS * t + k]
-        ctx[_X_EB_VP + t] = vp
+                w.ctx[_X_EB_TR + NUM_TRACKS * t + k] /= nb
+                steps += w.ctx[_X_EB_TR + NUM_TRACKS * t + k]
+        w.ctx[_X_EB_VP + t] = vp
         plunder = COLONY_FRONT_VP[t] + COLONY_PLUNDER[t] * cv
         ally = vp + params[_ALLY_STEP_VALUE] * steps - COLONY_ALLY_COST[t] * cv
-        ctx[_X_VCOL + t] = max(plunder, ally) + cc * cv
+        w.ctx[_X_VCOL + t] = max(plunder, ally) + cc * cv
     boost = v.ability_count[b, p, BUST_BOOST]
     for bu in range(NUM_BUSTS):
-        ctx[_X_VBUST + bu] = params[_BUST_WEIGHT] * (BUST_VP[bu] + BUST_REWARD[bu] + BUST_BOOST_STEPS * boost)
+        w.ctx[_X_VBUST + bu] = params[_BUST_WEIGHT] * (BUST_VP[bu] + BUST_REWARD[bu] + BUST_BOOST_STEPS * boost)
 
 
 # --- decisions ------------------------------------------------------------------------------
 
 @kernel
-def _side_action(v, b, p, mask_row, ctx):
+def _side_action(v, b, p, mask_row, w):
     """SETUP_SIDE (advanced): the start-card side whose coins and tracks are worth more."""
     card = v.start_card[b, p]
-    best_a = -1
-    best = NEVER
     for side in range(2):
-        if not mask_row[ACTION_SIDE + side]:
-            continue
-        val = _coin_utility(START_COINS[card, side], ctx)
+        val = _coin_utility(START_COINS[card, side], w)
         for k in range(NUM_TRACKS):
-            val += _track_pot(k, float(START_TRACKS[card, side, k]), 0.0, v, b, p, ctx)
-        if val > best:
-            best = val
-            best_a = ACTION_SIDE + side
-    return best_a
+            val += _track_pot(k, float(START_TRACKS[card, side, k]), 0.0, v, b, p, w)
+        w.values[ACTION_SIDE + side] = val
+    return best_legal(mask_row, w.values)
 
 
 @kernel
-def _wheel_action(v, b, p, ctx, params):
+def _wheel_action(v, b, p, mask_row, w, params):
     """WHEEL: every seat meets every colour once, so only the order matters; round k weighs
     1 - wheel_decay * k (the default puts the colours worth most to us last, after sales)."""
-    best_r = 0
-    best = NEVER
     for r in range(5):
         score = 0.0
         for k in range(5):
             c = v.board_order[b, (p + r + k) % 5]
-            pref = 1.5 if c == PURPLE else _step_gain(c, 3.0, v, b, p, ctx)
+            pref = 1.5 if c == PURPLE else _step_gain(c, 3.0, v, b, p, w)
             score += (1.0 - params[_WHEEL_DECAY] * k) * pref
-        if score > best:
-            best = score
-            best_r = r
-    return ACTION_WHEEL + best_r
+        w.values[ACTION_WHEEL + r] = score
+    return best_legal(mask_row, w.values)
 
 
 @kernel
-def _draft_action(v, b, p, mask_row, ctx, params):
+def _draft_action(v, b, p, mask_row, w, params):
     """A_DRAFT: buy the better card if it is worth its price, else sell the stronger and discard
     the weaker to its outer pile."""
     coins = v.coins[b, p]
-    u0 = _coin_utility(coins, ctx)
-    best_a = -1
-    best = NEVER
+    u0 = _coin_utility(coins, w)
     for i in range(2):
         card = v.own_drawn[b, i]
         other = v.own_drawn[b, 1 - i]
         a_buy = ACTION_DRAFT + 2 * i
         if mask_row[a_buy]:
-            val = _card_delta(card, 1, -1, v, b, p, ctx, params) + _coin_utility(coins - _price(v, b, p, card), ctx) - u0
-            if val > best:
-                best = val
-                best_a = a_buy
-        if mask_row[a_buy + 1]:
-            val = (_coin_utility(coins + _sell_coins(v, b, p, card), ctx) - u0
-                   + 0.01 * (_generic_worth(card) - _generic_worth(other)))
-            if val > best:
-                best = val
-                best_a = a_buy + 1
-    return best_a
+            w.values[a_buy] = (_card_delta(card, 1, -1, v, b, p, w, params)
+                               + _coin_utility(coins - eff_price(v, b, p, card), w) - u0)
+        w.values[a_buy + 1] = (_coin_utility(coins + sell_coins(v, b, p, card), w) - u0
+                               + 0.01 * (_generic_worth(card) - _generic_worth(other)))
+    return best_legal(mask_row, w.values)
 
 
 @kernel
-def _pick_action(v, b, p, mask_row, ctx, params):
+def _pick_action(v, b, p, mask_row, w, params):
     """B_PICK: the best buy over the pile tops, else sell the top worth most to the others."""
     coins = v.coins[b, p]
-    u0 = _coin_utility(coins, ctx)
-    best_a = -1
-    best = NEVER
+    u0 = _coin_utility(coins, w)
     for c in range(NUM_COLOURS):
         n = v.outer_count[b, c]
         if n == 0:
@@ -604,45 +582,33 @@ def _pick_action(v, b, p, mask_row, ctx, params):
         card = v.outer[b, c, n - 1]
         a = ACTION_PICK + 2 * c
         if mask_row[a]:
-            val = _card_delta(card, 1, -1, v, b, p, ctx, params) + _coin_utility(coins - _price(v, b, p, card), ctx) - u0
-            if val > best:
-                best = val
-                best_a = a
-        if mask_row[a + 1]:
-            val = _coin_utility(coins + _sell_coins(v, b, p, card), ctx) - u0 + 0.01 * _generic_worth(card)
-            if val > best:
-                best = val
-                best_a = a + 1
-    return best_a
+            w.values[a] = (_card_delta(card, 1, -1, v, b, p, w, params)
+                           + _coin_utility(coins - eff_price(v, b, p, card), w) - u0)
+        w.values[a + 1] = _coin_utility(coins + sell_coins(v, b, p, card), w) - u0 + 0.01 * _generic_worth(card)
+    return best_legal(mask_row, w.values)
 
 
 @kernel
-def _tile_action(v, b, p, mask_row, ctx, params):
+def _tile_action(v, b, p, mask_row, w, params):
     """A_TILE / B_TILE (TILE_STEPS): +2 on the track where they are worth most, net of the tile."""
-    best_a = -1
-    best = NEVER
     for c in range(NUM_TRACKS):
         if mask_row[ACTION_TILE + c]:
-            val = _step_gain(c, TILE_STEPS_STEPS, v, b, p, ctx) - _tile_cost(c, v, b, p, ctx, params)
-            if val > best:
-                best = val
-                best_a = ACTION_TILE + c
-    return best_a
+            w.values[ACTION_TILE + c] = _step_gain(c, TILE_STEPS_STEPS, v, b, p, w) - _tile_cost(c, v, b, p, w, params)
+    return best_legal(mask_row, w.values)
 
 
 @kernel
-def _requirement_coins(v, b, p, requirement, track, ctx):
+def _requirement_coins(v, b, p, requirement, track):
     """Coins BUY_REQUIREMENT would charge for the missing points (the mask says whether it can)."""
-    short = max(0, requirement - int(ctx[_X_REQ_MINUS])) - v.tracks[b, p, track]
-    return BUY_REQUIREMENT_COINS_PER_POINT * short if short > 0 else 0
+    return BUY_REQUIREMENT_COINS_PER_POINT * shortfall(v, b, p, requirement, track)
 
 
 @kernel
-def _colony_action(v, b, p, mask_row, ctx):
+def _colony_action(v, b, p, mask_row, w):
     """A_COLONY / B_COLONY: the best of plunder (coins + front VP) and ally (the expected back:
     VP + track values, minus the cost) over the eligible tiers; pass if nothing gains."""
     coins = v.coins[b, p]
-    u0 = _coin_utility(coins, ctx)
+    u0 = _coin_utility(coins, w)
     cc = COLONY_COINS_AMOUNT * v.ability_count[b, p, COLONY_COINS]
     best_a = ACTION_PASS
     best = 0.0
@@ -650,17 +616,17 @@ def _colony_action(v, b, p, mask_row, ctx):
         a = ACTION_COLONY + 2 * t
         if not mask_row[a]:
             continue
-        c0 = coins - _requirement_coins(v, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY, ctx) + cc
-        val = COLONY_FRONT_VP[t] + _coin_utility(c0 + COLONY_PLUNDER[t], ctx) - u0
+        c0 = coins - _requirement_coins(v, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY) + cc
+        val = COLONY_FRONT_VP[t] + _coin_utility(c0 + COLONY_PLUNDER[t], w) - u0
         if val > best:
             best = val
             best_a = a
         if mask_row[a + 1]:
-            val = ctx[_X_EB_VP + t] + _coin_utility(c0 - COLONY_ALLY_COST[t], ctx) - u0
+            val = w.ctx[_X_EB_VP + t] + _coin_utility(c0 - COLONY_ALLY_COST[t], w) - u0
             for k in range(NUM_TRACKS):
-                steps = ctx[_X_EB_TR + NUM_TRACKS * t + k]
+                steps = w.ctx[_X_EB_TR + NUM_TRACKS * t + k]
                 if steps > 0:
-                    val += _step_gain(k, steps, v, b, p, ctx)
+                    val += _step_gain(k, steps, v, b, p, w)
             if val > best:
                 best = val
                 best_a = a + 1
@@ -668,25 +634,25 @@ def _colony_action(v, b, p, mask_row, ctx):
 
 
 @kernel
-def _bust_action(v, b, p, mask_row, ctx, params):
+def _bust_action(v, b, p, mask_row, w, params):
     """A_BUST / B_BUST: the best bust, tile colour and side (front: the reward as steps, back: as
     VP), net of the tile; pass if nothing gains."""
     coins = v.coins[b, p]
-    u0 = _coin_utility(coins, ctx)
+    u0 = _coin_utility(coins, w)
     boost = v.ability_count[b, p, BUST_BOOST]
     best_a = ACTION_PASS
     best = 0.0
     for bu in range(NUM_BUSTS):
         if v.bust[b, p, bu] >= 0:
             continue
-        pay = _coin_utility(coins - _requirement_coins(v, b, p, BUST_REQUIREMENT[bu], CULTURE, ctx), ctx) - u0
+        pay = _coin_utility(coins - _requirement_coins(v, b, p, BUST_REQUIREMENT[bu], CULTURE), w) - u0
         reward = BUST_REWARD[bu] + BUST_BOOST_STEPS * boost
         for c in range(NUM_TRACKS):
             a = ACTION_BUST + 8 * bu + 2 * c
             if not mask_row[a]:
                 continue
-            base = BUST_VP[bu] + pay - _tile_cost(c, v, b, p, ctx, params)
-            front = base + _step_gain(c, reward, v, b, p, ctx)
+            base = BUST_VP[bu] + pay - _tile_cost(c, v, b, p, w, params)
+            front = base + _step_gain(c, reward, v, b, p, w)
             back = base + reward
             if front > best:
                 best = front
@@ -698,46 +664,32 @@ def _bust_action(v, b, p, mask_row, ctx, params):
 
 
 @kernel
-def _feed_action(v, b, p, mask_row, ctx, params):
+def _feed_action(v, b, p, mask_row, w, params):
     """B_FEED: remove the card whose loss costs least (a food card hardly helps: its food goes
     too), or pay FEED_COINS when 2 coins cost less."""
-    best_a = -1
-    best = NEVER
     for slot in range(MAX_TABLEAU):
         a = ACTION_REMOVE + slot
-        if not mask_row[a]:
-            continue
-        card = v.tableau[b, p, slot]
-        val = _card_delta(card, -1, v.slot_tile[b, p, slot], v, b, p, ctx, params)
-        if val > best:
-            best = val
-            best_a = a
+        if mask_row[a]:
+            w.values[a] = _card_delta(v.tableau[b, p, slot], -1, v.slot_tile[b, p, slot], v, b, p, w, params)
     if mask_row[ACTION_FEED_PAY]:
         coins = v.coins[b, p]
         food = float(v.tracks[b, p, FOOD])
-        before = _food_pot(food, ctx[_X_COUNT], ctx)
-        ctx[_X_PAID] += 1.0
-        val = _food_pot(food, ctx[_X_COUNT], ctx) - before
-        ctx[_X_PAID] -= 1.0
-        val += _coin_utility(coins - FEED_COINS_COST, ctx) - _coin_utility(coins, ctx)
-        if val > best:
-            best = val
-            best_a = ACTION_FEED_PAY
-    return best_a
+        before = _food_pot(food, w.ctx[_X_COUNT], w)
+        w.ctx[_X_PAID] += 1.0
+        val = _food_pot(food, w.ctx[_X_COUNT], w) - before
+        w.ctx[_X_PAID] -= 1.0
+        val += _coin_utility(coins - FEED_COINS_COST, w) - _coin_utility(coins, w)
+        w.values[ACTION_FEED_PAY] = val
+    return best_legal(mask_row, w.values)
 
 
 @kernel
-def _seal_action(v, b, p, mask_row, ctx, params):
+def _seal_action(v, b, p, mask_row, w, params):
     """B_SEALS: a silver seal on the track of highest projected end value, or a gold seal for 7 VP
     per projected final set, when it beats its coins by `seal_margin`; else pass."""
     coins = v.coins[b, p]
-    u0 = _coin_utility(coins, ctx)
-    e = v.epoch[b]
-    silver = SILVER_PRICE[e]
-    gold = GOLD_PRICE[e]
-    if v.ability_count[b, p, CHEAP_SEALS] > 0:
-        silver = min(silver, CHEAP_SILVER_PRICE[e])
-        gold = min(gold, CHEAP_GOLD_PRICE[e])
+    u0 = _coin_utility(coins, w)
+    silver, gold = seal_prices(v, b, p)
     held = 0
     for i in range(MAX_SILVER):
         if v.silver[b, p, i] >= 0:
@@ -749,17 +701,17 @@ def _seal_action(v, b, p, mask_row, ctx, params):
         a = ACTION_SILVER + c
         if not mask_row[a]:
             continue
-        proj = v.tracks[b, p, c] + ctx[_X_G_END]
-        val = (proj if full else np.ceil(proj / 2.0)) - _tile_cost(c, v, b, p, ctx, params)
-        val += _coin_utility(coins - silver, ctx) - u0 - params[_SEAL_MARGIN]
+        proj = v.tracks[b, p, c] + w.ctx[_X_G_END]
+        val = (proj if full else np.ceil(proj / 2.0)) - _tile_cost(c, v, b, p, w, params)
+        val += _coin_utility(coins - silver, w) - u0 - params[_SEAL_MARGIN]
         if val > best:
             best = val
             best_a = a
     if mask_row[ACTION_GOLD]:
-        sets = _soft_sets(v, b, p, 0, 0) + params[_SETS_PER_EPOCH] * ctx[_X_FUT_PICKS] / 10.0
+        sets = _soft_sets(v, b, p, 0, 0) + params[_SETS_PER_EPOCH] * w.ctx[_X_FUT_PICKS] / 10.0
         if v.ability_count[b, p, GOLD_WILDCARD] > 0:
             sets += 0.5
-        val = GOLD_VP_PER_SET * sets + _coin_utility(coins - gold, ctx) - u0 - params[_SEAL_MARGIN]
+        val = GOLD_VP_PER_SET * sets + _coin_utility(coins - gold, w) - u0 - params[_SEAL_MARGIN]
         if val > best:
             best = val
             best_a = ACTION_GOLD
@@ -769,17 +721,18 @@ def _seal_action(v, b, p, mask_row, ctx, params):
 # --- entry point ----------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, ctx, *fields):
+def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
     """out[b] = the heuristic's action for the seat to play in row b, from that seat's View.
 
     Args:
         mask: (B, A) legal actions; u: (B,) uniforms for the fallback; out: (B,) int64 written.
         fallback: (B,) bool written: True where the logic chose an illegal action and a random
             legal one was taken instead (never expected; the tests check it).
-        params: `DEFAULT_PARAMS` layout; ctx: (_X_SIZE,) float64 scratch (kernels never allocate).
-        fields: the View of the seats to play (`game.observe(state, state.to_play)`).
+        params: `DEFAULT_PARAMS` layout.
+        arrays: the `SCRATCH` arrays, then the View of the seats to play (`game.observe(state, state.to_play)`).
     """
-    v = _View(*fields)
+    w = _Scratch(*arrays[:_NUM_SCRATCH])
+    v = _View(*arrays[_NUM_SCRATCH:])
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
         fallback[b] = False
@@ -788,26 +741,26 @@ def heuristic_actions_nb(mask, u, out, fallback, params, ctx, *fields):
             continue
         p = int(v.viewer[b])
         sec = v.decision[b]
-        _prepare_row(v, b, p, P, params, ctx)
+        _prepare_row(v, b, p, P, params, w)
         a = -1
         if sec == DEC_SETUP_SIDE:
-            a = _side_action(v, b, p, mask[b], ctx)
+            a = _side_action(v, b, p, mask[b], w)
         elif sec == DEC_WHEEL:
-            a = _wheel_action(v, b, p, ctx, params)
+            a = _wheel_action(v, b, p, mask[b], w, params)
         elif sec == DEC_A_DRAFT:
-            a = _draft_action(v, b, p, mask[b], ctx, params)
+            a = _draft_action(v, b, p, mask[b], w, params)
         elif sec == DEC_A_TILE or sec == DEC_B_TILE:
-            a = _tile_action(v, b, p, mask[b], ctx, params)
+            a = _tile_action(v, b, p, mask[b], w, params)
         elif sec == DEC_A_COLONY or sec == DEC_B_COLONY:
-            a = _colony_action(v, b, p, mask[b], ctx)
+            a = _colony_action(v, b, p, mask[b], w)
         elif sec == DEC_A_BUST or sec == DEC_B_BUST:
-            a = _bust_action(v, b, p, mask[b], ctx, params)
+            a = _bust_action(v, b, p, mask[b], w, params)
         elif sec == DEC_B_PICK:
-            a = _pick_action(v, b, p, mask[b], ctx, params)
+            a = _pick_action(v, b, p, mask[b], w, params)
         elif sec == DEC_B_FEED:
-            a = _feed_action(v, b, p, mask[b], ctx, params)
+            a = _feed_action(v, b, p, mask[b], w, params)
         elif sec == DEC_B_SEALS:
-            a = _seal_action(v, b, p, mask[b], ctx, params)
+            a = _seal_action(v, b, p, mask[b], w, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True
             a = pick_legal_nb(mask[b], u[b])
@@ -823,9 +776,9 @@ class Heuristic(TunedHeuristic):
 
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
+    SCRATCH = SCRATCH
 
     def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
               fallback: np.ndarray) -> None:
-        ctx = np.zeros(_X_SIZE, dtype=np.float64)
         view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, u, out, fallback, self.params, ctx, *view)
+        heuristic_actions_nb(mask, u, out, fallback, self.params, *self.scratch(game), *view)
