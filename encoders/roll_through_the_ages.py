@@ -16,6 +16,7 @@ from meeple.envs.jit import kernel
 
 from meeple.encoders.base import Encoder
 from meeple.envs.roll_through_the_ages.kernels import cities_of, goods_count_of, goods_value_of, score_of
+from meeple.envs.roll_through_the_ages.state import State
 from meeple.envs.roll_through_the_ages.data import (
     CITY_THRESHOLDS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
     GOODS_MAX, GOODS_VALUE, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
@@ -271,7 +272,7 @@ class RollThroughTheAgesEncoder(Encoder):
         B = view.viewer.shape[0]
         if out is None:
             out = np.empty((B, self.size), dtype=np.float32)
-        written = encode_nb(view.state, view.viewer, self._in_play, self._trade, self._max_trade_offers, out)
+        written = encode_nb(State(*view[1:]), view.viewer, self._in_play, self._trade, self._max_trade_offers, out)
         assert B == 0 or written == self.size, (written, self.size)
         return out
 

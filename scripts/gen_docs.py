@@ -4,7 +4,8 @@
     python scripts/gen_docs.py --check   # exit 1 if a page is out of date (tests/test_docs.py)
 
 A page marks each generated section with `<!-- BEGIN GENERATED: key -->` ... `<!-- END GENERATED -->`.
-Keys: `actions` (from the game's data.ACTION_GROUPS) and `observation` (the default encoder's blocks).
+Keys: `actions` (from the game's data.ACTION_GROUPS), `observation` (the default encoder's blocks) and
+`state` (the field table in envs/<game>/state.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import importlib
 import re
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from meeple.envs import GAMES, default_encoder, make
 
@@ -39,7 +42,27 @@ def observation_table(name: str) -> str:
     return f"Total size: **{encoder.size}** float32 values.\n\n" + encoder.layout_table()
 
 
-GENERATORS = {"actions": action_table, "observation": observation_table}
+def state_table(name: str) -> str:
+    """The game's field table (envs/<game>/state.py): the one description of every state field."""
+    from meeple.envs.base import field_range
+
+    state = importlib.import_module(f"meeple.envs.{name}.state")
+    rows = ["| Field | Shape | Type | Range | Visible to | Meaning |", "|---|---|---|---|---|---|"]
+    seen = {"public": "everyone", "private": "its owner", "hidden": "nobody"}
+    for f in state.FIELDS:
+        shape = "(B" + "".join(f", {d}" for d in f.shape) + ("," if not f.shape else "") + ")"
+        bounds = field_range(f, 2)
+        shown = "" if bounds is None else f"{f.lo if f.lo is not None else bounds[0]}..{f.hi if f.hi is not None else 'max'}"
+        rows.append(f"| `{f.name}` | {shape} | {np.dtype(f.dtype).name} | {shown} | {seen[f.visibility]} | {f.doc} |")
+    if state.VIEW_FIELDS:
+        rows += ["", "A seat's `View` holds the viewer, every field visible to everyone, and these fields the observe "
+                 "kernel writes for it:", "", "| View field | Shape | Meaning |", "|---|---|---|"]
+        for f in state.VIEW_FIELDS:
+            rows.append(f"| `{f.name}` | (B{''.join(f', {d}' for d in f.shape)}) | {f.doc} |")
+    return "\n".join(rows)
+
+
+GENERATORS = {"actions": action_table, "observation": observation_table, "state": state_table}
 
 
 def render(name: str, text: str) -> str:

@@ -19,8 +19,6 @@ uniforms `u`; determinize uses a splitmix64 stream seeded per row by the caller.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from meeple.envs.carpe_diem.data import (
@@ -42,36 +40,19 @@ from meeple.envs.carpe_diem.data import (
     U_INIT_CARDS, U_INIT_DISPLAY, U_INIT_FRAMES, U_INIT_START, U_STEP_DEAL, U_STEP_FOUNTAIN, VILLA,
     VILLA_VP,
 )
-from meeple.envs.jit import kernel, splitmix_uniform, uniform_index
-
-# rules.State's field order; rules.py asserts State._fields == STATE_FIELDS
-STATE_FIELDS = (
-    "to_play", "done", "truncated", "decision", "phase", "round", "turn", "start_player",
-    "tile_pending", "craft_pending", "fountain_drawn", "score_order", "cur_space", "card_seq",
-    "first_high", "units", "patrician", "depot", "display", "tile_loc", "card_slot", "circle_owner",
-    "circle_phase", "board", "frame", "cell_tile", "cell_rot", "goods", "coins", "bread", "stored",
-    "vp", "track", "height", "task_done", "completed", "chimneys", "villa_vp", "fountain_hand",
-    "fountain_returned",
+from meeple.envs.jit import (
+    SQUARE_DC, SQUARE_DR, find_root, kernel, shuffle_prefix, shuffle_stream, square_neighbour, uniform_index, union_roots,
 )
-_State = namedtuple("_State", STATE_FIELDS)
 
-# tile locations (s.tile_loc)
-LOC_SUPPLY, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_STORED, LOC_REMOVED = range(7)
-NUM_LOCS = 7
+from meeple.envs.carpe_diem.state import (  # noqa: F401  (W_* offsets are used below)
+    LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_REMOVED, LOC_STORED, LOC_SUPPLY, NUM_LOCS, NUM_NODES,
+    W_CHIM, W_GEN, W_LIST, W_LIST2, W_NEW_GOODS, W_NEW_KIND, W_OPEN, W_PARENT, W_STACK, W_VISIT, WORK_SIZE,
+)
+from meeple.envs.carpe_diem.state import State as _State
 
-NUM_NODES = NUM_CELLS * NUM_PORTS  # union-find nodes: 8 * cell + port
-# work buffer layout (int32)
-W_PARENT = 0
-W_OPEN = W_PARENT + NUM_NODES
-W_CHIM = W_OPEN + NUM_NODES
-W_NEW_KIND = W_CHIM + NUM_NODES  # (12) instances of each kind the new tile completed
-W_NEW_GOODS = W_NEW_KIND + NUM_FEATURES  # (4) goods its completed landscapes give (tiles - 1)
-W_LIST = W_NEW_GOODS + NUM_GOODS  # (>= 123) general list (deal, shuffles, fountain pool)
-W_LIST2 = W_LIST + 128
-W_VISIT = W_LIST2 + 128  # (288) flood-fill visit stamps (node visited iff == work[W_GEN])
-W_STACK = W_VISIT + NUM_NODES  # (288) flood-fill stack
-W_GEN = W_STACK + NUM_NODES  # (1) current flood-fill generation
-WORK_SIZE = W_GEN + 1
+# Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration flag, then
+# the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention").
+KERNEL_ARGS = "auto_forced, work, cellmask, completed, task_done, chimneys, villa_vp, stream"
 
 # LINE_MASK[is_row, i]: bit mask of the cells of column i (is_row 0) or row i (is_row 1)
 LINE_MASK = np.zeros((2, 6), dtype=np.int64)
@@ -84,16 +65,6 @@ for _i in range(6):
 # --- small helpers --------------------------------------------------------------------------
 
 @kernel(inline="always")
-def _shuffle_prefix(work, off, n, k, u, b, col):
-    """Fisher-Yates over work[off:off+n] for its first k positions, draw i from u[b, col + i]."""
-    for i in range(k):
-        j = i + uniform_index(u[b, col + i], n - i)
-        tmp = work[off + i]
-        work[off + i] = work[off + j]
-        work[off + j] = tmp
-
-
-@kernel(inline="always")
 def _popcount(x):
     n = 0
     while x:
@@ -102,36 +73,15 @@ def _popcount(x):
     return n
 
 
+# the district's side order (data.SIDE_DR / SIDE_DC, also behind PORT_SIDE and SIDE_IN) is the library's
+assert (SIDE_DR == SQUARE_DR).all() and (SIDE_DC == SQUARE_DC).all()
+
+
 @kernel(inline="always")
 def neighbour(cell, side):
-    """Cell across `side` of `cell`, -1 for the frame."""
-    # int64 casts: with NUMBA_DISABLE_JIT, int8 table values would make the result int8 and
-    # 8 * cell + port overflow (numpy scalar arithmetic keeps the int8 type)
-    r = np.int64(cell // 6) + np.int64(SIDE_DR[side])
-    c = np.int64(cell % 6) + np.int64(SIDE_DC[side])
-    if r < 0 or r > 5 or c < 0 or c > 5:
-        return -1
-    return r * 6 + c
-
-
-@kernel(inline="always")
-def find_root(parent, x):
-    """Union-find root of node x (path halving)."""
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@kernel(inline="always")
-def union_roots(parent, x, y):
-    rx = find_root(parent, x)
-    ry = find_root(parent, y)
-    if rx != ry:
-        if rx < ry:
-            parent[ry] = rx
-        else:
-            parent[rx] = ry
+    """Cell across `side` (N, E, S, W like data.SIDE_DR / SIDE_DC) of `cell` in the 6 x 6 district, -1
+    for the frame; the encoder and heuristic import it from here (and find_root) with the district size fixed."""
+    return square_neighbour(cell, side, 6, 6)
 
 
 @kernel
@@ -556,7 +506,7 @@ def _fountain_draw(s, b, u, work):
         for _ in range(left):
             work[W_LIST + n] = k
             n += 1
-    _shuffle_prefix(work, W_LIST, n, 2, u, b, U_STEP_FOUNTAIN)
+    shuffle_prefix(work, W_LIST, n, 2, u, b, U_STEP_FOUNTAIN)
     s.fountain_drawn[b, 0] = work[W_LIST]
     s.fountain_drawn[b, 1] = work[W_LIST + 1]
 
@@ -628,7 +578,7 @@ def _deal_depots(s, b, u, work):
             work[W_LIST + n] = t
             n += 1
     k = min(n, LIGHT_PER_PHASE)
-    _shuffle_prefix(work, W_LIST, n, k, u, b, U_STEP_DEAL)
+    shuffle_prefix(work, W_LIST, n, k, u, b, U_STEP_DEAL)
     for i in range(NUM_SPACES * DEPOT_SLOTS):
         d, j = divmod(i, DEPOT_SLOTS)
         if i < k:
@@ -991,7 +941,8 @@ def _advance(s, b, u, auto_forced, work, cellmask):
 # --- entry points ----------------------------------------------------------------------------------
 
 @kernel
-def init_nb(u, auto_forced, work, cellmask, *fields):
+def init_nb(u, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     s = _State(*fields)
     P = s.track.shape[1]
@@ -1001,13 +952,13 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
         # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W (spec 4 step 2)
         for i in range(16):
             work[W_LIST + i] = i
-        _shuffle_prefix(work, W_LIST, 16, 15, u, b, U_INIT_FRAMES)
+        shuffle_prefix(work, W_LIST, 16, 15, u, b, U_INIT_FRAMES)
         for p in range(P):
             for side in range(4):
                 s.frame[b, p, side] = work[W_LIST + 4 * p + side]
         for i in range(4):
             work[W_LIST + i] = i
-        _shuffle_prefix(work, W_LIST, 4, 3, u, b, U_INIT_BOARDS)
+        shuffle_prefix(work, W_LIST, 4, 3, u, b, U_INIT_BOARDS)
         for p in range(P):
             s.board[b, p] = work[W_LIST + p]
         # scoring cards: draw per letter, shuffle together, lay into the used slots in order (spec 4 step 3)
@@ -1018,11 +969,11 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
             k = CARDS_DRAWN[P, letter]
             for i in range(size):
                 work[W_LIST2 + i] = lo + i
-            _shuffle_prefix(work, W_LIST2, size, k, u, b, U_INIT_CARDS + 4 * letter)
+            shuffle_prefix(work, W_LIST2, size, k, u, b, U_INIT_CARDS + 4 * letter)
             for i in range(k):
                 work[W_LIST + n] = work[W_LIST2 + i]
                 n += 1
-        _shuffle_prefix(work, W_LIST, n, n - 1, u, b, U_INIT_CARD_SLOTS)
+        shuffle_prefix(work, W_LIST, n, n - 1, u, b, U_INIT_CARD_SLOTS)
         i = 0
         for slot in range(NUM_CARD_SLOTS):
             if SLOT_USED[P, slot]:
@@ -1038,7 +989,7 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
             s.tile_loc[b, t] = LOC_SUPPLY
         for i in range(NUM_TILES - NUM_LIGHT):
             work[W_LIST + i] = NUM_LIGHT + i
-        _shuffle_prefix(work, W_LIST, NUM_TILES - NUM_LIGHT, DISPLAY_SLOTS, u, b, U_INIT_DISPLAY)
+        shuffle_prefix(work, W_LIST, NUM_TILES - NUM_LIGHT, DISPLAY_SLOTS, u, b, U_INIT_DISPLAY)
         for i in range(DISPLAY_SLOTS):
             s.display[b, i] = work[W_LIST + i]
             s.tile_loc[b, work[W_LIST + i]] = LOC_DISPLAY
@@ -1071,7 +1022,8 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, work, cellmask, *fields):
+def apply_nb(actions, u, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1082,7 +1034,8 @@ def apply_nb(actions, u, auto_forced, work, cellmask, *fields):
 
 
 @kernel
-def advance_nb(u, auto_forced, work, cellmask, *fields):
+def advance_nb(u, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """Recompute every player's derived fields, then run only the automatic steps (hand-built positions)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1093,7 +1046,8 @@ def advance_nb(u, auto_forced, work, cellmask, *fields):
 
 
 @kernel
-def legal_action_mask_nb(mask, *fields):
+def legal_action_mask_nb(mask, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1105,17 +1059,18 @@ def legal_action_mask_nb(mask, *fields):
 
 
 @kernel
-def scores_nb(out, final, *fields):
-    """out (B, P): the final score (spec 8) in finished rows, or everywhere when `final`; else the
-    public running score (spec 10)."""
+def scores_nb(out, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
+    """out (B, P): the final score (spec 8) in finished rows, else the public running score (spec 10)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(s.track.shape[1]):
-            out[b, p] = final_score(s, b, p) if (final or s.done[b]) else public_score(s, b, p)
+            out[b, p] = final_score(s, b, p) if s.done[b] else public_score(s, b, p)
 
 
 @kernel
-def score_parts_nb(out, *fields):
+def score_parts_nb(out, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """out (B, P, 8): VP cards, track, tasks, villas, leftovers, fountain cards, public, final."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1131,7 +1086,8 @@ def score_parts_nb(out, *fields):
 
 
 @kernel
-def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields):
+def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """Write the hidden-information-filtered View fields for viewer[b] (spec 11, 15)."""
     s = _State(*fields)
     P = s.track.shape[1]
@@ -1152,7 +1108,8 @@ def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score,
 
 
 @kernel
-def determinize_nb(viewer, seeds, work, stream, *fields):
+def determinize_nb(viewer, seeds, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """Resample the fountain cards viewer[b] has not seen: other players' hands, the cards they
     returned, another player's pending draw, and (implicitly) the undrawn deck (see rules.determinize)."""
     s = _State(*fields)
@@ -1171,11 +1128,7 @@ def determinize_nb(viewer, seeds, work, stream, *fields):
             for _ in range(unseen):
                 work[W_LIST + n] = k
                 n += 1
-        for i in range(n - 1):
-            j = i + uniform_index(splitmix_uniform(stream), n - i)
-            tmp = work[W_LIST + i]
-            work[W_LIST + i] = work[W_LIST + j]
-            work[W_LIST + j] = tmp
+        shuffle_stream(work, W_LIST, n, stream)
         i = 0
         for q in range(P):
             if q == me:
@@ -1199,7 +1152,8 @@ def determinize_nb(viewer, seeds, work, stream, *fields):
 
 
 @kernel
-def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *fields):
+def validate_nb(err, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
     """err[b] = first broken invariant (rules.VALIDATE_ERRORS), 0 if none. completed/task_done/
     chimneys/villa_vp are scratch copies used to compare the derived fields with a recomputation."""
     s = _State(*fields)

@@ -115,9 +115,7 @@ def _simulate(game: Any, state: Any, row: int, action: int) -> Any:
     """The row after `action` without the automatic follow-ups (auto_forced off), or None."""
     one = core.clone(core.take(state, [row]))
     u = np.full((1, data.UNIFORMS_PER_STEP), 0.5)
-    work = np.zeros(kernels.WORK_SIZE, dtype=np.int32)
-    cellmask = np.zeros(kernels.NUM_NODES, dtype=np.int64)
-    kernels.apply_nb(np.array([action], dtype=np.int64), u, False, work, cellmask, *one)
+    kernels.apply_nb(np.array([action], dtype=np.int64), u, False, *game.scratch, *one)
     return one
 
 

@@ -1,9 +1,8 @@
 """numba kernels for Hadara: one loop over the batch per entry point, per-row helpers below.
 
-Every kernel takes the `State` NamedTuple `s` (numba unboxes it as a tuple of arrays, so fields keep
-their names) plus the configuration as scalars and table arrays, and mutates `s` in place (`rules.apply`
-hands them a copy). Kernels never allocate (envs/jit.py): the caller passes scratch arrays, e.g.
-`scratch` (16,) int16, the shuffle buffer of the deals.
+Every entry point follows the one calling convention of envs/base.py (KERNEL_ARGS below): the state
+fields come as *fields and are rebuilt into `s`, which is mutated in place (`apply` hands them a copy).
+Kernels never allocate (envs/jit.py): scratch arrays are named in state.SCRATCH.
 
 Flow (spec 4, section ids of spec 14): `_settle` runs every automatic step (reveals, income, wheel
 turns, draws, skips of decision points without a legal action, D24) until a seat has a decision;
@@ -17,11 +16,9 @@ splitmix64 stream seeded per row by the caller.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
-from meeple.envs.jit import kernel, splitmix_uniform, uniform_index
+from meeple.envs.jit import kernel, resample_unseen, shuffle_prefix, shuffle_stream, splitmix_uniform, uniform_index
 
 from meeple.envs.hadara.data import (
     ABILITY_PER_COLOUR, ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD,
@@ -45,34 +42,21 @@ from meeple.envs.hadara.data import (
     TRACK_INCOME_PER, U_INIT_BOARD, U_INIT_COLONIES, U_INIT_DEAL, U_INIT_START_CARDS, U_STEP_DEAL,
 )
 
-# rules.State's field order. Entry points take the fields as *fields and rebuild the tuple inside:
-# numba unboxes positional arrays about twice as fast as a 45-field NamedTuple argument, which is
-# most of a B=1 call (the AEC env). rules.py asserts State._fields == STATE_FIELDS.
-STATE_FIELDS = (
-    "to_play", "done", "truncated", "epoch", "decision", "round", "turn", "pick", "start_player", "rotation",
-    "board_order", "start_card", "start_side", "coins", "tracks", "colour_count", "ability_count", "free_tiles",
-    "tableau", "n_slots", "slot_tile", "tile_due", "bust", "colony", "colony_id", "silver", "gold", "sold_a",
-    "committed", "pending", "drawn", "sect_count", "sect_bought", "feed_paid", "inner", "inner_count", "outer",
-    "outer_count", "colony_stack", "colony_count", "removed",
-)
-_State = namedtuple("_State", STATE_FIELDS)
+from meeple.envs.hadara.state import SOLD_SLOTS
+from meeple.envs.hadara.state import State as _State
+
+# Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration values, then
+# the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention"). Fields come
+# as *fields and are rebuilt into `s` inside: numba unboxes positional arrays about twice as fast as a
+# 45-field NamedTuple argument, which is most of a B=1 call (the AEC env).
+KERNEL_ARGS = ("advanced, random_board, auto_forced, pile_top, deck_cards, deck_count, "
+               "scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles")
 
 NOT_TAKEN, PLUNDERED, ALLIED = 0, 1, 2  # s.colony values
 PHASE_B_TURNS = 5  # picks per player (spec 6 B1)
-SOLD_SLOTS = NUM_EPOCHS * ROUNDS_PER_PHASE_A  # s.sold_a index 5 * epoch + round
 
 
 # --- small helpers --------------------------------------------------------------------------
-
-@kernel(inline="always")
-def _partial_shuffle(arr, n, k, u, b, col):
-    """Fisher-Yates over arr[:n] for its first k positions, draw i from u[b, col + i]."""
-    for i in range(k):
-        j = i + uniform_index(u[b, col + i], n - i)
-        tmp = arr[i]
-        arr[i] = arr[j]
-        arr[j] = tmp
-
 
 @kernel(inline="always")
 def actor_of(s, b):
@@ -116,15 +100,22 @@ def seal_prices(s, b, p):
 
 
 @kernel(inline="always")
+def requirement_shortfall(requirement, req_minus, track_value):
+    """Missing points of a track value against a requirement lowered by req_minus (never below 0).
+
+    A pure function of the values, so the heuristic can ask it for would-be tracks and abilities."""
+    req = requirement - req_minus
+    if req < 0:
+        req = 0
+    short = req - track_value
+    return short if short > 0 else req * 0  # a zero of the arguments' type (int or float)
+
+
+@kernel(inline="always")
 def shortfall(s, b, p, requirement, track):
     """Missing points against a colony (track = military) or bust (culture) requirement (spec 10 REQ_MINUS_4)."""
-    req = np.int64(requirement)
-    if s.ability_count[b, p, REQ_MINUS_4] > 0:
-        req -= REQ_MINUS
-        if req < 0:
-            req = 0
-    short = req - np.int64(s.tracks[b, p, track])
-    return short if short > 0 else np.int64(0)
+    req_minus = np.int64(REQ_MINUS) if s.ability_count[b, p, REQ_MINUS_4] > 0 else np.int64(0)
+    return requirement_shortfall(np.int64(requirement), req_minus, np.int64(s.tracks[b, p, track]))
 
 
 @kernel(inline="always")
@@ -265,7 +256,7 @@ def _deal(s, b, u, off, deck_cards, deck_count, scratch):
         n = deck_count[e, c]
         for i in range(n):
             scratch[i] = deck_cards[e, c, i]
-        _partial_shuffle(scratch, n, k, u, b, off + DEAL_UNIFORMS_PER_COLOUR * c)
+        shuffle_prefix(scratch, 0, n, k, u, b, off + DEAL_UNIFORMS_PER_COLOUR * c)
         for i in range(s.inner.shape[2]):
             s.inner[b, c, i] = scratch[i] if i < k else -1
         s.inner_count[b, c] = k
@@ -354,7 +345,7 @@ def _acquire(s, b, p, card):
 
 
 @kernel(inline="always")
-def _sell_coins(s, b, p, card):
+def sell_coins(s, b, p, card):
     """Sell value by epoch (card back) + 1 per SELL_BONUS held (spec 2.2, 10)."""
     return SELL_VALUE[CARD_EPOCH[card]] + SELL_BONUS_COINS * s.ability_count[b, p, SELL_BONUS]
 
@@ -371,7 +362,7 @@ def _resolve_round(s, b):
         card = s.drawn[b, p, keep]
         _push_outer(s, b, s.drawn[b, p, 1 - keep])
         if a % 2 == SELL:
-            s.coins[b, p] += _sell_coins(s, b, p, card)
+            s.coins[b, p] += sell_coins(s, b, p, card)
             s.sold_a[b, p, ROUNDS_PER_PHASE_A * e + s.round[b]] = card
         else:
             _acquire(s, b, p, card)
@@ -728,7 +719,7 @@ def _apply_action(s, b, a):
         s.outer[b, c, n] = -1
         s.outer_count[b, c] = n
         if k % 2 == SELL:  # a face-up card: its identity is public
-            s.coins[b, p] += _sell_coins(s, b, p, card)
+            s.coins[b, p] += sell_coins(s, b, p, card)
             s.removed[b, card] = True
             s.pick[b] += 1
         else:
@@ -778,7 +769,8 @@ def _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch):
 # --- entry points ----------------------------------------------------------------------------
 
 @kernel
-def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch, *fields):
+def init_nb(u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     s = _State(*fields)
     P = s.coins.shape[1]
@@ -786,21 +778,21 @@ def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scra
         # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p (spec 3 step 2)
         for i in range(5):
             scratch[i] = i
-        _partial_shuffle(scratch, 5, 4, u, b, U_INIT_START_CARDS)
+        shuffle_prefix(scratch, 0, 5, 4, u, b, U_INIT_START_CARDS)
         for p in range(P):
             s.start_card[b, p] = scratch[p]
         # board order (spec 2.8, D17)
         for i in range(NUM_COLOURS):
             scratch[i] = DEFAULT_BOARD_ORDER[i]
         if random_board:
-            _partial_shuffle(scratch, NUM_COLOURS, NUM_COLOURS - 1, u, b, U_INIT_BOARD)
+            shuffle_prefix(scratch, 0, NUM_COLOURS, NUM_COLOURS - 1, u, b, U_INIT_BOARD)
         for i in range(NUM_COLOURS):
             s.board_order[b, i] = scratch[i]
         # colonies: shuffle each tier, keep N face-up (spec 3 step 5); the rest go to the box
         for t in range(NUM_TIERS):
             for i in range(COLONIES_IN_TIER):
                 scratch[i] = COLONIES_IN_TIER * t + i
-            _partial_shuffle(scratch, COLONIES_IN_TIER, COLONIES_IN_TIER - 1, u, b, U_INIT_COLONIES + 4 * t)
+            shuffle_prefix(scratch, 0, COLONIES_IN_TIER, COLONIES_IN_TIER - 1, u, b, U_INIT_COLONIES + 4 * t)
             for i in range(COLONIES_IN_TIER):
                 s.colony_stack[b, t, i] = scratch[i] if i < P else -1
             s.colony_count[b, t] = P
@@ -839,7 +831,8 @@ def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scra
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
+def apply_nb(actions, u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
@@ -850,7 +843,8 @@ def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
 
 
 @kernel
-def advance_nb(u, auto_forced, deck_cards, deck_count, scratch, *fields):
+def advance_nb(u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """Recompute every player's derived caches, then run only the automatic steps (positions built
     by hand in tests and tools: set the primary fields, and tracks etc. follow)."""
     s = _State(*fields)
@@ -862,7 +856,8 @@ def advance_nb(u, auto_forced, deck_cards, deck_count, scratch, *fields):
 
 
 @kernel
-def legal_action_mask_nb(mask, *fields):
+def legal_action_mask_nb(mask, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
@@ -874,7 +869,8 @@ def legal_action_mask_nb(mask, *fields):
 
 
 @kernel
-def scores_nb(out, *fields):
+def scores_nb(out, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """out (B, P): public VP so far (spec 9), final once done."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
@@ -883,7 +879,9 @@ def scores_nb(out, *fields):
 
 
 @kernel
-def observe_nb(viewer, pile_top, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, *fields):
+def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp,
+        advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """Write the hidden-information-filtered View fields for viewer[b] (spec 11.1, 15)."""
     s = _State(*fields)
     P = s.coins.shape[1]
@@ -908,7 +906,8 @@ def observe_nb(viewer, pile_top, colony_back, sold_colour, own_sold, own_drawn, 
 
 
 @kernel
-def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, stream, *fields):
+def determinize_nb(viewer, seeds, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """Resample what viewer[b] cannot see, consistently with what it has seen (see rules.determinize)."""
     s = _State(*fields)
     P = s.coins.shape[1]
@@ -934,18 +933,8 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
                 seen[s.sold_a[b, me, i]] = True
         for e in range(e_now + 1):
             for c in range(NUM_COLOURS):
-                # the unseen pool of (epoch, colour), shuffled into the unseen slots in a fixed order
-                n = 0
-                for i in range(deck_count[e, c]):
-                    card = deck_cards[e, c, i]
-                    if not seen[card]:
-                        pool[n] = card
-                        n += 1
-                for i in range(n - 1):
-                    j = i + uniform_index(splitmix_uniform(stream), n - i)
-                    tmp = pool[i]
-                    pool[i] = pool[j]
-                    pool[j] = tmp
+                # the unseen pool of (epoch, colour), handed out to the unseen slots in a fixed order
+                resample_unseen(pool, 0, deck_cards[e, c], deck_count[e, c], seen, stream)
                 k = 0
                 if e == e_now:
                     for i in range(s.inner_count[b, c]):
@@ -996,11 +985,7 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
                 if not allied:
                     pool[n] = cid
                     n += 1
-            for i in range(n - 1):
-                j = i + uniform_index(splitmix_uniform(stream), n - i)
-                tmp = pool[i]
-                pool[i] = pool[j]
-                pool[j] = tmp
+            shuffle_stream(pool, 0, n, stream)
             k = 0
             for i in range(s.colony_count[b, t]):
                 s.colony_stack[b, t, i] = pool[k]
@@ -1014,7 +999,8 @@ def determinize_nb(viewer, seeds, advanced, deck_cards, deck_count, seen, pool, 
 # --- validation ------------------------------------------------------------------------------
 
 @kernel
-def validate_nb(advanced, deck_cards, deck_count, where, tracks, colour_count, ability_count, free_tiles, err, *fields):
+def validate_nb(err, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
+        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """err[b] = 0 if row b is consistent, else the code of the first broken invariant (rules.VALIDATE_ERRORS).
     `where` (162,) int8 and the four derived arrays (P, ...) are scratch. Ranges were checked before."""
     s = _State(*fields)
@@ -1169,49 +1155,49 @@ def validate_nb(advanced, deck_cards, deck_count, where, tracks, colour_count, a
         for p in range(P):
             side = s.start_side[b, p]
             for k in range(NUM_TRACKS):
-                tracks[p, k] = START_TRACKS[s.start_card[b, p], side, k] if side >= 0 else 0
-                free_tiles[p, k] = TILES_PER_COLOUR
+                v_tracks[p, k] = START_TRACKS[s.start_card[b, p], side, k] if side >= 0 else 0
+                v_free_tiles[p, k] = TILES_PER_COLOUR
             for c in range(NUM_COLOURS):
-                colour_count[p, c] = 0
+                v_colour_count[p, c] = 0
             for a in range(NUM_ABILITIES):
-                ability_count[p, a] = 0
+                v_ability_count[p, a] = 0
             for slot in range(MAX_TABLEAU):
                 card = s.tableau[b, p, slot]
                 if card < 0:
                     continue
-                colour_count[p, CARD_COLOUR[card]] += 1
+                v_colour_count[p, CARD_COLOUR[card]] += 1
                 if CARD_ABILITY[card] >= 0:
-                    ability_count[p, CARD_ABILITY[card]] += 1
+                    v_ability_count[p, CARD_ABILITY[card]] += 1
                 for k in range(NUM_TRACKS):
-                    tracks[p, k] += CARD_TRACKS[card, k]
+                    v_tracks[p, k] += CARD_TRACKS[card, k]
                 tc = s.slot_tile[b, p, slot]
                 if tc >= 0:
-                    tracks[p, tc] += TILE_STEPS_STEPS
-                    free_tiles[p, tc] -= 1
+                    v_tracks[p, tc] += TILE_STEPS_STEPS
+                    v_free_tiles[p, tc] -= 1
             for t in range(NUM_TIERS):
                 if s.colony[b, p, t] == ALLIED:
                     for k in range(NUM_TRACKS):
-                        tracks[p, k] += COLONY_BACK_TRACKS[s.colony_id[b, p, t], k]
+                        v_tracks[p, k] += COLONY_BACK_TRACKS[s.colony_id[b, p, t], k]
             for bu in range(NUM_BUSTS):
                 v = s.bust[b, p, bu]
                 if v >= 0:
-                    free_tiles[p, v // 2] -= 1
+                    v_free_tiles[p, v // 2] -= 1
                     if v % 2 == FRONT:
-                        tracks[p, v // 2] += BUST_REWARD[bu] + BUST_BOOST_STEPS * ability_count[p, BUST_BOOST]
+                        v_tracks[p, v // 2] += BUST_REWARD[bu] + BUST_BOOST_STEPS * v_ability_count[p, BUST_BOOST]
             for i in range(MAX_SILVER):
                 if s.silver[b, p, i] >= 0:
-                    free_tiles[p, s.silver[b, p, i]] -= 1
+                    v_free_tiles[p, s.silver[b, p, i]] -= 1
             for a in range(PER_BLUE_CUL, PER_RED_MIL + 1):
                 col = ABILITY_PER_COLOUR[a]
-                tracks[p, col] += ability_count[p, a] * colour_count[p, col]
+                v_tracks[p, col] += v_ability_count[p, a] * v_colour_count[p, col]
             for k in range(NUM_TRACKS):
-                if tracks[p, k] != s.tracks[b, p, k] or free_tiles[p, k] != s.free_tiles[b, p, k] or free_tiles[p, k] < 0:
+                if v_tracks[p, k] != s.tracks[b, p, k] or v_free_tiles[p, k] != s.free_tiles[b, p, k] or v_free_tiles[p, k] < 0:
                     bad = True
             for c in range(NUM_COLOURS):
-                if colour_count[p, c] != s.colour_count[b, p, c]:
+                if v_colour_count[p, c] != s.colour_count[b, p, c]:
                     bad = True
             for a in range(NUM_ABILITIES):
-                if ability_count[p, a] != s.ability_count[b, p, a]:
+                if v_ability_count[p, a] != s.ability_count[b, p, a]:
                     bad = True
         if bad:
             err[b] = 7

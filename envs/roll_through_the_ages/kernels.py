@@ -1,8 +1,8 @@
 """numba kernels for Roll Through the Ages: one loop over the batch per call.
 
-Every kernel takes the `State` NamedTuple `s` (numba unboxes it as a tuple of arrays, so fields keep
-their names) plus the configuration as scalars, and mutates `s` in place: `rules.apply` hands them a
-copy. Per-row helpers (`_name`) hold the rules; the `*_nb` entry points only loop over rows.
+Every entry point follows the one calling convention of envs/base.py (KERNEL_ARGS below): the state
+fields come as *fields and are rebuilt into `s`, which is mutated in place (`apply` hands them a
+copy). Per-row helpers (`_name`) hold the rules; the `*_nb` entry points only loop over rows.
 
 Dice come from `u`, a (B, K) block of uniforms in [0, 1): draw k of row b is face int(6 * u[b, k]).
 A row that needs more than K draws in one call (only when whole turns pass without any decision)
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from meeple.envs.jit import SPLITMIX_GOLDEN, kernel, splitmix_uniform
+from meeple.envs.roll_through_the_ages.state import State as _State
 
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
@@ -64,11 +65,17 @@ def cities_of(city_workers):
 
 
 @kernel
-def goods_value_of(s, b, p):
+def goods_value(goods):
+    """Coins the goods (5,) pay (spec 5.5): each track's value at its count."""
     v = 0
     for g in range(NUM_GOODS):
-        v += GOODS_VALUE[g, s.goods[b, p, g]]
+        v += GOODS_VALUE[g, goods[g]]
     return v
+
+
+@kernel
+def goods_value_of(s, b, p):
+    return goods_value(s.goods[b, p])
 
 
 @kernel
@@ -80,24 +87,31 @@ def goods_count_of(s, b, p):
 
 
 @kernel
-def _monument_done(s, b, p, m):
+def monument_done(s, b, p, m):
     return s.monument_progress[b, p, m] >= MONUMENT_WORKERS[m]
+
+
+@kernel
+def completed_monuments_of(s, b, p):
+    n = 0
+    for m in range(NUM_MONUMENTS):
+        if monument_done(s, b, p, m):
+            n += 1
+    return n
 
 
 @kernel
 def score_of(s, b, p):
     """spec 6.2: developments + monuments + Architecture/Empire bonuses - disaster points."""
     total = 0
-    completed = 0
     for d in range(NUM_DEVELOPMENTS):
         if s.developments[b, p, d]:
             total += DEVELOPMENT_POINTS[d]
     for m in range(NUM_MONUMENTS):
-        if _monument_done(s, b, p, m):
-            completed += 1
+        if monument_done(s, b, p, m):
             total += s.monument_points[b, p, m]
     if s.developments[b, p, ARCHITECTURE]:
-        total += completed
+        total += completed_monuments_of(s, b, p)
     if s.developments[b, p, EMPIRE]:
         total += cities_of(s.city_workers[b, p])
     return total - s.disasters[b, p]
@@ -108,7 +122,7 @@ def _can_build_anything(s, b, p, in_play):
     if s.city_workers[b, p] < CITY_WORKERS_MAX:
         return True
     for m in range(NUM_MONUMENTS):
-        if in_play[m] and not _monument_done(s, b, p, m):
+        if in_play[m] and not monument_done(s, b, p, m):
             return True
     return False
 
@@ -224,6 +238,26 @@ def _start_turn(s, b, p, u, cursor, stream):
 
 
 @kernel
+def collect_goods(goods, n_units, quarrying):
+    """spec 5.3a on a goods row (5,): units one at a time from wood, a unit for a full track is lost
+    (D-07); Quarrying adds a stone once per turn for 2+ units, capped (D-08)."""
+    for i in range(n_units):
+        g = i % NUM_GOODS
+        if goods[g] < GOODS_MAX[g]:
+            goods[g] += 1
+    if quarrying and n_units >= 2:
+        if goods[STONE] < GOODS_MAX[STONE]:
+            goods[STONE] += 1
+
+
+@kernel(inline="always")
+def dice_yield(n_three, n_two, bonus):
+    """Food (or workers) of n_three FOOD3 (WORKERS3) dice and n_two FW2 dice taken as food (workers),
+    each +bonus with Agriculture (Masonry) (spec 2.6, 5.3b)."""
+    return n_three * (3 + bonus) + n_two * (2 + bonus)
+
+
+@kernel
 def _collect_and_disasters(s, b, p):
     """spec 5.3 (3a-3d) and 5.4/5.5 worker and coin totals, once the dice are final."""
     P = s.food.shape[1]
@@ -253,18 +287,10 @@ def _collect_and_disasters(s, b, p):
             else:
                 fw_workers += 1
     devs = s.developments[b, p]
-    # 3a: goods one unit at a time from wood; a unit for a full track is lost (D-07)
-    n_goods = n_good + 2 * n_skull
-    for i in range(n_goods):
-        g = i % NUM_GOODS
-        if s.goods[b, p, g] < GOODS_MAX[g]:
-            s.goods[b, p, g] += 1
-    if devs[QUARRYING] and n_goods >= 2:  # D-08: once per turn, capped
-        if s.goods[b, p, STONE] < GOODS_MAX[STONE]:
-            s.goods[b, p, STONE] += 1
+    collect_goods(s.goods[b, p], n_good + 2 * n_skull, devs[QUARRYING])  # 3a
     # 3b: food, capped at 15 before feeding (D-10); Agriculture +1 per food die (D-09)
     agri = 1 if devs[AGRICULTURE] else 0
-    food = s.food[b, p] + n_food * (3 + agri) + fw_food * (2 + agri)
+    food = s.food[b, p] + dice_yield(n_food, fw_food, agri)
     if food > FOOD_MAX:
         food = FOOD_MAX
     # 3c: feed one food per city; each unfed city is one disaster point (famine)
@@ -288,7 +314,7 @@ def _collect_and_disasters(s, b, p):
                 if q != p and not s.developments[b, q, MEDICINE]:
                     s.disasters[b, q] += PESTILENCE_POINTS
     elif n_skull == INVASION_SKULLS:
-        if not _monument_done(s, b, p, GREAT_WALL):
+        if not monument_done(s, b, p, GREAT_WALL):
             s.disasters[b, p] += INVASION_POINTS
     elif n_skull >= REVOLT_SKULLS:
         if devs[RELIGION]:
@@ -301,7 +327,7 @@ def _collect_and_disasters(s, b, p):
             for g in range(NUM_GOODS):
                 s.goods[b, p, g] = 0
     masonry = 1 if devs[MASONRY] else 0
-    s.workers[b] = n_workers * (3 + masonry) + fw_workers * (2 + masonry)
+    s.workers[b] = dice_yield(n_workers, fw_workers, masonry)
     s.coins[b] = n_coins * (12 if devs[COINAGE] else 7)
 
 
@@ -342,7 +368,8 @@ def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
 
 
 @kernel
-def _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+def _advance(s, b, u,
+        cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
     """Run automatic phases until a player has a real decision or the game is over (spec 11.3)."""
     P = s.food.shape[1]
     solo = P == 1
@@ -522,9 +549,15 @@ def _clear_offer(s, b):
 
 # --- entry points ---------------------------------------------------------------------------
 
+# Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration values, then
+# the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention").
+KERNEL_ARGS = "in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream"
+
 @kernel
-def init_nb(s, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+def init_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
+        cursor, stream, *fields):
     """Fill a zeroed state: start player from u[b, 0] (spec 3.3), then the first turn's roll."""
+    s = _State(*fields)
     P = s.food.shape[1]
     for b in range(s.food.shape[0]):
         cursor[0] = 1
@@ -540,8 +573,10 @@ def init_nb(s, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, 
 
 
 @kernel
-def apply_nb(s, actions, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+def apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
+        cursor, stream, *fields):
     """Apply one (legal) action per row, then run the automatic phases; done rows are untouched."""
+    s = _State(*fields)
     for b in range(s.food.shape[0]):
         if s.done[b]:
             continue
@@ -552,8 +587,10 @@ def apply_nb(s, actions, u, cursor, stream, in_play, trade, max_trade_offers, ma
 
 
 @kernel
-def advance_nb(s, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
+def advance_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
+        cursor, stream, *fields):
     """Run only the automatic phases (for positions built by hand in tests and tools)."""
+    s = _State(*fields)
     for b in range(s.food.shape[0]):
         cursor[0] = 0
         stream[0] = 0
@@ -561,8 +598,10 @@ def advance_nb(s, u, cursor, stream, in_play, trade, max_trade_offers, max_round
 
 
 @kernel
-def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
+def legal_action_mask_nb(mask, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
+        cursor, stream, *fields):
     """spec 11.2: write the legal actions of every row into mask (B, A); done rows all True."""
+    s = _State(*fields)
     P = s.food.shape[1]
     solo = P == 1
     for b in range(s.food.shape[0]):
@@ -621,7 +660,7 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
             if s.workers[b] > 0:
                 row[ACTION_BUILD_CITY] = s.city_workers[b, p] < CITY_WORKERS_MAX
                 for m in range(NUM_MONUMENTS):
-                    row[ACTION_BUILD_MONUMENT + m] = in_play[m] and not _monument_done(s, b, p, m)
+                    row[ACTION_BUILD_MONUMENT + m] = in_play[m] and not monument_done(s, b, p, m)
             row[ACTION_ENGINEERING] = (s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0
                                        and _can_build_anything(s, b, p, in_play))
             row[ACTION_PASS] = True
@@ -640,15 +679,19 @@ def legal_action_mask_nb(s, mask, in_play, max_trade_offers):
 
 
 @kernel
-def scores_nb(s, out):
+def scores_nb(out, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
+        cursor, stream, *fields):
     """out (B, P): the running score of spec 6.2 for every player."""
+    s = _State(*fields)
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):
             out[b, p] = score_of(s, b, p)
 
 
 @kernel
-def goods_values_nb(s, out):
+def goods_values_nb(out, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
+        cursor, stream, *fields):
+    s = _State(*fields)
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):
             out[b, p] = goods_value_of(s, b, p)

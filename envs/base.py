@@ -1,0 +1,381 @@
+"""The one game mechanism: field tables and the rules base every game extends.
+
+A game declares, in `envs/<game>/state.py`, one **field table**: every `Field` of its state with its
+trailing shape (ints and "P" for the player count), dtype, inclusive value range and visibility, plus
+the extra fields of its `View` (what one seat may see, written by its observe kernel) and its named
+scratch arrays. From that table `state_classes` generates the `State`, `View` and `Scratch` NamedTuple
+classes that the kernels, encoders and heuristics share; `RulesBase` derives `empty`, the shape and
+range checks of `validate`, the View routing and the scratch memory from it.
+
+Kernel calling convention (every game, every entry point):
+
+    <entry>_nb(<inputs and outputs>, *kernel_args, *state_fields)
+
+`kernel_args` is the game's configuration values followed by its scratch arrays (`RulesBase.kernel_args`,
+built once per game object), and the kernel rebuilds `s = State(*fields)` inside: numba unboxes
+positional arrays faster than one large NamedTuple. The entry points a game's `kernels` module
+provides: `init_nb(u, …)`, `apply_nb(actions, u, …)`, `advance_nb(u, …)`, `legal_action_mask_nb(mask, …)`,
+`scores_nb(out, …)`, `validate_nb(err, …)` (optional: a game may check in numpy instead), and, for
+games with hidden information,
+`observe_nb(viewer, *view_outputs, …)` and `determinize_nb(viewer, seeds, …)`.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from meeple.envs.core import GameBase, clone, extend_uniforms, rank_returns
+
+PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
+VISIBILITIES = (PUBLIC, PRIVATE, HIDDEN)
+
+I8, I16, I32, I64, BOOL = np.int8, np.int16, np.int32, np.int64, np.bool_
+
+
+class Field(NamedTuple):
+    """One array of a game's state (or view, or scratch), described once.
+
+    shape: trailing dimensions after the batch axis; ints, or "P" for the number of players.
+    lo, hi: inclusive value range checked by `validate` (ints, or expressions in P such as "P-1");
+        None means the dtype's own range (booleans: unchecked unless given, e.g. 0, 0 for "never set").
+    visibility: PUBLIC (everyone; shared into the View), PRIVATE (one seat's secret; the observe kernel
+        copies the viewer's part into a View field) or HIDDEN (nobody; never reaches a View).
+    """
+
+    name: str
+    shape: tuple = ()
+    dtype: Any = I8
+    lo: int | str | None = None
+    hi: int | str | None = None
+    visibility: str = PUBLIC
+    doc: str = ""
+
+
+def dims(shape: tuple, num_players: int) -> tuple[int, ...]:
+    """Concrete trailing dimensions of a field shape ("P" -> num_players)."""
+    return tuple(num_players if d == "P" else int(d) for d in shape)
+
+
+def _bound(value: int | str, num_players: int) -> int:
+    """A range bound: an int, or an arithmetic expression of P written in a field table."""
+    if isinstance(value, str):
+        return int(eval(value, {"__builtins__": {}}, {"P": num_players}))  # table text, never user input
+    return int(value)
+
+
+def field_range(f: Field, num_players: int) -> tuple[int, int] | None:
+    """The inclusive (lo, hi) of an integer field, None for booleans."""
+    if np.dtype(f.dtype) == np.bool_:
+        return None if f.lo is None and f.hi is None else (_bound(f.lo, num_players), _bound(f.hi, num_players))
+    info = np.iinfo(f.dtype)
+    lo = info.min if f.lo is None else _bound(f.lo, num_players)
+    hi = info.max if f.hi is None else _bound(f.hi, num_players)
+    return lo, hi
+
+
+class GameClasses(NamedTuple):
+    State: type
+    View: type
+    Scratch: type
+    view_sources: tuple  # per View field: (0, 0) viewer, (1, i) state field i, (2, j) observe output j
+
+
+def state_classes(fields: tuple[Field, ...], view_fields: tuple[Field, ...] = (),
+                  scratch: tuple[Field, ...] = ()) -> GameClasses:
+    """The State, View and Scratch classes of a field table.
+
+    The View is the viewer seat, every PUBLIC state field (sharing the state's arrays) and the
+    `view_fields` the observe kernel writes; a view field named like a public state field replaces it
+    (a filtered copy, e.g. only the tops of piles).
+    """
+    names = [f.name for f in fields]
+    assert len(set(names)) == len(names), "duplicate field names"
+    for f in (*fields, *view_fields):
+        assert f.visibility in VISIBILITIES, f"{f.name}: visibility {f.visibility!r}"
+    State = namedtuple("State", names)
+    extra = [f.name for f in view_fields]
+    view_names = ["viewer"] + [f.name for f in fields if f.visibility == PUBLIC and f.name not in extra]
+    view_names += extra
+    View = namedtuple("View", view_names)
+    Scratch = namedtuple("Scratch", [f.name for f in scratch])
+    sources = tuple((0, 0) if n == "viewer" else (2, extra.index(n)) if n in extra else (1, names.index(n))
+                    for n in view_names)
+    return GameClasses(State, View, Scratch, sources)
+
+
+def make_scratch(cls: type, fields: tuple[Field, ...], num_players: int) -> Any:
+    """Zeroed scratch arrays (no batch axis) of a game, as its Scratch NamedTuple."""
+    return cls(*(np.zeros(dims(f.shape, num_players), dtype=f.dtype) for f in fields))
+
+
+# --- configuration checks ---------------------------------------------------------------------------
+
+def check_int(config: Any, name: str, lo: int, hi: int) -> None:
+    value = getattr(config, name)
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be {lo}..{hi}, got {value!r}")
+
+
+def check_bool(config: Any, *names: str) -> None:
+    for name in names:
+        if not isinstance(getattr(config, name), (bool, np.bool_)):
+            raise ValueError(f"{name} must be a bool, got {getattr(config, name)!r}")
+
+
+def check_choice(config: Any, name: str, choices: tuple[str, ...]) -> None:
+    if getattr(config, name) not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {getattr(config, name)!r}")
+
+
+def others_best(scores: np.ndarray) -> np.ndarray:
+    """(B, P): for every seat the best score among the other seats."""
+    top = scores.max(axis=1, keepdims=True)
+    sole_top = (scores == top) & ((scores == top).sum(axis=1, keepdims=True) == 1)
+    second = np.where(scores == top, np.iinfo(np.int64).min, scores).max(axis=1, keepdims=True)
+    return np.where(sole_top, second, top)
+
+
+# --- the rules base -------------------------------------------------------------------------------
+
+class RulesBase(GameBase):
+    """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
+
+    A subclass sets the class attributes below and `configure()` (info, action names, kernel config);
+    everything else (init, step/apply, advance, mask, scores, returns, observe, determinize, validate,
+    save/load, text views) comes from here and the game's kernels module.
+    """
+
+    # --- what a game declares ---
+    FIELDS: tuple[Field, ...]
+    VIEW_FIELDS: tuple[Field, ...] = ()
+    SCRATCH: tuple[Field, ...] = ()
+    CLASSES: GameClasses  # state_classes(FIELDS, VIEW_FIELDS, SCRATCH), built in the game's state.py
+    Config: type
+    kernels: Any  # the game's kernels module (entry points in the module docstring above)
+    render_module: str
+    UNIFORMS_AT_INIT: int
+    UNIFORMS_PER_STEP: int
+    UNIFORMS_MIN_WIDTH: int | None = None  # narrowest u `apply` accepts (default UNIFORMS_PER_STEP)
+    SCORE_DIFF_SCALE: float = 100.0  # reward="score_diff": (own - best other) / this
+    VALIDATE_ERRORS: dict[int, str] = {}
+
+    def __init__(self, num_players: int = 2, **variant: object) -> None:
+        self.config = self.Config(num_players=num_players, **variant)
+        self.num_players = int(self.config.num_players)
+        self.State, self.View = self.CLASSES.State, self.CLASSES.View
+        self.uniforms_per_step = self.UNIFORMS_PER_STEP
+        self.scratch = make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players)
+        self.configure()
+        self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
+        self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
+
+    def configure(self) -> None:
+        """Set `info`, `num_actions`, `action_names` and any per-configuration tables."""
+        raise NotImplementedError
+
+    def kernel_config(self) -> tuple:
+        """The configuration values every kernel entry point receives before the scratch arrays."""
+        return ()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config})"
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def empty(self, batch: int) -> Any:
+        """An all-zero state of the right shapes (not a valid position by itself)."""
+        P = self.num_players
+        return self.State(*(np.zeros((batch, *dims(f.shape, P)), dtype=f.dtype) for f in self.FIELDS))
+
+    def init(self, rng: np.random.Generator, batch: int = 1) -> Any:
+        """New games, their setup drawn from `rng`."""
+        return self.init_from_uniforms(rng.random((batch, self.UNIFORMS_AT_INIT)))
+
+    def init_from_uniforms(self, u: np.ndarray) -> Any:
+        """Deterministic `init` from u (B, UNIFORMS_AT_INIT) (the game's data module names the columns).
+
+        A narrower u (at least 1 column, e.g. the uniforms of a step) is extended per row with a
+        splitmix64 stream seeded from the row's last uniform, so the result stays a function of u.
+        """
+        u = self.check_uniforms(u, None, 1)
+        if u.shape[1] < self.UNIFORMS_AT_INIT:
+            u = extend_uniforms(u, self.UNIFORMS_AT_INIT)
+        state = self.empty(u.shape[0])
+        self.kernels.init_nb(u, *self.kernel_args, *state)
+        return state
+
+    def legal_action_mask(self, state: Any) -> np.ndarray:
+        """(B, A) bool legal actions of the seat in `to_play`; all True in finished rows."""
+        mask = np.empty((state.done.shape[0], self.num_actions), dtype=np.bool_)
+        self.kernels.legal_action_mask_nb(mask, *self.kernel_args, *state)
+        return mask
+
+    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any:
+        """Apply one legal action per row, drawing the uniforms from `rng`."""
+        return self.apply(state, actions, rng.random((state.done.shape[0], self.UNIFORMS_PER_STEP)))
+
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
+        """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1)."""
+        new = clone(state)
+        self.apply_inplace(new, actions, u)
+        return new
+
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None:
+        """`apply` without the copy, for owners of the state (the AEC env, the self-play env)."""
+        B = state.done.shape[0]
+        actions = self.check_actions(actions, B)
+        u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
+        self.kernels.apply_nb(actions, u, *self.kernel_args, *state)
+
+    def advance(self, state: Any, u: np.ndarray | None = None) -> Any:
+        """Recompute derived fields and run the automatic steps from a hand-built position (tests,
+        tools); pure. Missing uniforms default to 0.5."""
+        new = clone(state)
+        B = state.done.shape[0]
+        u = np.full((B, self.UNIFORMS_PER_STEP), 0.5) if u is None else u
+        u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
+        self.kernels.advance_nb(u, *self.kernel_args, *new)
+        return new
+
+    def check_actions(self, actions: Any, batch: int) -> np.ndarray:
+        """(B,) int64 actions, or ValueError naming what is wrong (length, non-integers, out of range);
+        kernels index with them, so nothing unchecked gets through."""
+        raw = np.asarray(actions)
+        if raw.dtype.kind not in "iu":
+            if raw.dtype.kind not in "fb" or (raw.size and not np.all(np.isfinite(raw) & (raw == np.round(raw)))):
+                raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
+        out = raw.astype(np.int64, copy=False).reshape(-1)
+        if out.shape[0] != batch:
+            raise ValueError(f"expected {batch} actions, got {out.shape[0]}")
+        if batch and (out.min() < 0 or out.max() >= self.num_actions):
+            bad = np.flatnonzero((out < 0) | (out >= self.num_actions))
+            raise ValueError(f"actions must be 0..{self.num_actions - 1}; rows {bad[:5].tolist()} have "
+                             f"{out[bad[:5]].tolist()}")
+        return out
+
+    @staticmethod
+    def check_uniforms(u: np.ndarray, batch: int | None, width: int) -> np.ndarray:
+        u = np.ascontiguousarray(u, dtype=np.float64)
+        if u.ndim != 2 or u.shape[1] < width or (batch is not None and u.shape[0] != batch):
+            raise ValueError(f"u must have shape (B, >={width}) with B = {batch}, got {u.shape}")
+        return u
+
+    # --- results -----------------------------------------------------------------------------
+
+    def scores(self, state: Any) -> np.ndarray:
+        """(B, P) int32 the game's own score of every seat: final once done, the running score before."""
+        out = np.empty((state.done.shape[0], self.num_players), dtype=np.int32)
+        self.kernels.scores_nb(out, *self.kernel_args, *state)
+        return out
+
+    def tiebreak_key(self, state: Any) -> np.ndarray:
+        """(B, P): among tied scores the higher key ranks higher (the game's tie-break rule)."""
+        return np.zeros((state.done.shape[0], self.num_players), dtype=np.int32)
+
+    def returns(self, state: Any) -> np.ndarray:
+        """(B, P) float32 rewards at the end, 0 before.
+
+        reward="rank" (the default): `core.rank_returns(score, tie-break key)` in [-1, 1], (opponents
+        beaten - opponents beating) / (P - 1), so a sole winner gets +1, exact ties share and every row
+        sums to 0. reward="score_diff": (own score - best other score) / SCORE_DIFF_SCALE. One player:
+        the score itself (nobody to rank against). Truncated games are ranked on the scores reached.
+        """
+        scores = self.scores(state)
+        if self.num_players == 1:
+            out = scores.astype(np.float32)
+        elif getattr(self.config, "reward", "rank") == "score_diff":
+            out = ((scores - others_best(scores)) / self.SCORE_DIFF_SCALE).astype(np.float32)
+        else:
+            out = rank_returns(scores, self.tiebreak_key(state))
+        out[~state.done] = 0.0
+        return out
+
+    # --- information -------------------------------------------------------------------------
+
+    def viewer_array(self, state: Any, player: int | np.ndarray) -> np.ndarray:
+        """(B,) int8 seats, or ValueError unless every one is a seat of this game."""
+        B = state.done.shape[0]
+        P = self.num_players
+        if isinstance(player, (int, np.integer)) and not isinstance(player, (bool, np.bool_)):
+            if not 0 <= player < P:
+                raise ValueError(f"player must be a seat 0..{P - 1}, got {player}")
+            return np.full(B, player, dtype=np.int8)
+        raw = np.asarray(player)
+        if raw.dtype.kind not in "iu":
+            raise ValueError(f"player must be an integer seat or an array of seats, got dtype {raw.dtype}")
+        try:
+            raw = np.broadcast_to(raw, (B,))
+        except ValueError:
+            raise ValueError(f"player must be one seat or {B} seats, got shape {raw.shape}") from None
+        if B and (raw.min() < 0 or raw.max() >= P):
+            raise ValueError(f"player must be a seat 0..{P - 1}")
+        return np.ascontiguousarray(raw, dtype=np.int8)
+
+    def observe(self, state: Any, player: int | np.ndarray) -> Any:
+        """Only what `player` may see: the viewer, the PUBLIC fields (shared with the state, not copied:
+        a View describes its state until that state is mutated in place) and the game's view fields.
+        """
+        viewer = self.viewer_array(state, player)
+        B = state.done.shape[0]
+        outputs = [np.empty((B, *shape), dtype=dt) for shape, dt in self._view_shapes]
+        if outputs:
+            self.kernels.observe_nb(viewer, *outputs, *self.kernel_args, *state)
+        parts = ((viewer,), state, outputs)
+        return tuple.__new__(self.View, [parts[src][i] for src, i in self.CLASSES.view_sources])
+
+    def determinize(self, state: Any, player: int | np.ndarray, rng: np.random.Generator) -> Any:
+        """A state consistent with everything `player` has seen, the rest resampled from `rng` (a copy)."""
+        viewer = self.viewer_array(state, player)
+        new = clone(state)
+        if self.info.has_hidden_information:
+            seeds = rng.integers(1, np.iinfo(np.int64).max, size=state.done.shape[0], dtype=np.int64)
+            self._zero_scratch()
+            self.kernels.determinize_nb(viewer, seeds, *self.kernel_args, *new)
+        return new
+
+    def _zero_scratch(self) -> None:
+        """Fresh scratch for the kernels that expect it (determinize, validate: not on the hot path)."""
+        for array in self.scratch:
+            array.fill(0)
+
+    # --- validation ----------------------------------------------------------------------------
+
+    def validate_rules(self, state: Any) -> None:
+        """Consistency checks a game writes in numpy (after the ranges, before `validate_nb`)."""
+
+    def validate(self, state: Any) -> None:
+        """Raise ValueError if `state` is not a reachable position: wrong type, shape or dtype of a
+        field, a value outside its range (the field table), then the game's consistency kernel."""
+        if not isinstance(state, self.State):
+            raise ValueError(f"expected a {type(self).__name__} State, got {type(state).__name__}")
+        P = self.num_players
+        first = state[0]
+        if not isinstance(first, np.ndarray) or first.ndim < 1:
+            raise ValueError(f"field {self.FIELDS[0].name!r} must be an array with a batch axis")
+        B = first.shape[0]
+        for f, value in zip(self.FIELDS, state):
+            shape = (B, *dims(f.shape, P))
+            if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != f.dtype:
+                got = (getattr(value, "shape", None), getattr(value, "dtype", None))
+                raise ValueError(f"field {f.name!r}: {got}, expected {shape} {np.dtype(f.dtype)}")
+        for f, value in zip(self.FIELDS, state):
+            bounds = field_range(f, P)
+            if bounds is None or not value.size:
+                continue
+            lo, hi = bounds
+            if value.min() < lo or value.max() > hi:
+                rows = np.flatnonzero(((value < lo) | (value > hi)).reshape(B, -1).any(axis=1))
+                raise ValueError(f"invalid state: {f.name} outside {lo}..{hi} (rows {rows[:5].tolist()})")
+        self.validate_rules(state)
+        if not hasattr(self.kernels, "validate_nb"):
+            return
+        err = np.zeros(B, dtype=np.int32)
+        self._zero_scratch()
+        self.kernels.validate_nb(err, *self.kernel_args, *clone(state))
+        if err.any():
+            rows = np.flatnonzero(err)
+            raise ValueError(f"invalid state: {self.VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")
+
