@@ -37,26 +37,31 @@ tests check that it never is.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from meeple.agents.random_agent import pick_legal_nb
 from meeple.agents.heuristics import TunedHeuristic
+from meeple.envs.base import I64, Field
 from meeple.envs.jit import kernel
+from meeple.envs.roll_through_the_ages.kernels import (
+    cities_of, collect_goods, completed_monuments_of, dice_yield, goods_value, monument_done, score_of,
+)
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
     ACTION_DISCARD, ACTION_ENGINEERING, ACTION_FW_FOOD, ACTION_FW_WORKERS, ACTION_LEADERSHIP_REROLL,
     ACTION_MARK_REROLL, ACTION_PASS, ACTION_PAY_FOOD, ACTION_PAY_GOOD, ACTION_ROLL, AGRICULTURE,
     ARCHITECTURE, CARAVANS, CITY_THRESHOLDS, COINAGE, COINS7, DEVELOPMENT_COST, DEVELOPMENT_POINTS,
     DROUGHT_POINTS, DROUGHT_SKULLS, EMPIRE, ENGINEERING_WORKERS_PER_STONE, FOOD3, FOOD_MAX, FW2,
-    FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN, GOOD1, GOODS_LIMIT, GOODS_MAX, GOODS_VALUE, GRANARIES,
+    FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN, GOOD1, GOODS_LIMIT, GOODS_VALUE, GRANARIES,
     GRANARIES_COINS_PER_FOOD, GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, MASONRY,
     MAX_DICE, MAX_ROLLS, MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS, NO_DIE,
     NUM_DEVELOPMENTS, NUM_FACES, NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS,
     PESTILENCE_SKULLS, DEC_BUILD, DEC_BUY, DEC_CHOOSE_FW, DEC_DISCARD, DEC_LEADERSHIP,
     DEC_ROLL, DEC_TRADE, DEC_TRADE_OFFER, DEC_TRADE_RESPOND, QUARRYING, RELIGION,
-    REVOLT_SKULLS, SKULL, SOLO_ROUNDS, START_CITIES, STONE, TRADE_FOOD, WORKERS3,
+    REVOLT_SKULLS, SKULL, SOLO_ROUNDS, STONE, TRADE_FOOD, WORKERS3,
 )
 
 # --- weights (points scale) ----------------------------------------------------------------
@@ -100,7 +105,7 @@ INVASION_RISK = np.array([0.0, 0.0, 0.0, 0.0, 0.03, 0.06, 0.09, 0.12], dtype=np.
 END_BONUS = 5.0  # extra value of ending the game while ahead
 NEVER = -1e9
 
-# Per-row context `ctx` (float64), filled once per row by `_prepare_row`: what the many dice-utility
+# Per-row context `w.ctx` (float64), filled once per row by `_prepare_row`: what the many dice-utility
 # evaluations of one decision share, plus their memos (reset per row).
 (_X_R, _X_CITY_VALUE, _X_CITY_WORKERS, _X_CITIES, _X_FOOD, _X_FOOD_BONUS, _X_WORKER_BONUS,
  _X_COIN_VALUE, _X_REVOLT_LOSES, _X_QUARRYING, _X_CARAVANS) = range(11)
@@ -114,31 +119,27 @@ _X_WMEMO = _X_GOODS + NUM_GOODS  # memo, NaN = unknown: worth of w workers, w = 
 _X_GMEMO = _X_WMEMO + _MAX_WORKERS + 1  # memo: worth of (skulls, goods, coins) dice, 8 x 8 x 8
 _X_SIZE = _X_GMEMO + (MAX_DICE + 1) ** 3
 
-# Integer workspace `iw` (int64): all integer scratch in one array (kernels never allocate).
-_I_COUNTS, _I_AVAIL, _I_CHOSEN = 0, NUM_FACES, 2 * NUM_FACES  # dice per face: all, rerollable, chosen
-_I_REM = 3 * NUM_FACES  # 7: open monument boxes while placing workers
-_I_GOODS = _I_REM + NUM_MONUMENTS  # 5: goods
-_I_REST = _I_GOODS + NUM_GOODS  # 5: goods left after a payment
-_I_KEEP = _I_REST + NUM_GOODS  # 5: goods kept after discarding
-_I_SUBSET = _I_KEEP + NUM_GOODS  # 32: value of each set of whole tracks
-_I_DP = _I_SUBSET + (1 << NUM_GOODS)  # (6, 7): discard knapsack values
-_I_CHOICE = _I_DP + (NUM_GOODS + 1) * (GOODS_LIMIT + 1)  # (5, 7): its choices
-_I_SIZE = _I_CHOICE + NUM_GOODS * (GOODS_LIMIT + 1)
+# one agent's scratch (kernels never allocate), built once per agent by `make_scratch`
+SCRATCH = (
+    Field("ctx", (_X_SIZE,), np.float64, doc="per-row context, the _X_* layout above"),
+    Field("counts", (NUM_FACES,), I64, doc="dice per face"),
+    Field("avail", (NUM_FACES,), I64, doc="rerollable dice per face"),
+    Field("chosen", (NUM_FACES,), I64, doc="dice per face chosen for the reroll"),
+    Field("rem", (NUM_MONUMENTS,), I64, doc="open monument boxes while placing workers"),
+    Field("goods", (NUM_GOODS,), I64, doc="goods"),
+    Field("rest", (NUM_GOODS,), I64, doc="goods left after a payment"),
+    Field("keep", (NUM_GOODS,), I64, doc="goods kept after discarding"),
+    Field("subset", (1 << NUM_GOODS,), I64, doc="value of each set of whole tracks"),
+    Field("dp", (NUM_GOODS + 1, GOODS_LIMIT + 1), I64, doc="discard knapsack values"),
+    Field("choice", (NUM_GOODS, GOODS_LIMIT + 1), I64, doc="discard knapsack choices"),
+)
+_Scratch = namedtuple("_Scratch", [f.name for f in SCRATCH])
 
 # build targets: 0 = the next city, 1 + m = monument m
 _NUM_TARGETS = 1 + NUM_MONUMENTS
 
 
 # --- small helpers --------------------------------------------------------------------------
-
-@kernel
-def _cities(city_workers):
-    n = START_CITIES
-    for t in range(CITY_THRESHOLDS.shape[0]):
-        if city_workers >= CITY_THRESHOLDS[t]:
-            n += 1
-    return n
-
 
 @kernel
 def _next_city_need(city_workers):
@@ -150,46 +151,12 @@ def _next_city_need(city_workers):
 
 
 @kernel
-def _completed_monuments(s, b, p):
-    n = 0
-    for m in range(NUM_MONUMENTS):
-        if s.monument_progress[b, p, m] >= MONUMENT_WORKERS[m]:
-            n += 1
-    return n
-
-
-@kernel
-def _score(s, b, p):
-    """The running score of spec 6.2."""
-    total = 0
-    for d in range(NUM_DEVELOPMENTS):
-        if s.developments[b, p, d]:
-            total += DEVELOPMENT_POINTS[d]
-    for m in range(NUM_MONUMENTS):
-        if s.monument_progress[b, p, m] >= MONUMENT_WORKERS[m]:
-            total += s.monument_points[b, p, m]
-    if s.developments[b, p, ARCHITECTURE]:
-        total += _completed_monuments(s, b, p)
-    if s.developments[b, p, EMPIRE]:
-        total += _cities(s.city_workers[b, p])
-    return total - s.disasters[b, p]
-
-
-@kernel
-def _raw_goods_value(goods):
-    v = 0
-    for g in range(NUM_GOODS):
-        v += GOODS_VALUE[g, goods[g]]
-    return v
-
-
-@kernel
-def _kept_goods(goods, limit, keep, iw):
+def _kept_goods(goods, limit, keep, w):
     """Most valuable way to keep at most `limit` units of `goods` (5,): writes `keep`, returns its value.
 
     Track values are convex, so greedy discarding can be wrong (wood 6 + pottery 2, two to go: drop
     the pottery); a knapsack over the five tracks is exact. dp(g, j) = best value of tracks g.. with
-    at most j units, held flat in the workspace `iw` (and the best count of track g beside it).
+    at most j units, in w.dp (and the best count of track g in w.choice).
     """
     total = 0
     for g in range(NUM_GOODS):
@@ -197,34 +164,33 @@ def _kept_goods(goods, limit, keep, iw):
     if total <= limit:
         for g in range(NUM_GOODS):
             keep[g] = goods[g]
-        return _raw_goods_value(goods)
-    width = GOODS_LIMIT + 1
+        return goods_value(goods)
     for j in range(limit + 1):
-        iw[_I_DP + NUM_GOODS * width + j] = 0
+        w.dp[NUM_GOODS, j] = 0
     for g in range(NUM_GOODS - 1, -1, -1):
         for j in range(limit + 1):
             best = -1
             arg = 0
             for k in range(min(goods[g], j) + 1):
-                v = GOODS_VALUE[g, k] + iw[_I_DP + (g + 1) * width + j - k]
+                v = GOODS_VALUE[g, k] + w.dp[g + 1, j - k]
                 if v > best:
                     best = v
                     arg = k
-            iw[_I_DP + g * width + j] = best
-            iw[_I_CHOICE + g * width + j] = arg
+            w.dp[g, j] = best
+            w.choice[g, j] = arg
     j = limit
     for g in range(NUM_GOODS):
-        keep[g] = iw[_I_CHOICE + g * width + j]
+        keep[g] = w.choice[g, j]
         j -= keep[g]
-    return iw[_I_DP + limit]
+    return w.dp[0, limit]
 
 
 @kernel
-def _goods_worth(goods, caravans, iw):
+def _goods_worth(goods, caravans, w):
     """Value (coins) of the goods still held after the discard phase (spec 5.6)."""
     if caravans:
-        return _raw_goods_value(goods)
-    return _kept_goods(goods, GOODS_LIMIT, iw[_I_KEEP:_I_KEEP + NUM_GOODS], iw)
+        return goods_value(goods)
+    return _kept_goods(goods, GOODS_LIMIT, w.keep, w)
 
 
 @kernel
@@ -246,8 +212,8 @@ def _lead(s, b, p):
     best = -(1 << 30)
     for q in range(P):
         if q != p:
-            best = max(best, _score(s, b, q))
-    return _score(s, b, p) - best
+            best = max(best, score_of(s, b, q))
+    return score_of(s, b, p) - best
 
 
 @kernel
@@ -283,18 +249,18 @@ def _may_end_game(s, b, lead_after, params):
 
 
 @kernel
-def _dev_values(s, b, p, R, lead, params, ctx):
-    """ctx[_X_DEV + d] = worth of buying development d now (NEVER if owned or not wanted)."""
+def _dev_values(s, b, p, R, lead, params, w):
+    """w.ctx[_X_DEV + d] = worth of buying development d now (NEVER if owned or not wanted)."""
     P = s.food.shape[1]
     solo = P == 1
     owned = 0
     for d in range(NUM_DEVELOPMENTS):
         owned += s.developments[b, p, d]
-    completed = _completed_monuments(s, b, p)
-    cities = _cities(s.city_workers[b, p])
+    completed = completed_monuments_of(s, b, p)
+    cities = cities_of(s.city_workers[b, p])
     for d in range(NUM_DEVELOPMENTS):
         if s.developments[b, p, d]:
-            ctx[_X_DEV + d] = NEVER
+            w.ctx[_X_DEV + d] = NEVER
             continue
         now = float(DEVELOPMENT_POINTS[d])  # points scored at once
         if d == ARCHITECTURE:
@@ -316,12 +282,12 @@ def _dev_values(s, b, p, R, lead, params, ctx):
             value = now + END_BONUS if _may_end_game(s, b, lead + now, params) else NEVER
         else:
             value = now + later - params[_SLOT_COST]
-        ctx[_X_DEV + d] = value
+        w.ctx[_X_DEV + d] = value
 
 
 @kernel
-def _monument_values(s, b, p, in_play, R, lead, params, ctx):
-    """ctx[_X_MON_VALUE + m] = worth of completing monument m; ctx[_X_MON_REM + m] = its open boxes.
+def _monument_values(s, b, p, in_play, R, lead, params, w):
+    """w.ctx[_X_MON_VALUE + m] = worth of completing monument m; w.ctx[_X_MON_REM + m] = its open boxes.
 
     Only our own completions change these, so they stay valid while workers are placed.
     """
@@ -330,7 +296,7 @@ def _monument_values(s, b, p, in_play, R, lead, params, ctx):
     for m in range(NUM_MONUMENTS):
         if in_play[m] and not s.completed_by_anyone[b, m]:
             n_open += 1
-    cities = _cities(s.city_workers[b, p])
+    cities = cities_of(s.city_workers[b, p])
     for m in range(NUM_MONUMENTS):
         rem = MONUMENT_WORKERS[m] - s.monument_progress[b, p, m]
         rem = rem if in_play[m] and rem > 0 else 0
@@ -344,13 +310,13 @@ def _monument_values(s, b, p, in_play, R, lead, params, ctx):
                 value += INVASION_POINTS * INVASION_RISK[cities] * R
             if not solo and first and n_open == 1 and not _may_end_game(s, b, lead + value, params):
                 value = 0.0  # the last open monument ends the game (spec 6.1): not while behind
-        ctx[_X_MON_VALUE + m] = value
-        ctx[_X_MON_REM + m] = rem
+        w.ctx[_X_MON_VALUE + m] = value
+        w.ctx[_X_MON_REM + m] = rem
 
 
 @kernel
-def _disaster_values(s, b, p, params, ctx):
-    """ctx[_X_DISASTER + n] = worth of n skulls (spec 2.7, solo 8.1): < 0 hurts us, > 0 the others."""
+def _disaster_values(s, b, p, params, w):
+    """w.ctx[_X_DISASTER + n] = worth of n skulls (spec 2.7, solo 8.1): < 0 hurts us, > 0 the others."""
     P = s.food.shape[1]
     devs = s.developments[b, p]
     lost = 0  # opponents' goods a Religion revolt wipes
@@ -359,8 +325,8 @@ def _disaster_values(s, b, p, params, ctx):
         if q != p:
             hit += not s.developments[b, q, MEDICINE]
             if not s.developments[b, q, RELIGION]:
-                lost += _raw_goods_value(s.goods[b, q])
-    w = params[_OPPONENT_WEIGHT]
+                lost += goods_value(s.goods[b, q])
+    ow = params[_OPPONENT_WEIGHT]
     for n in range(MAX_DICE + 1):
         v = 0.0
         if n == DROUGHT_SKULLS and not devs[IRRIGATION]:
@@ -369,72 +335,72 @@ def _disaster_values(s, b, p, params, ctx):
             if P == 1:
                 v = 0.0 if devs[MEDICINE] else -float(PESTILENCE_POINTS)
             else:
-                v = w * PESTILENCE_POINTS * hit
-        elif n == INVASION_SKULLS and s.monument_progress[b, p, GREAT_WALL] < MONUMENT_WORKERS[GREAT_WALL]:
+                v = ow * PESTILENCE_POINTS * hit
+        elif n == INVASION_SKULLS and not monument_done(s, b, p, GREAT_WALL):
             v = -float(INVASION_POINTS)
         elif n >= REVOLT_SKULLS and devs[RELIGION] and P > 1:  # our own loss is in _goods_part
-            v = w * params[_GOODS_COIN_VALUE] * lost
-        ctx[_X_DISASTER + n] = v
+            v = ow * params[_GOODS_COIN_VALUE] * lost
+        w.ctx[_X_DISASTER + n] = v
 
 
 @kernel
-def _prepare_row(s, b, p, in_play, params, ctx):
-    """Fill the per-row context `ctx` for the active player p of row b."""
+def _prepare_row(s, b, p, in_play, params, w):
+    """Fill the per-row context `w` for the active player p of row b."""
     devs = s.developments[b, p]
     R = _remaining_turns(s, b, in_play, params)
     lead = _lead(s, b, p)
-    ctx[_X_R] = R
-    ctx[_X_CITY_VALUE] = params[_CITY_DIE_VALUE] * R + (1.0 if devs[EMPIRE] else 0.0)
-    ctx[_X_CITY_WORKERS] = s.city_workers[b, p]
-    ctx[_X_CITIES] = _cities(s.city_workers[b, p])
-    ctx[_X_FOOD] = s.food[b, p]
-    ctx[_X_FOOD_BONUS] = 1.0 if devs[AGRICULTURE] else 0.0
-    ctx[_X_WORKER_BONUS] = 1.0 if devs[MASONRY] else 0.0
-    ctx[_X_COIN_VALUE] = 12.0 if devs[COINAGE] else 7.0
-    ctx[_X_REVOLT_LOSES] = 0.0 if devs[RELIGION] else 1.0
-    ctx[_X_QUARRYING] = 1.0 if devs[QUARRYING] else 0.0
-    ctx[_X_CARAVANS] = 1.0 if devs[CARAVANS] else 0.0
+    w.ctx[_X_R] = R
+    w.ctx[_X_CITY_VALUE] = params[_CITY_DIE_VALUE] * R + (1.0 if devs[EMPIRE] else 0.0)
+    w.ctx[_X_CITY_WORKERS] = s.city_workers[b, p]
+    w.ctx[_X_CITIES] = cities_of(s.city_workers[b, p])
+    w.ctx[_X_FOOD] = s.food[b, p]
+    w.ctx[_X_FOOD_BONUS] = 1.0 if devs[AGRICULTURE] else 0.0
+    w.ctx[_X_WORKER_BONUS] = 1.0 if devs[MASONRY] else 0.0
+    w.ctx[_X_COIN_VALUE] = 12.0 if devs[COINAGE] else 7.0
+    w.ctx[_X_REVOLT_LOSES] = 0.0 if devs[RELIGION] else 1.0
+    w.ctx[_X_QUARRYING] = 1.0 if devs[QUARRYING] else 0.0
+    w.ctx[_X_CARAVANS] = 1.0 if devs[CARAVANS] else 0.0
     for g in range(NUM_GOODS):
-        ctx[_X_GOODS + g] = s.goods[b, p, g]
-    _disaster_values(s, b, p, params, ctx)
-    _dev_values(s, b, p, R, lead, params, ctx)
-    _monument_values(s, b, p, in_play, R, lead, params, ctx)
-    ctx[_X_WMEMO:] = np.nan  # the memos hold for this row only
+        w.ctx[_X_GOODS + g] = s.goods[b, p, g]
+    _disaster_values(s, b, p, params, w)
+    _dev_values(s, b, p, R, lead, params, w)
+    _monument_values(s, b, p, in_play, R, lead, params, w)
+    w.ctx[_X_WMEMO:] = np.nan  # the memos hold for this row only
 
 
 # --- building -------------------------------------------------------------------------------
 
-@kernel
-def _target_value(t, city_workers, rem, w_total, ctx, params):
+@kernel(inline="always")
+def _target_value(t, city_workers, rem, w_total, w, params):
     """Worth per worker of target t (0 = the next city, 1 + m = monument m) with w_total workers.
 
     rem (7,) are the monuments' open boxes. Boxes that cannot be finished with w_total workers are
     discounted, and worthless when no turn is left to finish them.
     """
-    R = ctx[_X_R]
+    R = w.ctx[_X_R]
     if t == 0:
         need = _next_city_need(city_workers)
         if need == 0:
             return 0.0
-        per = ctx[_X_CITY_VALUE] / need
+        per = w.ctx[_X_CITY_VALUE] / need
         if need > w_total:
             per *= params[_PARTIAL_CITY] if R > 0 else 0.0
         return per
     open_boxes = rem[t - 1]
     if open_boxes == 0:
         return 0.0
-    per = ctx[_X_MON_VALUE + t - 1] / open_boxes
+    per = w.ctx[_X_MON_VALUE + t - 1] / open_boxes
     if open_boxes > w_total:
         per *= params[_PARTIAL_MONUMENT] if R > 0 else 0.0
     return per
 
 
-@kernel
-def _best_target(city_workers, rem, w_total, ctx, params):
+@kernel(inline="always")
+def _best_target(city_workers, rem, w_total, w, params):
     best_t = -1
     best_v = 1e-9
     for t in range(_NUM_TARGETS):
-        v = _target_value(t, city_workers, rem, w_total, ctx, params)
+        v = _target_value(t, city_workers, rem, w_total, w, params)
         if v > best_v:
             best_v = v
             best_t = t
@@ -442,39 +408,41 @@ def _best_target(city_workers, rem, w_total, ctx, params):
 
 
 @kernel
-def _load_rem(ctx, rem):
+def _load_rem(w, rem):
     for m in range(NUM_MONUMENTS):
-        rem[m] = int(ctx[_X_MON_REM + m])
+        rem[m] = int(w.ctx[_X_MON_REM + m])
 
 
 @kernel
-def _workers_value(workers, ctx, params, rem):
-    """Worth of placing `workers` greedily now (BUILD's own rule); `rem` is scratch (7,)."""
-    _load_rem(ctx, rem)
-    city_workers = int(ctx[_X_CITY_WORKERS])
+def _workers_value(workers, w, params):
+    """Worth of placing `workers` greedily now (BUILD's own rule), in the scratch w.rem."""
+    rem = w.rem
+    _load_rem(w, rem)
+    city_workers = int(w.ctx[_X_CITY_WORKERS])
     total = 0.0
-    w = workers
-    while w > 0:
-        t, v = _best_target(city_workers, rem, w, ctx, params)
+    left = workers
+    while left > 0:
+        t, v = _best_target(city_workers, rem, left, w, params)
         if t < 0:
             break
         # a target stays the best while workers go into it, so place a whole chunk at once
         if t == 0:
-            k = min(w, _next_city_need(city_workers))
+            k = min(left, _next_city_need(city_workers))
             city_workers += k
         else:
-            k = min(w, rem[t - 1])
+            k = min(left, rem[t - 1])
             rem[t - 1] -= k
         total += v * k
-        w -= k
+        left -= k
     return total
 
 
 # --- dice utility ---------------------------------------------------------------------------
 
 @kernel
-def _buy_gain_estimate(goods, coins, ctx, params, subset_value):
+def _buy_gain_estimate(goods, coins, w, params):
     """Best development worth minus the goods spent on it (cheapest covering set of whole tracks)."""
+    subset_value = w.subset
     subset_value[0] = 0
     for sm in range(1, 1 << NUM_GOODS):
         low = sm & -sm  # lowest track in the set
@@ -484,7 +452,7 @@ def _buy_gain_estimate(goods, coins, ctx, params, subset_value):
         subset_value[sm] = subset_value[sm ^ low] + GOODS_VALUE[g, goods[g]]
     best = 0.0
     for d in range(NUM_DEVELOPMENTS):
-        value = ctx[_X_DEV + d]
+        value = w.ctx[_X_DEV + d]
         if value <= 0.0:
             continue
         short = DEVELOPMENT_COST[d] - coins
@@ -501,80 +469,74 @@ def _buy_gain_estimate(goods, coins, ctx, params, subset_value):
 
 
 @kernel
-def _goods_part(n_skull, n_good, n_coins, ctx, iw, params):
+def _goods_part(n_skull, n_good, n_coins, w, params):
     """Worth of the goods after collection (kept after discarding), of what coins + goods buy, and
     of the skull row."""
-    goods = iw[_I_GOODS:_I_GOODS + NUM_GOODS]
+    goods = w.goods
     for g in range(NUM_GOODS):
-        goods[g] = int(ctx[_X_GOODS + g])
-    if n_skull >= REVOLT_SKULLS and ctx[_X_REVOLT_LOSES] > 0:  # spec 2.7: a revolt takes all goods
+        goods[g] = int(w.ctx[_X_GOODS + g])
+    if n_skull >= REVOLT_SKULLS and w.ctx[_X_REVOLT_LOSES] > 0:  # spec 2.7: a revolt takes all goods
         for g in range(NUM_GOODS):
             goods[g] = 0
     else:
-        n_units = n_good + 2 * n_skull
-        for i in range(n_units):  # spec 5.3a: one unit at a time from wood
-            g = i % NUM_GOODS
-            if goods[g] < GOODS_MAX[g]:
-                goods[g] += 1
-        if ctx[_X_QUARRYING] > 0 and n_units >= 2 and goods[STONE] < GOODS_MAX[STONE]:
-            goods[STONE] += 1
-    coins = n_coins * int(ctx[_X_COIN_VALUE])
-    kept = _goods_worth(goods, ctx[_X_CARAVANS] > 0, iw)
-    buy = _buy_gain_estimate(goods, coins, ctx, params, iw[_I_SUBSET:_I_DP])
-    return params[_GOODS_COIN_VALUE] * kept + buy + 0.001 * coins + ctx[_X_DISASTER + n_skull]
+        collect_goods(goods, n_good + 2 * n_skull, w.ctx[_X_QUARRYING] > 0)
+    coins = n_coins * int(w.ctx[_X_COIN_VALUE])
+    kept = _goods_worth(goods, w.ctx[_X_CARAVANS] > 0, w)
+    buy = _buy_gain_estimate(goods, coins, w, params)
+    return params[_GOODS_COIN_VALUE] * kept + buy + 0.001 * coins + w.ctx[_X_DISASTER + n_skull]
 
 
-@kernel
-def _food_workers_part(n_food, fw_food, fw_workers, n_workers, ctx, iw, params):
+@kernel(inline="always")
+def _food_workers_part(n_food, fw_food, fw_workers, n_workers, w, params):
     """Worth of the food and workers from the dice (fw_* = FW2 dice taken as food / workers)."""
-    cities = int(ctx[_X_CITIES])
-    food_bonus = int(ctx[_X_FOOD_BONUS])
-    worker_bonus = int(ctx[_X_WORKER_BONUS])
-    food = min(FOOD_MAX, int(ctx[_X_FOOD]) + n_food * (3 + food_bonus) + fw_food * (2 + food_bonus))
+    cities = int(w.ctx[_X_CITIES])
+    food_bonus = int(w.ctx[_X_FOOD_BONUS])
+    worker_bonus = int(w.ctx[_X_WORKER_BONUS])
+    food = min(FOOD_MAX, int(w.ctx[_X_FOOD]) + dice_yield(n_food, fw_food, food_bonus))
     if food < cities:  # spec 5.3c: famine
         value = -params[_FAMINE_WEIGHT] * (cities - food)
     else:
         value = _food_value(food - cities, cities, params)
-    workers = n_workers * (3 + worker_bonus) + fw_workers * (2 + worker_bonus)
-    if np.isnan(ctx[_X_WMEMO + workers]):
-        ctx[_X_WMEMO + workers] = _workers_value(workers, ctx, params, iw[_I_REM:_I_REM + NUM_MONUMENTS])
-    return value + ctx[_X_WMEMO + workers]
+    workers = dice_yield(n_workers, fw_workers, worker_bonus)
+    if np.isnan(w.ctx[_X_WMEMO + workers]):
+        w.ctx[_X_WMEMO + workers] = _workers_value(workers, w, params)
+    return value + w.ctx[_X_WMEMO + workers]
 
 
-@kernel
-def _dice_utility(counts, ctx, iw, params):
+@kernel(inline="always")
+def _dice_utility(counts, w, params):
     """Utility of final dice with face counts `counts` (6,), FW2 dice split in the best way."""
     n_fw = counts[FW2]
     best = -1e18
     for k in range(n_fw + 1):  # k FW2 dice as food
-        best = max(best, _food_workers_part(counts[FOOD3], k, n_fw - k, counts[WORKERS3], ctx, iw, params))
+        best = max(best, _food_workers_part(counts[FOOD3], k, n_fw - k, counts[WORKERS3], w, params))
     n_skull, n_good, n_coins = counts[SKULL], counts[GOOD1], counts[COINS7]
     key = _X_GMEMO + (n_skull * (MAX_DICE + 1) + n_good) * (MAX_DICE + 1) + n_coins
-    if np.isnan(ctx[key]):
-        ctx[key] = _goods_part(n_skull, n_good, n_coins, ctx, iw, params)
-    return best + ctx[key]
+    if np.isnan(w.ctx[key]):
+        w.ctx[key] = _goods_part(n_skull, n_good, n_coins, w, params)
+    return best + w.ctx[key]
 
 
-@kernel
-def _reroll_gain(counts, face, base, ctx, iw, params):
+@kernel(inline="always")
+def _reroll_gain(counts, face, base, w, params):
     """Expected utility change from rerolling one die showing `face` (others as in `counts`)."""
     counts[face] -= 1
     ev = 0.0
     for f in range(NUM_FACES):
         counts[f] += 1
-        ev += _dice_utility(counts, ctx, iw, params)
+        ev += _dice_utility(counts, w, params)
         counts[f] -= 1
     counts[face] += 1
     return ev / NUM_FACES - base
 
 
 @kernel
-def _roll_action(s, b, ctx, iw, params):
+def _roll_action(s, b, w, params):
     """ROLL: mark the next die of the greedy reroll set, roll once all are marked, else PASS."""
     solo = s.food.shape[1] == 1
-    counts = iw[_I_COUNTS:_I_COUNTS + NUM_FACES]
-    avail = iw[_I_AVAIL:_I_AVAIL + NUM_FACES]
-    chosen = iw[_I_CHOSEN:_I_CHOSEN + NUM_FACES]
+    counts = w.counts
+    avail = w.avail
+    chosen = w.chosen
     for f in range(NUM_FACES):
         counts[f] = 0
         avail[f] = 0
@@ -586,13 +548,13 @@ def _roll_action(s, b, ctx, iw, params):
             if solo or f != SKULL:  # spec 5.1: skulls stay, except in solo play
                 avail[f] += 1
     eps = params[_ROLL_EPS_EARLY] if s.rolls_used[b] + 1 < MAX_ROLLS else params[_ROLL_EPS_LATE]
-    base = _dice_utility(counts, ctx, iw, params)
+    base = _dice_utility(counts, w, params)
     while True:
         best_f = -1
         best_gain = eps
         for f in range(NUM_FACES):
             if avail[f] > chosen[f]:
-                gain = _reroll_gain(counts, f, base, ctx, iw, params)
+                gain = _reroll_gain(counts, f, base, w, params)
                 if gain > best_gain:
                     best_gain = gain
                     best_f = f
@@ -601,7 +563,7 @@ def _roll_action(s, b, ctx, iw, params):
         # the chosen die now counts as a blank while the next reroll is considered
         chosen[best_f] += 1
         counts[best_f] -= 1
-        base = _dice_utility(counts, ctx, iw, params)
+        base = _dice_utility(counts, w, params)
     # the chosen dice are the first chosen[f] rerollable dice (by index) of each face
     any_marked = False
     for f in range(NUM_FACES):
@@ -619,20 +581,20 @@ def _roll_action(s, b, ctx, iw, params):
 
 
 @kernel
-def _leadership_action(s, b, ctx, iw, params):
+def _leadership_action(s, b, w, params):
     """LEADERSHIP: reroll the one die (skulls included) with the largest expected gain, if worth it."""
-    counts = iw[_I_COUNTS:_I_COUNTS + NUM_FACES]
+    counts = w.counts
     for f in range(NUM_FACES):
         counts[f] = 0
     for i in range(MAX_DICE):
         if s.dice[b, i] != NO_DIE:
             counts[s.dice[b, i]] += 1
-    base = _dice_utility(counts, ctx, iw, params)
+    base = _dice_utility(counts, w, params)
     best_f = -1
     best_gain = params[_LEADERSHIP_EPS]
     for f in range(NUM_FACES):
         if counts[f] > 0:
-            gain = _reroll_gain(counts, f, base, ctx, iw, params)
+            gain = _reroll_gain(counts, f, base, w, params)
             if gain > best_gain:
                 best_gain = gain
                 best_f = f
@@ -643,7 +605,7 @@ def _leadership_action(s, b, ctx, iw, params):
 
 
 @kernel
-def _choose_fw_action(s, b, ctx, iw, params):
+def _choose_fw_action(s, b, w, params):
     """CHOOSE_FW: the best food/worker split of the undecided FW2 dice; decide the next one."""
     n_food = 0
     n_workers = 0
@@ -666,7 +628,7 @@ def _choose_fw_action(s, b, ctx, iw, params):
     best_k = 0
     best_v = -1e18
     for k in range(undecided + 1):  # the smallest best k, so later steps keep the same split
-        v = _food_workers_part(n_food, fw_food + k, fw_workers + undecided - k, n_workers, ctx, iw, params)
+        v = _food_workers_part(n_food, fw_food + k, fw_workers + undecided - k, n_workers, w, params)
         if v > best_v + 1e-9:
             best_v = v
             best_k = k
@@ -676,24 +638,24 @@ def _choose_fw_action(s, b, ctx, iw, params):
 # --- build, buy, discard, trade -------------------------------------------------------------
 
 @kernel
-def _build_action(s, b, p, mask_row, ctx, iw, params):
+def _build_action(s, b, p, mask_row, w, params):
     """BUILD: one worker on the target worth most per worker; Engineering when it pays."""
-    rem = iw[_I_REM:_I_REM + NUM_MONUMENTS]
-    _load_rem(ctx, rem)
+    rem = w.rem
+    _load_rem(w, rem)
     city_workers = int(s.city_workers[b, p])
     stones = int(s.goods[b, p, STONE])
     engineering = mask_row[ACTION_ENGINEERING]
-    w = int(s.workers[b])
-    if w > 0:
-        w_total = w + (ENGINEERING_WORKERS_PER_STONE * stones if engineering else 0)
-        t, v = _best_target(city_workers, rem, w_total, ctx, params)
+    workers = int(s.workers[b])
+    if workers > 0:
+        w_total = workers + (ENGINEERING_WORKERS_PER_STONE * stones if engineering else 0)
+        t, v = _best_target(city_workers, rem, w_total, w, params)
         if t < 0:
             return ACTION_PASS
         return ACTION_BUILD_CITY if t == 0 else ACTION_BUILD_MONUMENT + t - 1
     if not engineering:
         return ACTION_PASS
     # one stone -> 3 workers, if they are worth more than the stone as payment (its top unit)
-    t, v = _best_target(city_workers, rem, ENGINEERING_WORKERS_PER_STONE * stones, ctx, params)
+    t, v = _best_target(city_workers, rem, ENGINEERING_WORKERS_PER_STONE * stones, w, params)
     stone_worth = params[_GOODS_COIN_VALUE] * (GOODS_VALUE[STONE, stones] - GOODS_VALUE[STONE, stones - 1])
     if t >= 0 and ENGINEERING_WORKERS_PER_STONE * v > stone_worth:
         return ACTION_ENGINEERING
@@ -701,10 +663,10 @@ def _build_action(s, b, p, mask_row, ctx, iw, params):
 
 
 @kernel
-def _buy_action(s, b, p, ctx, iw, params):
+def _buy_action(s, b, p, w, params):
     """BUY: the development and payment (coins + whole tracks + Granaries food) of largest gain."""
-    goods = iw[_I_GOODS:_I_GOODS + NUM_GOODS]
-    rest = iw[_I_REST:_I_REST + NUM_GOODS]
+    goods = w.goods
+    rest = w.rest
     for g in range(NUM_GOODS):
         goods[g] = s.goods[b, p, g]
     lam = params[_GOODS_COIN_VALUE]
@@ -713,7 +675,7 @@ def _buy_action(s, b, p, ctx, iw, params):
     coins = int(s.coins[b])
     food = int(s.food[b, p])
     marked_food = int(s.marked_food[b])
-    cities = _cities(s.city_workers[b, p])
+    cities = cities_of(s.city_workers[b, p])
     marked = 0
     present = 0
     for g in range(NUM_GOODS):
@@ -721,7 +683,7 @@ def _buy_action(s, b, p, ctx, iw, params):
             marked |= 1 << g
         if goods[g] > 0:
             present |= 1 << g
-    best_u = lam * _goods_worth(goods, caravans, iw)  # passing keeps everything
+    best_u = lam * _goods_worth(goods, caravans, w)  # passing keeps everything
     best_d = -1
     best_sm = 0
     best_k = 0
@@ -735,9 +697,9 @@ def _buy_action(s, b, p, ctx, iw, params):
                 rest[g] = 0
             else:
                 rest[g] = goods[g]
-        kept_u = lam * _goods_worth(rest, caravans, iw)
+        kept_u = lam * _goods_worth(rest, caravans, w)
         for d in range(NUM_DEVELOPMENTS):
-            value = ctx[_X_DEV + d]
+            value = w.ctx[_X_DEV + d]
             if value <= 0.0:
                 continue
             short = DEVELOPMENT_COST[d] - coins - paid
@@ -764,13 +726,13 @@ def _buy_action(s, b, p, ctx, iw, params):
 
 
 @kernel
-def _discard_action(s, b, p, iw):
+def _discard_action(s, b, p, w):
     """DISCARD: drop a unit that the most valuable kept set of 6 does not contain."""
-    goods = iw[_I_GOODS:_I_GOODS + NUM_GOODS]
-    keep = iw[_I_KEEP:_I_KEEP + NUM_GOODS]
+    goods = w.goods
+    keep = w.keep
     for g in range(NUM_GOODS):
         goods[g] = s.goods[b, p, g]
-    _kept_goods(goods, GOODS_LIMIT, keep, iw)
+    _kept_goods(goods, GOODS_LIMIT, keep, w)
     for g in range(NUM_GOODS):
         if goods[g] > keep[g]:
             return ACTION_DISCARD + g
@@ -799,7 +761,7 @@ def _respond_action(s, b):
 # --- entry point ----------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
+def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, *scratch):
     """out[b] = the heuristic's action for the seat to play in row b.
 
     Args:
@@ -807,8 +769,9 @@ def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
         out: (B,) int64 written; in_play: (7,) monuments in play; params: `DEFAULT_PARAMS` layout.
         fallback: (B,) bool written: True where the logic chose an illegal action and a random
             legal one was taken instead (never expected; the tests check it).
-        ctx, iw: scratch, float64 (_X_SIZE,) and int64 (_I_SIZE,) (kernels never allocate).
+        scratch: the `SCRATCH` arrays (kernels never allocate), rebuilt into the named `w`.
     """
+    w = _Scratch(*scratch)
     for b in range(s.done.shape[0]):
         fallback[b] = False
         if s.done[b]:
@@ -822,19 +785,19 @@ def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, ctx, iw):
         elif phase == DEC_TRADE or phase == DEC_TRADE_OFFER:
             a = ACTION_PASS  # never offer; withdraw an open offer
         elif phase == DEC_DISCARD:
-            a = _discard_action(s, b, p, iw)
+            a = _discard_action(s, b, p, w)
         else:
-            _prepare_row(s, b, p, in_play, params, ctx)
+            _prepare_row(s, b, p, in_play, params, w)
             if phase == DEC_ROLL:
-                a = _roll_action(s, b, ctx, iw, params)
+                a = _roll_action(s, b, w, params)
             elif phase == DEC_LEADERSHIP:
-                a = _leadership_action(s, b, ctx, iw, params)
+                a = _leadership_action(s, b, w, params)
             elif phase == DEC_CHOOSE_FW:
-                a = _choose_fw_action(s, b, ctx, iw, params)
+                a = _choose_fw_action(s, b, w, params)
             elif phase == DEC_BUILD:
-                a = _build_action(s, b, p, mask[b], ctx, iw, params)
+                a = _build_action(s, b, p, mask[b], w, params)
             elif phase == DEC_BUY:
-                a = _buy_action(s, b, p, ctx, iw, params)
+                a = _buy_action(s, b, p, w, params)
         if a < 0 or a >= mask.shape[1] or not mask[b, a]:
             fallback[b] = True
             a = pick_legal_nb(mask[b], u[b])
@@ -849,9 +812,9 @@ class Heuristic(TunedHeuristic):
 
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
+    SCRATCH = SCRATCH
 
     def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
               fallback: np.ndarray) -> None:
-        ctx = np.empty(_X_SIZE, dtype=np.float64)
-        iw = np.zeros(_I_SIZE, dtype=np.int64)
-        heuristic_actions_nb(state, mask, u, out, game.monuments_in_play, self.params, fallback, ctx, iw)
+        heuristic_actions_nb(state, mask, u, out, game.monuments_in_play, self.params, fallback,
+                             *self.scratch(game))
