@@ -17,15 +17,13 @@ from meeple.envs.hadara.data import (
 )
 
 
+# the rules' own helpers (kernels.py), so the text shows exactly what the rules charge
 def _price(state: Any, row: int, p: int, card: int) -> int:
-    return max(0, int(data.CARD_PRICE[card]) - int(state.colour_count[row, p, data.CARD_COLOUR[card]]))
+    return int(kernels.eff_price(state, row, p, card))
 
 
 def _shortfall(state: Any, row: int, p: int, requirement: int, track: int) -> int:
-    req = int(requirement)
-    if state.ability_count[row, p, data.REQ_MINUS_4] > 0:
-        req = max(0, req - data.REQ_MINUS)
-    return max(0, req - int(state.tracks[row, p, track]))
+    return int(kernels.shortfall(state, row, p, int(requirement), track))
 
 
 def card_text(card: int) -> str:
@@ -122,11 +120,8 @@ def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
 
 
 def _seal_prices(state: Any, row: int, p: int) -> tuple[int, int]:
-    e = int(state.epoch[row])
-    silver, gold = int(data.SILVER_PRICE[e]), int(data.GOLD_PRICE[e])
-    if state.ability_count[row, p, data.CHEAP_SEALS] > 0:
-        silver, gold = min(silver, int(data.CHEAP_SILVER_PRICE[e])), min(gold, int(data.CHEAP_GOLD_PRICE[e]))
-    return silver, gold
+    silver, gold = kernels.seal_prices(state, row, p)
+    return int(silver), int(gold)
 
 
 def score_sheet(game: Any, state: Any, row: int = 0) -> str:

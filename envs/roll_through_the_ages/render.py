@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
-from meeple.envs.roll_through_the_ages import data
+from meeple.envs.roll_through_the_ages import data, kernels
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DISCARD, ACTION_ENGINEERING,
     ACTION_LEADERSHIP_REROLL, ACTION_MARK_REROLL, ACTION_OFFER_GIVE, ACTION_OFFER_TAKE, ACTION_PAY_FOOD,
@@ -17,7 +16,7 @@ from meeple.envs.roll_through_the_ages.data import (
 
 
 def _cities(city_workers: int) -> int:
-    return data.START_CITIES + int(np.sum(city_workers >= data.CITY_THRESHOLDS))
+    return int(kernels.cities_of(city_workers))
 
 
 def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
