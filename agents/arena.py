@@ -194,7 +194,8 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
                 if mine.size:  # each agent sees only the rows where it is to move
                     sub = state if mine.size == n_games else core.take(state, mine)
                     actions[mine] = np.asarray(agent.act(game, sub, agent_rngs[k]), dtype=np.int64)
-            legal = game.legal_action_mask(state)[rows, actions]
+            mask = game.legal_action_mask(state)
+            legal = mask[rows, actions]
             if not legal.all():
                 bad = int(np.flatnonzero(~legal)[0])
                 raise RuntimeError(f"agent {labels[owner[bad]]!r} chose illegal action {actions[bad]} in game {bad}")
@@ -204,9 +205,9 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
                 for i in np.flatnonzero(live):
                     history[i].append(int(actions[i]))
             if streams is None:
-                state = game.step(state, actions, env_rng)
+                state = game.step(state, actions, env_rng, mask)
             else:
-                state = game.apply(state, actions, streams.next())
+                state = game.apply(state, actions, streams.next(), mask)
             steps += 1
             length += live
             if steps > game.info.max_game_length:

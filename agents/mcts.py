@@ -277,7 +277,7 @@ class MCTSAgent:
                 if idx.size == 0:
                     break
                 cur = core.take(cur, go) if not go.all() else cur
-                cur = game.apply(cur, chosen[go], rng.random((idx.size, K)))
+                cur = game.apply(cur, chosen[go], rng.random((idx.size, K)), mask[go])
                 path.append((idx, node))
                 expand = expand[go]
                 if expand.any():  # the new child is the leaf; the rollout starts there
@@ -313,14 +313,15 @@ class MCTSAgent:
         for _ in range(limit):
             if rows.size == 0:
                 break
+            mask = game.legal_action_mask(cur)
             if self.rollout_agent is None:
-                actions = sample_masked(game.legal_action_mask(cur), rng)
+                actions = sample_masked(mask, rng)
             else:
                 actions = np.asarray(self.rollout_agent.act(game, cur, rng), dtype=np.int64)
             if inplace is not None:  # `cur` is our own copy: skip apply's defensive copy
-                inplace(cur, actions, rng.random((rows.size, K)))
+                inplace(cur, actions, rng.random((rows.size, K)), mask)
             else:
-                cur = game.apply(cur, actions, rng.random((rows.size, K)))
+                cur = game.apply(cur, actions, rng.random((rows.size, K)), mask)
             finished = np.asarray(cur.done, dtype=np.bool_)
             if finished.any():  # finished rows leave, so later steps only pay for live ones
                 _scatter(final, rows[finished], cur, finished)
@@ -534,11 +535,12 @@ class RolloutAgent:
         for step in range(limit):
             actor = _ints(state.to_play)
             u = _hashed_uniforms(seed, stream[ids], actor, chance[ids, actor], K)
-            other = game.apply(state, actions, np.mod(u + 0.5, 1.0))
+            mask = game.legal_action_mask(state)  # one legality check for both applies
+            other = game.apply(state, actions, np.mod(u + 0.5, 1.0), mask)
             if inplace is not None:  # `state` is our own copy
-                inplace(state, actions, u)
+                inplace(state, actions, u, mask)
             else:
-                state = game.apply(state, actions, u)
+                state = game.apply(state, actions, u, mask)
             used_chance = _rows_differ(state, other)
             chance[ids[used_chance], actor[used_chance]] += 1
             done = np.asarray(state.done, dtype=np.bool_)

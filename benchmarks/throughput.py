@@ -94,7 +94,7 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
             encoder.encode(game.observe(state, state.to_play), out=out)
         mask = game.legal_action_mask(state)
         actions = sample_masked(mask, rng)
-        game.apply_inplace(state, actions, rng.random((batch, K)))
+        game.apply_inplace(state, actions, rng.random((batch, K)), mask)  # the mask it has: legality check is one gather
         steps += batch - n_done
         now_done = int(np.count_nonzero(state.done))
         games += now_done - n_done

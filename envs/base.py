@@ -213,22 +213,48 @@ class RulesBase(GameBase):
         self.kernels.legal_action_mask_nb(mask, *self.kernel_args, *state)
         return mask
 
-    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any:
-        """Apply one legal action per row, drawing the uniforms from `rng`."""
-        return self.apply(state, actions, rng.random((state.done.shape[0], self.UNIFORMS_PER_STEP)))
+    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
+        """Apply one legal action per row, drawing the uniforms from `rng` (see `apply`)."""
+        return self.apply(state, actions, rng.random((state.done.shape[0], self.UNIFORMS_PER_STEP)), mask)
 
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
-        """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1)."""
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
+        """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
+
+        Every action is checked before anything changes: an integer, in range, and legal in its row
+        (finished rows take any action and stay as they are). `mask` is this state's
+        `legal_action_mask`, if the caller has it (the check then costs one gather instead of a mask
+        computation). Raises ValueError naming the rows and their legal actions.
+        """
         new = clone(state)
-        self.apply_inplace(new, actions, u)
+        self.apply_inplace(new, actions, u, mask)
         return new
 
-    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None:
-        """`apply` without the copy, for owners of the state (the AEC env, the self-play env)."""
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> None:
+        """`apply` without the copy, for owners of the state (the AEC env, the self-play env); the state is
+        left unchanged when a check fails."""
         B = state.done.shape[0]
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
+        self.check_legal(state, actions, mask)
         self.kernels.apply_nb(actions, u, *self.kernel_args, *state)
+
+    def check_legal(self, state: Any, actions: np.ndarray, mask: np.ndarray | None = None) -> None:
+        """ValueError unless actions[b] is legal in every row b (checked actions, see `check_actions`)."""
+        B = actions.shape[0]
+        if mask is None:
+            mask = self.legal_action_mask(state)
+        elif not isinstance(mask, np.ndarray) or mask.shape != (B, self.num_actions) or mask.dtype != np.bool_:
+            raise ValueError(f"mask must be the ({B}, {self.num_actions}) bool legal_action_mask of the state, got "
+                             f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', None)}")
+        if B == 1:
+            ok = bool(mask[0, actions[0]])
+        else:
+            ok = bool(mask[np.arange(B), actions].all())
+        if not ok:
+            bad = np.flatnonzero(~mask[np.arange(B), actions])
+            detail = "; ".join(f"row {b}: action {int(actions[b])}, legal {np.flatnonzero(mask[b]).tolist()[:20]}"
+                               for b in bad[:3])
+            raise ValueError(f"illegal actions in {len(bad)} row(s): {detail}")
 
     def advance(self, state: Any, u: np.ndarray | None = None) -> Any:
         """Recompute derived fields and run the automatic steps from a hand-built position (tests,

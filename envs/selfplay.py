@@ -131,7 +131,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"illegal learner action {actions[bad]} in row {bad}")
         if self.teacher is not None:
             self.teacher_history.append(self.teacher_actions)
-        game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)))
+        game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)), self._mask)
         self.ep_len += 1
         self.timing["game_steps"] += self.num_envs
         self._play_opponents()
@@ -268,16 +268,18 @@ class SelfPlayVecEnv(VecEnv):
                 sub = type(state)._make([field[mine] for field in state])  # core.take, minus the checks
                 actions[mine] = self.opponents[k].act(game, sub, self._agent_rngs[k])
                 self.timing["opponent_calls"] += 1
-            if self.check_opponents:
-                legal = game.legal_action_mask(state)[rows, np.clip(actions, 0, game.num_actions - 1)]
-                bad = pending & ((actions < 0) | (actions >= game.num_actions) | ~legal)
-                if bad.any():
-                    b = int(np.flatnonzero(bad)[0])
-                    raise RuntimeError(f"opponent {self.opponents[owner[b]].name!r} chose illegal action {actions[b]} in row {b}")
+            # one mask serves this check and apply's own legality check
+            mask = game.legal_action_mask(state)
+            legal = mask[rows, np.clip(actions, 0, game.num_actions - 1)]
+            bad = pending & ((actions < 0) | (actions >= game.num_actions) | ~legal)
+            if bad.any():
+                b = int(np.flatnonzero(bad)[0])
+                raise RuntimeError(f"opponent {self.opponents[owner[b]].name!r} chose illegal action {actions[b]} in row {b}")
             waiting = ~pending & ~state.done
+            mask[waiting] = True  # frozen rows (marked done below) take any action and stay as they are
             state.done[waiting] = True
             try:
-                game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)))
+                game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)), mask)
             finally:
                 state.done[waiting] = False
             self.timing["game_steps"] += int(pending.sum())
