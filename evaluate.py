@@ -13,12 +13,15 @@ of an agent's games won by one of its seats (shared 1/k when k seats tie); mean 
 Results go to a JSON file (runs/eval/<game>-<time>.json unless --json) and a PNG beside it: OpenSkill
 ratings with intervals on the left, the head-to-head matrix on the right. With a `human` agent one
 game is played at the terminal (--games is ignored; the person sits in the seat of its place in
---agents, --seed picks the deal) and nothing is saved.
+--agents, --seed picks the deal) and nothing is saved. Arguments are checked before any game is played
+(every agent spec is built once): a bad one exits with code 2 and a one-line message naming it. Files
+are written atomically, so an interrupted run never leaves a truncated JSON or PNG.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +31,7 @@ import numpy as np
 import tyro
 
 from meeple.agents import make_agent
+from meeple.agents.io import ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game
 from meeple.agents.arena import play_games, unique_labels
 from meeple.agents.tournament import run_tournament
 from meeple.envs import make
@@ -138,7 +142,8 @@ def plot_results(result: dict, path: Path) -> None:
         ax.set_title("head-to-head: row ahead of column")
         fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_write(path) as f:  # a file object carries no name: the format comes from the suffix
+        fig.savefig(f, format=path.suffix[1:].lower(), dpi=120)
     plt.close(fig)
 
 
@@ -167,15 +172,49 @@ def play_human(args: Args, variant: dict) -> dict | None:
     return result
 
 
+# what Figure.savefig can write without extra packages (pgf needs LaTeX, so it is left out)
+PLOT_FORMATS = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+
+
+def output_paths(args: Args) -> tuple[Path, Path]:
+    """The JSON and plot paths --json / --plot name, or their defaults."""
+    path = Path(args.json or f"runs/eval/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    return path, Path(args.plot) if args.plot else path.with_suffix(".png")
+
+
+def check_output_path(option: str, path: Path) -> None:
+    """Raises ArgsError if `path` cannot become a file: an existing folder, or under an existing file."""
+    if not path.name or path.is_dir():
+        raise ArgsError(f"{option}: {str(path)!r} is a folder, not a file name")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ArgsError(f"{option}: {str(parent)!r} is a file, so {str(path)!r} cannot be created")
+            break
+
+
+def validate_args(args: Args) -> None:
+    """Raises ArgsError naming the first invalid argument; builds the game config and every agent once."""
+    check_at_least(args, 1, "games")
+    check_at_least(args, 0, "batch_size", "seed")
+    if not args.agents:
+        raise ArgsError("--agents needs at least one agent spec")
+    variant = check_game(args.game, args.num_players, args.variant)
+    check_agent_specs("--agents", args.agents, args.game, args.num_players, variant)
+    if args.save and "human" not in args.agents:  # a human game saves nothing
+        check_output_path("--json", Path(args.json or "runs/eval/x.json"))  # before with_suffix, which needs a name
+        path, plot = output_paths(args)
+        check_output_path("--plot" if args.plot else "--json (the plot goes beside it)", plot)
+        if plot.suffix.lower() not in PLOT_FORMATS:
+            raise ArgsError(f"--plot {str(plot)!r}: the suffix picks the format, one of {' '.join(PLOT_FORMATS)}")
+        if plot.resolve() == path.resolve():
+            raise ArgsError(f"--plot and --json are the same file {str(path)!r}")
+
+
 def main(args: Args) -> dict | None:
     # --- setup ---
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    if not args.agents:
-        raise ValueError("--agents needs at least one agent spec")
+    validate_args(args)
     variant = json.loads(args.variant)
-    if not isinstance(variant, dict):
-        raise ValueError(f"--variant must be a JSON object, got {args.variant!r}")
     if "human" in args.agents:
         return play_human(args, variant)
 
@@ -196,10 +235,9 @@ def main(args: Args) -> dict | None:
         print("\nhead-to-head (row finishes ahead of column; with 2 players, row's win rate against column):")
         print(format_matrix(result))
     if args.save:
-        path = Path(args.json or f"runs/eval/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+        path, plot = output_paths(args)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result))
-        plot = Path(args.plot) if args.plot else path.with_suffix(".png")
+        atomic_write_text(path, json.dumps(result))
         plot.parent.mkdir(parents=True, exist_ok=True)
         try:
             plot_results(result, plot)
@@ -211,4 +249,8 @@ def main(args: Args) -> dict | None:
 
 
 if __name__ == "__main__":
-    main(tyro.cli(Args))
+    try:
+        main(tyro.cli(Args))
+    except ArgsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

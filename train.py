@@ -11,12 +11,22 @@ game's returns at the end. First (--imitation-steps, inside the time limit) the 
 PPO then fine-tunes with a decaying cloning term (--bc-coef) on its own states labelled by the teacher (set
 --imitation-steps 0 --bc-coef 0 for plain self-play). Every --eval-every steps the greedy policy plays --eval-games
 seeded games against each --eval-opponents (seats rotated); win rates go to TensorBoard and runs/<name>/summary.json.
+
+Every --checkpoint-minutes (or --checkpoint-rollouts) the model is saved to runs/<name>/checkpoint.zip. Ctrl-C or
+SIGTERM stops training at the next safe point (a second one at once) and still saves model.zip and summary.json
+(stopped_by "interrupt" / "sigterm"). Every file is written atomically: an interrupted save keeps the old file.
+Arguments are checked before any work starts: a bad one exits with code 2 and a one-line message naming it.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
+import signal
+import sys
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +39,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from meeple.agents import make_agent
+from meeple.agents.io import ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game, check_range
 from meeple.agents.policy import FrozenPolicyAgent, evaluate_policy, imitation_steps, warm_start
 from meeple.envs.selfplay import SelfPlayVecEnv
 
@@ -55,6 +66,10 @@ class Args:
     """torch intra-op threads: a small MLP gains little from more, and the env needs a core too"""
     progress_bar: bool = True
     """show SB3's progress bar (tqdm + rich)"""
+    checkpoint_minutes: float = 5.0
+    """save <name>/checkpoint.zip at the first rollout end after every this many minutes (0 = not by time)"""
+    checkpoint_rollouts: int = 0
+    """also save it every this many rollouts (0 = not by count; both 0 = no checkpoints)"""
 
     # --- PPO (sb3-contrib MaskablePPO, MlpPolicy) ---
     n_envs: int = 64
@@ -126,13 +141,40 @@ class Args:
     """computed at runtime: --exp-name, or the default"""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Raised by `StopRequest.handler` where training cannot stop at a safe point; the message says why."""
+
+
+class StopRequest:
+    """Ctrl-C / SIGTERM while training: the first asks for a stop at the next safe point, a second stops at once.
+
+    The learning loop polls `reason` (SelfPlayCallback._on_step). Where nothing polls it (setup, the imitation
+    warm start, the final evaluation) `immediate` is set and the first signal raises `Interrupted` instead.
+    """
+
+    def __init__(self) -> None:
+        self.reason: str | None = None  # "interrupt" or "sigterm" once a signal arrived
+        self.immediate = True
+
+    def handler(self, signum: int, frame: object) -> None:
+        reason = "sigterm" if signum == signal.SIGTERM else "interrupt"
+        if self.reason is None:
+            self.reason = reason
+            if not self.immediate:
+                print(f"\n[{reason}] stopping at the next safe point (send it again to stop at once)", file=sys.stderr,
+                      flush=True)
+                return
+        raise Interrupted(f"{reason}: stopped at once")
+
+
 class SelfPlayCallback(BaseCallback):
-    """Adds snapshots to the pool, evaluates, times rollouts vs updates, and enforces the time limit."""
+    """Adds snapshots to the pool, evaluates, checkpoints, times rollouts vs updates, and stops on time or signal."""
 
     def __init__(self, args: Args, env: SelfPlayVecEnv, game: object, deadline: float, curve: list,
-                 t_start: float) -> None:
+                 t_start: float, run: Path, stop: StopRequest) -> None:
         super().__init__()
         self.args, self.env, self.game, self.deadline, self.curve = args, env, game, deadline, curve
+        self.run, self.stop, self.rollouts, self.last_checkpoint = run, stop, 0, t_start
         self.t_start, self.bc_coef, self.bc_s = t_start, args.bc_coef, 0.0
         self.bc_rng, self.bc_optimizer, self.rollout_data = np.random.default_rng(args.seed), None, None
         self.next_eval = 0
@@ -196,8 +238,21 @@ class SelfPlayCallback(BaseCallback):
         self.logger.record("time/rollout_s", rollout)
         self.logger.record("time/env_step_share_of_rollout", env_s / max(rollout, 1e-9))
         self.logger.record("selfplay/active_pool", int((self.env.opponent_weights > 0).sum()))
+        self.rollouts += 1
+        a = self.args
+        if ((a.checkpoint_rollouts > 0 and self.rollouts % a.checkpoint_rollouts == 0)
+                or (a.checkpoint_minutes > 0 and self.rollout_end - self.last_checkpoint >= a.checkpoint_minutes * 60)):
+            self.save_checkpoint()
+
+    def save_checkpoint(self) -> None:
+        """The policy between a rollout and its update: consistent, and what PPO would continue from."""
+        save_model(self.model, self.run / "checkpoint.zip")
+        self.last_checkpoint = time.perf_counter()
+        print(f"[checkpoint] step {self.num_timesteps} -> {self.run / 'checkpoint.zip'}", flush=True)
 
     def _on_step(self) -> bool:
+        if self.stop.reason is not None:  # a safe point: SB3 ends learn() cleanly when this returns False
+            return False
         if self.num_timesteps >= self.next_snapshot:
             name = f"ppo:snapshot@{self.num_timesteps}"
             self.snapshots.append(self.env.add_opponent(FrozenPolicyAgent(self.model.policy, self.args.game, name),
@@ -213,13 +268,81 @@ class SelfPlayCallback(BaseCallback):
         return True
 
 
-def main(args: Args) -> None:
+def save_model(model: MaskablePPO, path: Path) -> None:
+    """`model.save`, atomically: an interrupted save keeps the previous file (SB3 writes into an open file as is)."""
+    with atomic_write(path) as f:
+        model.save(f)
+
+
+def validate_args(args: Args) -> None:
+    """Raises ArgsError naming the first invalid argument; builds nothing heavier than the game config and agents."""
+    check_at_least(args, 1, "n_envs", "n_steps", "n_epochs", "total_timesteps", "eval_every", "eval_games",
+                   "torch_threads", "imitation_epochs", "imitation_batch_size", "bc_batches")
+    check_at_least(args, 0, "snapshot_every", "max_snapshots", "imitation_steps", "checkpoint_rollouts")
+    if not 0 <= args.seed < 2**32:  # numpy's legacy seeding takes 32 bits
+        raise ArgsError(f"--seed must be in [0, 2**32), got {args.seed}")
+    rollout = args.n_envs * args.n_steps
+    if not 2 <= args.batch_size <= rollout:  # advantages are normalised per minibatch: one sample has no std
+        raise ArgsError(f"--batch-size must be in [2, n_envs * n_steps = {rollout}], got {args.batch_size}")
+    if not (args.time_limit_minutes >= 0 and math.isfinite(args.time_limit_minutes)):  # 0 is the documented "no limit"
+        raise ArgsError(f"--time-limit-minutes must be a positive number of minutes, or 0 for no limit, "
+                        f"got {args.time_limit_minutes}")
+    check_range(args, "checkpoint_minutes", 0.0)
+    for name in ("learning_rate", "imitation_lr", "clip_range", "max_grad_norm"):
+        check_range(args, name, 0.0, lo_open=True)
+    for name in ("ent_coef", "vf_coef", "bc_coef", "snapshot_weight"):
+        check_range(args, name, 0.0)
+    check_range(args, "gamma", 0.0, 1.0, lo_open=True)
+    for name in ("gae_lambda", "bc_decay"):
+        check_range(args, name, 0.0, 1.0)
+    if not math.isfinite(args.shaping):
+        raise ArgsError(f"--shaping must be a finite number, got {args.shaping}")
+    if any(width < 1 for width in args.net_arch):
+        raise ArgsError(f"--net-arch: every layer needs at least 1 unit, got {' '.join(map(str, args.net_arch))}")
+
+    name = args.exp_name  # "" picks the default name
+    if name and (name.strip() in ("", ".", "..") or any(c in name for c in ("/", "\\", os.sep, os.altsep or "/", "\0"))):
+        raise ArgsError(f"--exp-name must be a plain folder name (no path separators, not '.' or '..'), got {name!r}")
+    run_dir = Path(args.run_dir).resolve()
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ArgsError(f"--run-dir {args.run_dir!r} is not a folder")
+    if name and (run_dir / name).resolve().parent != run_dir:  # e.g. a symlink leading elsewhere
+        raise ArgsError(f"--exp-name {name!r} resolves outside --run-dir {args.run_dir!r}")
+    if name and (run_dir / name).exists() and not (run_dir / name).is_dir():
+        raise ArgsError(f"--exp-name {name!r}: {run_dir / name} exists and is not a folder")
+
+    variant = check_game(args.game, args.num_players, args.variant)
+    if args.num_players > 1 and not args.opponents:
+        raise ArgsError("--opponents needs at least one agent spec (the learner plays against them)")
+    check_agent_specs("--opponents", args.opponents, args.game, args.num_players, variant, allow_human=False)
+    if len(args.opponent_weights) != len(args.opponents):
+        raise ArgsError(f"--opponent-weights needs {len(args.opponents)} values (one per --opponents), "
+                        f"got {len(args.opponent_weights)}")
+    if any(not 0 <= w < float("inf") for w in args.opponent_weights) or (args.opponents and sum(args.opponent_weights) <= 0):
+        raise ArgsError(f"--opponent-weights must be finite, non-negative and not all 0, got {args.opponent_weights}")
+    check_agent_specs("--eval-opponents", args.eval_opponents, args.game, args.num_players, variant, allow_human=False)
+    if args.imitation_steps > 0 or args.bc_coef > 0:
+        check_agent_specs("--teacher", [args.teacher], args.game, args.num_players, variant, allow_human=False)
+
+
+def main(args: Args) -> dict:
+    """Validates `args`, then trains with Ctrl-C and SIGTERM turned into a stop at the next safe point."""
+    validate_args(args)
+    stop = StopRequest()
+    install = threading.current_thread() is threading.main_thread()  # signal.signal works only there
+    previous = {sig: signal.signal(sig, stop.handler) for sig in (signal.SIGINT, signal.SIGTERM)} if install else {}
+    try:
+        return train(args, stop)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def train(args: Args, stop: StopRequest) -> dict:
     args.run_name = args.exp_name or f"{args.game}_{args.num_players}p_s{args.seed}_{time.strftime('%Y%m%d-%H%M%S')}"
     run = Path(args.run_dir) / args.run_name
     run.mkdir(parents=True, exist_ok=True)
     variant = json.loads(args.variant)
-    if len(args.opponent_weights) != len(args.opponents):
-        raise SystemExit(f"--opponent-weights needs {len(args.opponents)} values, got {len(args.opponent_weights)}")
 
     # --- seeding ---
     random.seed(args.seed)
@@ -227,7 +350,7 @@ def main(args: Args) -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
 
-    # --- env setup ---
+    # --- env setup (a signal here raises Interrupted: there is nothing to save yet) ---
     pool = [make_agent(spec, args.game) for spec in args.opponents]
     env = SelfPlayVecEnv(args.game, args.num_players, args.n_envs, pool, seed=args.seed,
                          opponent_weights=args.opponent_weights, shaping=args.shaping, **variant)
@@ -244,34 +367,45 @@ def main(args: Args) -> None:
     )
     model.set_logger(configure(str(run / "tb"), ["tensorboard", "csv"]))
 
-    # --- imitation warm start (counted in the time limit) ---
+    # --- imitation warm start (counted in the time limit; a signal cuts it short, PPO is then skipped) ---
     curve: list[dict] = []
     t0 = time.perf_counter()  # the time limit and the curve's clock start here, before the warm start
     deadline = t0 + args.time_limit_minutes * 60 if args.time_limit_minutes > 0 else float("inf")
+    callback = SelfPlayCallback(args, env, game, deadline, curve, t0, run, stop)
     imitation: dict = {}
-    if args.imitation_steps > 0:
-        imitation = warm_start(model.policy, env, make_agent(args.teacher, args.game), args.imitation_steps,
-                               args.imitation_epochs, args.gamma, args.imitation_batch_size, args.imitation_lr,
-                               args.vf_coef, seed=args.seed)
-        print(f"[imitation] {imitation}", flush=True)
-        env.timing.update({k: 0 for k in env.timing})  # the timings below are PPO's
+    try:
+        if args.imitation_steps > 0:
+            imitation = warm_start(model.policy, env, make_agent(args.teacher, args.game), args.imitation_steps,
+                                   args.imitation_epochs, args.gamma, args.imitation_batch_size, args.imitation_lr,
+                                   args.vf_coef, seed=args.seed)
+            print(f"[imitation] {imitation}", flush=True)
+            env.timing.update({k: 0 for k in env.timing})  # the timings below are PPO's
 
-    env.teacher = make_agent(args.teacher, args.game) if args.bc_coef > 0 else None  # labels for bc_step
+        env.teacher = make_agent(args.teacher, args.game) if args.bc_coef > 0 else None  # labels for bc_step
 
-    # --- learn ---
-    callback = SelfPlayCallback(args, env, game, deadline, curve, t0)
-    model.learn(total_timesteps=args.total_timesteps, callback=callback, progress_bar=args.progress_bar)
+        # --- learn (a first signal ends it at the next step, see SelfPlayCallback._on_step) ---
+        stop.immediate = False
+        model.learn(total_timesteps=args.total_timesteps, callback=callback, progress_bar=args.progress_bar)
+    except Interrupted:
+        pass  # a second signal (or one during the warm start): save what there is
     learn_s = time.perf_counter() - t0 - imitation.get("total_s", 0.0) - callback.eval_s
 
-    # --- save and final eval ---
-    model.save(run / "model.zip")
-    if not curve or curve[-1]["timesteps"] != model.num_timesteps:
-        callback.run_eval()
+    # --- save and final eval (a second signal during the save raises: atomic_write keeps the old file) ---
+    stop.immediate = False
+    save_model(model, run / "model.zip")
+    if stop.reason is None and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
+        try:
+            stop.immediate = True  # nothing to save but the summary: stop the evaluation at once
+            callback.run_eval()
+        except Interrupted:
+            pass
+        stop.immediate = False
+    stopped_by = stop.reason or ("time_limit" if callback.stopped_by_time else "total_timesteps")
     timing = env.timing
     summary = {
         "args": asdict(args), "game": game.info.name, "config": asdict(game.config),
         "timesteps": int(model.num_timesteps),
-        "stopped_by": "time_limit" if callback.stopped_by_time else "total_timesteps",
+        "stopped_by": stopped_by,
         "timings": {
             "total_s": round(time.perf_counter() - t0, 2),
             "learn_s": round(learn_s, 2),  # model.learn minus the evaluations
@@ -288,13 +422,25 @@ def main(args: Args) -> None:
         "game_steps_per_s": round(timing["game_steps"] / max(learn_s, 1e-9), 1),  # every seat's decisions
         "imitation": imitation,
         "snapshots": [env.opponent_names[i] for i in range(len(args.opponents), len(env.opponents))],
-        "final": {k: v for k, v in curve[-1].items() if k not in ("wall_time_s", "train_time_s")},
+        # the last evaluation: at the final step, except after a signal (its step is in "timesteps")
+        "final": {k: v for k, v in curve[-1].items() if k not in ("wall_time_s", "train_time_s")} if curve else None,
         "curve": curve,
     }
-    (run / "summary.json").write_text(json.dumps(summary, indent=2))
+    atomic_write_text(run / "summary.json", json.dumps(summary, indent=2))
     print(json.dumps({k: summary[k] for k in ("timesteps", "stopped_by", "env_steps_per_s", "timings", "final")}))
     env.close()
+    if stop.reason is not None:
+        print(f"stopped by {stop.reason} at step {model.num_timesteps}: saved {run / 'model.zip'} and summary.json",
+              file=sys.stderr, flush=True)
+    return summary
 
 
 if __name__ == "__main__":
-    main(tyro.cli(Args))
+    try:
+        main(tyro.cli(Args))
+    except ArgsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except Interrupted as exc:  # before the model existed, or a second signal during the final save
+        print(f"{exc}; nothing (more) saved, existing files left as they were", file=sys.stderr)
+        sys.exit(130)

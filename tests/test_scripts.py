@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,155 @@ def test_train_with_imitation_warm_start(tmp_path):
     assert imitation["total_s"] >= imitation["collect_s"] > 0
     assert summary["timings"]["bc_s"] > 0
     assert summary["curve"][0]["wall_time_s"] >= imitation["total_s"]  # the curve's clock includes the warm start
+
+
+# --- bad arguments: exit code 2 and one line naming the option, before any work (nothing is written) ---
+
+TRAIN_BAD = [  # (arguments, text the message must contain); each process pays ~5 s of imports (torch)
+    (["--time-limit-minutes", "-1"], "--time-limit-minutes"),
+    (["--exp-name", "../.."], "--exp-name"),
+    (["--n-envs", "0"], "--n-envs"),
+    (["--n-steps", "0"], "--n-steps"),
+    (["--batch-size", "0"], "--batch-size"),
+    (["--eval-games", "0"], "--eval-games"),
+    (["--seed", "-1"], "--seed"),
+    (["--opponents", "foo"], "'foo'"),  # the spec itself, not a weights-count complaint
+    (["--eval-opponents", "random", "bar"], "'bar'"),
+    (["--game", "chess"], "--game"),
+    (["--num-players", "7"], "--num-players"),
+]
+TRAIN_BAD_IN_PROCESS = [  # the same check through validate_args directly, without a process each
+    ({"time_limit_minutes": float("nan")}, "--time-limit-minutes"),
+    ({"exp_name": "a/b"}, "--exp-name"),
+    ({"exp_name": ".."}, "--exp-name"),
+    ({"exp_name": "a\\b"}, "--exp-name"),
+    ({"n_envs": 2, "n_steps": 4, "batch_size": 16}, "--batch-size"),  # more than a rollout holds
+    ({"batch_size": 1}, "--batch-size"),
+    ({"total_timesteps": 0}, "--total-timesteps"),
+    ({"checkpoint_minutes": -1.0}, "--checkpoint-minutes"),
+    ({"opponents": ("random", "mcts:x"), "opponent_weights": (1.0, 1.0)}, "'mcts:x'"),
+    ({"eval_opponents": ("human",)}, "--eval-opponents"),
+    ({"teacher": "baz"}, "'baz'"),
+    ({"opponent_weights": (1.0,)}, "--opponent-weights"),
+    ({"opponent_weights": (0.0, 0.0)}, "--opponent-weights"),
+    ({"variant": '{"nope": true}'}, "--variant"),
+    ({"variant": "[1]"}, "--variant"),
+    ({"learning_rate": 0.0}, "--learning-rate"),
+    ({"gamma": 1.5}, "--gamma"),
+    ({"net_arch": (32, 0)}, "--net-arch"),
+]
+EVALUATE_BAD = [
+    (["--games", "0"], "--games"),
+    (["--agents", "heuristic", "foo"], "'foo'"),
+    (["--agents", "ppo:missing/model.zip"], "'ppo:missing/model.zip'"),
+    (["--num-players", "9"], "--num-players"),
+    (["--game", "chess"], "--game"),
+    (["--seed", "-1"], "--seed"),
+    (["--batch-size", "-1"], "--batch-size"),
+    (["--json", "."], "--json"),
+    (["--json", "out.json", "--plot", "out.xyz"], "--plot"),
+    (["--json", "same.png"], "--plot"),
+]
+
+
+def run_bad(script: str, cases: list, cwd: Path) -> None:
+    """Runs every case at once (each pays the imports, mostly torch) and checks its exit code and message."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(extra: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(ROOT / script), *extra], cwd=cwd, capture_output=True, text=True,
+                              timeout=300)
+
+    with ThreadPoolExecutor(4) as pool:
+        procs = list(pool.map(run, [extra for extra, _ in cases]))
+    for (extra, expected), proc in zip(cases, procs):
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2, (extra, proc.stderr[-2000:])
+        assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], (extra, proc.stderr[-2000:])
+    assert list(cwd.iterdir()) == [], "a rejected run wrote files"
+
+
+@needs_training_extras
+def test_train_rejects_bad_arguments(tmp_path):
+    work = tmp_path / "work"  # runs/ would appear here; ../.. would escape it
+    work.mkdir()
+    run_bad("train.py", TRAIN_BAD, work)
+    assert list(tmp_path.iterdir()) == [work]
+
+
+@needs_training_extras
+def test_train_validate_args(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
+    train = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, train)  # dataclasses look the module up while building Args
+    spec.loader.exec_module(train)
+    from meeple.agents.io import ArgsError
+
+    base = {"run_dir": str(tmp_path)}
+    train.validate_args(train.Args(**base))  # the defaults pass
+    for change, expected in TRAIN_BAD_IN_PROCESS:
+        with pytest.raises(ArgsError, match=re.escape(expected)):
+            train.validate_args(train.Args(**base, **change))
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ArgsError, match="outside --run-dir"):
+        train.validate_args(train.Args(run_dir=str(tmp_path / "runs"), exp_name="link"))
+
+
+def test_evaluate_rejects_bad_arguments(tmp_path):
+    run_bad("evaluate.py", EVALUATE_BAD, tmp_path)
+
+
+def test_atomic_write_keeps_the_old_file_when_interrupted(tmp_path):
+    from meeple.agents.io import atomic_write, atomic_write_text
+
+    path = tmp_path / "model.zip"
+    atomic_write_text(path, "good")
+    for error in (OSError("disk full"), KeyboardInterrupt()):
+        with pytest.raises(type(error)), atomic_write(path) as f:
+            f.write(b"half of a new fi")
+            f.flush()
+            raise error
+        assert path.read_text() == "good"
+        assert [p.name for p in tmp_path.iterdir()] == ["model.zip"]  # no temp file left behind
+    with atomic_write(path) as f:
+        f.write(b"new")
+    assert path.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["model.zip"]
+    (tmp_path / "plain").write_bytes(b"")  # the permissions an ordinary write gives (umask applied)
+    assert path.stat().st_mode & 0o777 == (tmp_path / "plain").stat().st_mode & 0o777
+
+
+@needs_training_extras
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_train_saves_on_interrupt(tmp_path, sig):
+    """A signal after the first checkpoint stops training at the next step; model and summary are saved."""
+    import signal
+    import time
+
+    cmd = [sys.executable, str(ROOT / "train.py"), "--game", GAME, "--run-dir", str(tmp_path), "--exp-name", "tiny", *TINY,
+           "--opponents", "random", "--opponent-weights", "1", "--eval-opponents", "random", "--eval-every", "10_000_000",
+           "--total-timesteps", "100_000_000", "--time-limit-minutes", "30", "--checkpoint-rollouts", "1"]
+    run = tmp_path / "tiny"
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240  # ~20 s on an idle machine; startup is mostly imports
+        while not (run / "checkpoint.zip").exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert (run / "checkpoint.zip").exists(), "no checkpoint"
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err[-3000:]
+    reason = {"SIGINT": "interrupt", "SIGTERM": "sigterm"}[sig]
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(f"stopped by {reason} at step ")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["stopped_by"] == reason
+    assert 512 <= summary["timesteps"] < 100_000_000  # at least the checkpointed rollout
+    from sb3_contrib import MaskablePPO
+
+    for name in ("model.zip", "checkpoint.zip"):
+        assert MaskablePPO.load(run / name, device="cpu").policy is not None
