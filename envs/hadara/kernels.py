@@ -587,7 +587,11 @@ def fill_mask(s, b, row):
 @kernel
 def forced_action(s, b):
     """The actor's only legal action, or -1 if it has several (D19); mirrors fill_mask cheaply.
-    tests/test_hadara_invariants.py checks that no decision with one legal action reaches an agent."""
+    tests/test_hadara_invariants.py checks that no decision with one legal action reaches an agent.
+
+    Kept as a second copy of the legality rules on purpose: deriving it from fill_mask into a scratch
+    row and counting measured 14-15% fewer `apply` steps/s (random play, 2 players, B=256 and
+    4096, interleaved A/B), since it runs after every decision and fill_mask writes all 104 actions."""
     p = actor_of(s, b)
     sec = s.decision[b]
     coins = np.int64(s.coins[b, p])
