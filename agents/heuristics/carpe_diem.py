@@ -59,7 +59,8 @@ from meeple.agents.heuristics import TunedHeuristic
 from meeple.agents.random_agent import pick_legal_nb
 from meeple.envs.carpe_diem.data import (
     ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
-    ACTION_PLACE, ACTION_RETURN, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE,
+    ACTION_PLACE, ACTION_RETURN, ADMINISTRATOR_STEPS, BAKER_BREAD, FOUNTAIN_CARD_VP, MERCHANT_BONUS_COINS,
+    MARKET_COINS, BAKERY_BREAD, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE,
     ADMINISTRATOR, ANY_LANDSCAPE, ANY_LODGING, BAKER, BOARD_BANDEROLE, BOARD_SHOVEL, CARD_GAIN,
     CARD_HAVE, CARD_PAY, CARD_RED, CENTRE_BAKERY, CENTRE_FEATURE, CENTRE_FOUNTAIN, CENTRE_MARKET,
     CHIMNEYS, CIRCLE_SLOTS, DEC_CARD_ORDER, DEC_CARD_UNITS, DEC_DISPLAY_PICK,
@@ -71,8 +72,11 @@ from meeple.envs.carpe_diem.data import (
     SPACE_USABLE, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, VILLA, VILLA_VP,
 )
 from meeple.envs.carpe_diem.rules import LOC_DEPOT, LOC_DISPLAY, LOC_SUPPLY, View
-from meeple.envs.jit import kernel
-from meeple.envs.carpe_diem.kernels import countable, find_root, green_units, neighbour, union_district, walk
+from meeple.envs.base import I32, I64, Field
+from meeple.envs.jit import best_legal, kernel
+from meeple.envs.carpe_diem.kernels import (
+    LINE_MASK, countable, find_root, green_units, neighbour, pay_goods, red_units_payable, union_district, walk,
+)
 
 # the View fields the kernels read, passed as *fields (fewer arguments per helper: less compile time)
 _USED = ("viewer", "done", "decision", "phase", "round", "tile_pending", "cur_space", "card_seq", "first_high",
@@ -150,26 +154,36 @@ def _tile_kinds() -> np.ndarray:
 SIDE_FIT = _side_fit()
 TILE_KIND = _tile_kinds()
 
-# scratch arrays of one call (kernels never allocate); built by `_scratch`
-_Work = namedtuple("_Work", (
-    "par", "root", "opn", "chim", "ckind", "cells", "ocells", "pot", "prob", "oroots", "code", "fit",
-    "q", "avail", "front", "tinfo", "tval", "tact", "small", "smallf", "res", "deny",
-))
-
-
-def _scratch() -> _Work:
-    return _Work(
-        par=np.zeros(NUM_NODES, np.int32), root=np.zeros(NUM_NODES, np.int32), opn=np.zeros(NUM_NODES, np.int32),
-        chim=np.zeros(NUM_NODES, np.int32), ckind=np.zeros(NUM_NODES, np.int32),
-        cells=np.zeros(NUM_NODES, np.int64), ocells=np.zeros(NUM_NODES, np.int64),
-        pot=np.zeros(NUM_NODES, np.float64), prob=np.zeros(NUM_NODES, np.float64),
-        oroots=np.zeros(NUM_NODES + 1, np.int32), code=np.zeros((NUM_CELLS, 4), np.int32),
-        fit=np.zeros((NUM_CELLS, 4, 2), np.uint64), q=np.zeros(NUM_CELLS, np.float64),
-        avail=np.zeros(2, np.uint64), front=np.zeros(NUM_CELLS + 1, np.int32),
-        tinfo=np.zeros((8, 3), np.int64), tval=np.zeros(NUM_TILES, np.float64), tact=np.zeros(NUM_TILES, np.int64),
-        small=np.zeros(32, np.int32), smallf=np.zeros(8, np.float64), res=np.zeros((3, 6), np.int64),
-        deny=np.zeros(NUM_TILES, np.float64),
-    )
+# one agent's scratch (kernels never allocate), built once per agent by `make_scratch`
+F64, U64 = np.float64, np.uint64
+SCRATCH = (
+    Field("ctx", (_X_SIZE,), F64, doc="per-row context, the _X_* layout above"),
+    Field("values", (NUM_ACTIONS,), F64, doc="value of each legal action of the decision (best_legal)"),
+    Field("par", (NUM_NODES,), I32, doc="district union-find parents"),
+    Field("root", (NUM_NODES,), I32, doc="component root of each placed port, -1"),
+    Field("opn", (NUM_NODES,), I32, doc="open ports per component"),
+    Field("chim", (NUM_NODES,), I32, doc="chimneys per component"),
+    Field("ckind", (NUM_NODES,), I32, doc="feature kind per component"),
+    Field("cells", (NUM_NODES,), I64, doc="cell mask per component"),
+    Field("ocells", (NUM_NODES,), I64, doc="mask of the empty cells its open ports face"),
+    Field("pot", (NUM_NODES,), F64, doc="potential per open component"),
+    Field("prob", (NUM_NODES,), F64, doc="completion chance per open component"),
+    Field("oroots", (NUM_NODES + 1,), I32, doc="the open components; count last"),
+    Field("code", (NUM_CELLS, 4), I32, doc="side codes of each empty cell"),
+    Field("fit", (NUM_CELLS, 4, 2), U64, doc="fitting tiles per empty cell and rotation (bit words)"),
+    Field("q", (NUM_CELLS,), F64, doc="fill chance per empty cell"),
+    Field("avail", (2,), U64, doc="obtainable tiles (bit words)"),
+    Field("front", (NUM_CELLS + 1,), I32, doc="the frontier cells; count last"),
+    Field("tinfo", (8, 3), I64, doc="frame tasks: kind or -1, line mask, VP"),
+    Field("tval", (NUM_TILES,), F64, doc="memo: best value per tile"),
+    Field("tact", (NUM_TILES,), I64, doc="memo: its action, -1 unknown"),
+    Field("small", (32,), I32, doc="cells changed by a candidate (8..), merged components (16..)"),
+    Field("smallf", (8,), F64, doc="fill chances of the changed cells"),
+    Field("res", (3, 6), I64, doc="resources (goods x4, coins, bread) before / between / after two cards"),
+    Field("deny", (NUM_TILES,), F64, doc="denial value per depot tile"),
+)
+_Scratch = namedtuple("_Scratch", [f.name for f in SCRATCH])
+_NUM_SCRATCH = len(SCRATCH)
 
 
 # --- small helpers ----------------------------------------------------------------------------------
@@ -206,22 +220,6 @@ def _n_fit(fit_row, avail):
     w0 = fit_row[0, 0] | fit_row[1, 0] | fit_row[2, 0] | fit_row[3, 0]
     w1 = fit_row[0, 1] | fit_row[1, 1] | fit_row[2, 1] | fit_row[3, 1]
     return _popcount64(w0 & avail[0]) + _popcount64(w1 & avail[1])
-
-
-@kernel
-def _red_max(card, res, lvl):
-    """Largest u payable with the goods and coins of res[lvl] (coins replace any good, spec 6.3)."""
-    u = 0
-    while u < MAX_UNITS:
-        short = 0
-        for g in range(NUM_GOODS):
-            need = CARD_PAY[card, g] * (u + 1)
-            if need > res[lvl, g]:
-                short += need - res[lvl, g]
-        if short > res[lvl, 4]:
-            break
-        u += 1
-    return u
 
 
 # --- values of resources and counts -------------------------------------------------------------------
@@ -330,21 +328,15 @@ def _prepare_tasks(v, b, p, tinfo):
             i = 2 * side + j
             kind = FRAME_TASKS[part, j, 0]
             pos = FRAME_TASKS[part, j, 1]
-            is_row = TASK_LINE[side, pos, 0]
-            idx = TASK_LINE[side, pos, 1]
-            m = np.int64(0)
-            for c in range(NUM_CELLS):
-                if (is_row and c // 6 == idx) or (not is_row and c % 6 == idx):
-                    m |= np.int64(1) << np.int64(c)
             tinfo[i, 0] = -1 if v.task_done[b, p, i] else kind
-            tinfo[i, 1] = m
+            tinfo[i, 1] = LINE_MASK[TASK_LINE[side, pos, 0], TASK_LINE[side, pos, 1]]
             tinfo[i, 2] = FRAME_POSITION_VP[pos]
 
 
 @kernel
 def _done_value(kind, cm, ch, v, b, p, ctx, tinfo):
     """VP of completing an instance of `kind` covering cells `cm` with `ch` chimneys (villas)."""
-    val = ctx[_X_CNT + kind] + (2.0 * v.own_hand[b, kind] if p == v.viewer[b] else 0.0)
+    val = ctx[_X_CNT + kind] + (FOUNTAIN_CARD_VP * v.own_hand[b, kind] if p == v.viewer[b] else 0.0)
     for i in range(8):
         if tinfo[i, 0] == kind and (tinfo[i, 1] & cm) != 0:
             val += tinfo[i, 2]
@@ -356,11 +348,11 @@ def _done_value(kind, cm, ch, v, b, p, ctx, tinfo):
     else:
         val += ctx[_X_CNT + ANY_LODGING]
         if kind == BAKER:
-            val += 2.0 * ctx[_X_BREAD]
+            val += BAKER_BREAD * ctx[_X_BREAD]
         elif kind == ADMINISTRATOR:
-            val += 2.0 * ctx[_X_STEP]
+            val += ADMINISTRATOR_STEPS * ctx[_X_STEP]
         elif kind == MERCHANT:
-            n = 1
+            n = MERCHANT_BONUS_COINS
             lost = 0.0
             for g in range(NUM_GOODS):
                 n += v.goods[b, p, g]
@@ -513,7 +505,7 @@ def _expected_counts(v, b, p, params, ctx, w):
     for k in range(NUM_FEATURES):
         for k2 in range(NUM_FEATURES):
             tot += max(ctx[_X_END + k], ctx[_X_END + k2])
-    ctx[_X_FOUNTAIN] = params[_FOUNTAIN_VALUE] * 2.0 * tot / (NUM_FEATURES * NUM_FEATURES)
+    ctx[_X_FOUNTAIN] = params[_FOUNTAIN_VALUE] * FOUNTAIN_CARD_VP * tot / (NUM_FEATURES * NUM_FEATURES)
 
 
 @kernel
@@ -526,11 +518,11 @@ def _eval_place(v, b, p, t, rot, cell, ctx, w):
     ctr = TILE_CENTRE[t]
     if ctr > 0:
         k = CENTRE_FEATURE[ctr]
-        val += ctx[_X_CNT + k] + (2.0 * v.own_hand[b, k] if p == v.viewer[b] else 0.0)
+        val += ctx[_X_CNT + k] + (FOUNTAIN_CARD_VP * v.own_hand[b, k] if p == v.viewer[b] else 0.0)
         if ctr == CENTRE_MARKET:
-            val += ctx[_X_COIN]
+            val += MARKET_COINS * ctx[_X_COIN]
         elif ctr == CENTRE_BAKERY:
-            val += ctx[_X_BREAD]
+            val += BAKERY_BREAD * ctx[_X_BREAD]
         elif ctr == CENTRE_FOUNTAIN:
             val += ctx[_X_FOUNTAIN]
     val += TILE_CHIMNEYS[t] * ctx[_X_CNT + CHIMNEYS]
@@ -755,31 +747,19 @@ def _move_action(v, b, p, mask_row, ctx, w, params):
 @kernel
 def _take_action(v, b, p, mask_row, ctx, w, params):
     d = v.patrician[b, p]
-    best = NEVER
-    best_a = -1
     for j in range(DEPOT_SLOTS):
-        if not mask_row[ACTION_TAKE + j]:
-            continue
-        t = v.depot[b, d, j]
-        val = _cached_tile_value(v, b, p, t, ctx, w, params) + params[_DENY_WEIGHT] * w.deny[t]
-        if val > best:
-            best = val
-            best_a = ACTION_TAKE + j
-    return best_a
+        if mask_row[ACTION_TAKE + j]:
+            t = v.depot[b, d, j]
+            w.values[ACTION_TAKE + j] = _cached_tile_value(v, b, p, t, ctx, w, params) + params[_DENY_WEIGHT] * w.deny[t]
+    return best_legal(mask_row, w.values)
 
 
 @kernel
 def _display_action(v, b, p, mask_row, ctx, w, params):
-    best = NEVER
-    best_a = -1
     for i in range(DISPLAY_SLOTS):
-        if not mask_row[ACTION_DISPLAY + i]:
-            continue
-        val = _cached_tile_value(v, b, p, v.display[b, i], ctx, w, params)
-        if val > best:
-            best = val
-            best_a = ACTION_DISPLAY + i
-    return best_a
+        if mask_row[ACTION_DISPLAY + i]:
+            w.values[ACTION_DISPLAY + i] = _cached_tile_value(v, b, p, v.display[b, i], ctx, w, params)
+    return best_legal(mask_row, w.values)
 
 
 @kernel
@@ -787,7 +767,7 @@ def _place_action(v, b, p, mask_row, ctx, w, params):
     t = v.tile_pending[b]
     best = NEVER
     best_a = -1
-    if mask_row[ACTION_STORE]:
+    if mask_row[ACTION_STORE]:  # storing wins ties, so not best_legal (lowest index: a placement)
         best = params[_LEFTOVER_VALUE]
         best_a = ACTION_STORE
     for a in range(ACTION_PLACE, ACTION_STORE):
@@ -805,16 +785,9 @@ def _place_action(v, b, p, mask_row, ctx, w, params):
 @kernel
 def _fountain_action(v, b, p, mask_row, ctx, w, params):
     """Return the kind with the fewest completed items expected at the end (`_expected_counts`)."""
-    best = 1e18
-    best_a = -1
     for k in range(NUM_FOUNTAIN_KINDS):
-        if not mask_row[ACTION_RETURN + k]:
-            continue
-        e = ctx[_X_END + k]
-        if e < best:
-            best = e
-            best_a = ACTION_RETURN + k
-    return best_a
+        w.values[ACTION_RETURN + k] = -ctx[_X_END + k]
+    return best_legal(mask_row, w.values)
 
 
 # --- scoring ------------------------------------------------------------------------------------------
@@ -826,14 +799,7 @@ def _apply_card(card, u, bp, res, src, dst):
     for i in range(6):
         res[dst, i] = res[src, i]
     if CARD_RED[card]:
-        for g in range(NUM_GOODS):
-            need = CARD_PAY[card, g] * u
-            have = res[dst, g]
-            if need > have:
-                res[dst, 4] -= need - have
-                res[dst, g] = 0
-            else:
-                res[dst, g] = have - need
+        res[dst, 4] -= pay_goods(card, u, res[dst])
     res[dst, 5] -= 3 * bp
     total = u + bp
     if total == 0:
@@ -857,7 +823,7 @@ def _card_range(v, b, p, card, fixed_u, res, src):
     if fixed_u >= 0:
         return fixed_u, fixed_u
     if CARD_RED[card]:
-        return 0, _red_max(card, res, src)
+        return 0, red_units_payable(card, res[src], res[src, 4])
     u = min(green_units(v, b, p, card), MAX_UNITS)
     return u, u
 
@@ -937,16 +903,10 @@ def _scoring_action(v, b, p, P, dec, mask_row, params, ctx, w):
     _prepare_values(v, b, p, P, NUM_PHASES - 1 - v.phase[b], params, ctx)
     res = w.res
     if dec == DEC_SCORE_SPACE:
-        best = NEVER
-        best_a = -1
         for sp in range(NUM_CIRCLE_SPACES):
-            if not mask_row[ACTION_SCORE_SPACE + sp]:
-                continue
-            val = _pair_value(v, b, p, sp, ctx, res)[0]
-            if val > best:
-                best = val
-                best_a = ACTION_SCORE_SPACE + sp
-        return best_a
+            if mask_row[ACTION_SCORE_SPACE + sp]:
+                w.values[ACTION_SCORE_SPACE + sp] = _pair_value(v, b, p, sp, ctx, res)[0]
+        return best_legal(mask_row, w.values)
     if dec == DEC_CARD_ORDER:
         return ACTION_ORDER_HIGH if _pair_value(v, b, p, v.cur_space[b], ctx, res)[1] else ACTION_ORDER_LOW
     card, nxt = _current_cards(v, b)
@@ -962,20 +922,20 @@ def _scoring_action(v, b, p, P, dec, mask_row, params, ctx, w):
 # --- entry point --------------------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, ctx, par, root, opn, chim, ckind, cells, ocells, pot,
-                         prob, oroots, code, fit, q, avail, front, tinfo, tval, tact, small, smallf, res, deny, *fields):
+def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
     """out[b] = the heuristic's action for the seat to play in row b, from that seat's View.
 
     Args:
         mask: (B, A) legal actions; u: (B,) uniforms for the fallback; out: (B,) int64 written.
         fallback: (B,) bool written: True where the logic chose an illegal action and a random
             legal one was taken instead (never expected; the tests check it).
-        params: `DEFAULT_PARAMS` layout; ctx: (_X_SIZE,) float64 scratch; par..res: `_Work` scratch.
-        fields: the `_USED` fields of the View of the seats to play (`game.observe(state, state.to_play)`).
+        params: `DEFAULT_PARAMS` layout.
+        arrays: the `SCRATCH` arrays, then the `_USED` fields of the View of the seats to play
+            (`game.observe(state, state.to_play)`).
     """
-    v = _View(*fields)
-    w = _Work(par, root, opn, chim, ckind, cells, ocells, pot, prob, oroots, code, fit, q, avail, front, tinfo,
-              tval, tact, small, smallf, res, deny)
+    w = _Scratch(*arrays[:_NUM_SCRATCH])
+    v = _View(*arrays[_NUM_SCRATCH:])
+    ctx = w.ctx  # the per-row context, passed on alone to the helpers that read nothing else
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
         fallback[b] = False
@@ -1024,10 +984,10 @@ class Heuristic(TunedHeuristic):
 
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
+    SCRATCH = SCRATCH
 
     def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
               fallback: np.ndarray) -> None:
-        ctx = np.zeros(_X_SIZE, dtype=np.float64)
         view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, u, out, fallback, self.params, ctx, *_scratch(),
+        heuristic_actions_nb(mask, u, out, fallback, self.params, *self.scratch(game),
                              *(getattr(view, name) for name in _USED))

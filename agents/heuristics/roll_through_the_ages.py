@@ -47,7 +47,7 @@ from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.base import I64, Field
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages.kernels import (
-    cities_of, collect_goods, completed_monuments_of, dice_yield, goods_value, monument_done, score_of,
+    cities_of, coins_per_die, collect_goods, completed_monuments_of, dice_yield, goods_value, monument_done, score_of,
 )
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
@@ -356,7 +356,7 @@ def _prepare_row(s, b, p, in_play, params, w):
     w.ctx[_X_FOOD] = s.food[b, p]
     w.ctx[_X_FOOD_BONUS] = 1.0 if devs[AGRICULTURE] else 0.0
     w.ctx[_X_WORKER_BONUS] = 1.0 if devs[MASONRY] else 0.0
-    w.ctx[_X_COIN_VALUE] = 12.0 if devs[COINAGE] else 7.0
+    w.ctx[_X_COIN_VALUE] = coins_per_die(devs[COINAGE])
     w.ctx[_X_REVOLT_LOSES] = 0.0 if devs[RELIGION] else 1.0
     w.ctx[_X_QUARRYING] = 1.0 if devs[QUARRYING] else 0.0
     w.ctx[_X_CARAVANS] = 1.0 if devs[CARAVANS] else 0.0
