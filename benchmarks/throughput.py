@@ -84,7 +84,6 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
     """
     batch = state.done.shape[0]
     out = None if encoder is None else np.empty((batch, *encoder.shape), dtype=encoder.dtype)
-    K = game.uniforms_per_step
     refill_at = max(1, batch // 64)  # restart done rows in chunks: one init call costs tens of µs
     steps = games = 0
     n_done = int(np.count_nonzero(state.done))
@@ -94,7 +93,7 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
             encoder.encode(game.observe(state, state.to_play), out=out)
         mask = game.legal_action_mask(state)
         actions = sample_masked(mask, rng)
-        game.apply_inplace(state, actions, rng.random((batch, K)), mask)  # the mask it has: legality check is one gather
+        game.step_inplace(state, actions, rng, mask)  # the mask it has: the legality check is one gather
         steps += batch - n_done
         now_done = int(np.count_nonzero(state.done))
         games += now_done - n_done

@@ -171,6 +171,7 @@ class RulesBase(GameBase):
         self.configure()
         self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
+        self._checked_state: Any = None
 
     def configure(self) -> None:
         """Set `info`, `num_actions`, `action_names` and any per-configuration tables."""
@@ -214,29 +215,58 @@ class RulesBase(GameBase):
         return mask
 
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
-        """Apply one legal action per row, drawing the uniforms from `rng` (see `apply`)."""
-        return self.apply(state, actions, rng.random((state.done.shape[0], self.UNIFORMS_PER_STEP)), mask)
+        """Apply one legal action per row, drawing the uniforms from `rng` (see `apply`); pure."""
+        new = clone(state)
+        self.step_inplace(new, actions, rng, mask)
+        return new
+
+    def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> None:
+        """`step` without the copy, for owners of the state (the AEC env, the self-play env)."""
+        B = self.check_state(state)
+        actions = self.check_actions(actions, B)
+        self.check_legal(state, actions, mask)
+        self.kernels.apply_nb(actions, rng.random((B, self.UNIFORMS_PER_STEP)), *self.kernel_args, *state)
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
 
-        Every action is checked before anything changes: an integer, in range, and legal in its row
-        (finished rows take any action and stay as they are). `mask` is this state's
-        `legal_action_mask`, if the caller has it (the check then costs one gather instead of a mask
-        computation). Raises ValueError naming the rows and their legal actions.
+        Everything is checked before anything changes: the state's structure, every action (an integer,
+        in range, and legal in its row; finished rows take any action and stay as they are) and the
+        uniforms (finite, in [0, 1)). `mask` is this state's `legal_action_mask` if the caller has it
+        (the legality check then costs one gather instead of a mask computation). Raises ValueError
+        naming the problem (for actions: the rows and their legal actions).
         """
         new = clone(state)
         self.apply_inplace(new, actions, u, mask)
         return new
 
     def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """`apply` without the copy, for owners of the state (the AEC env, the self-play env); the state is
-        left unchanged when a check fails."""
-        B = state.done.shape[0]
+        """`apply` without the copy; the state is left unchanged when a check fails."""
+        B = self.check_state(state)
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
         self.check_legal(state, actions, mask)
         self.kernels.apply_nb(actions, u, *self.kernel_args, *state)
+
+    def check_state(self, state: Any) -> int:
+        """The batch size of `state`, or ValueError unless it is this game's State with every field of the
+        right shape and dtype (kernels size their loops from the arrays). The last state that passed is
+        remembered, so an owner stepping one state in place pays this once."""
+        if state is self._checked_state:
+            return state[0].shape[0]
+        if type(state) is not self.State:
+            raise ValueError(f"expected a {type(self).__name__} State, got {type(state).__name__}")
+        first = state[0]
+        if not isinstance(first, np.ndarray) or first.ndim < 1:
+            raise ValueError(f"field {self.FIELDS[0].name!r} must be an array with a batch axis")
+        B = first.shape[0]
+        for f, value in zip(self.FIELDS, state):
+            shape = (B, *dims(f.shape, self.num_players))
+            if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != f.dtype:
+                got = (getattr(value, "shape", None), getattr(value, "dtype", None))
+                raise ValueError(f"field {f.name!r}: {got}, expected {shape} {np.dtype(f.dtype)}")
+        self._checked_state = state
+        return B
 
     def check_legal(self, state: Any, actions: np.ndarray, mask: np.ndarray | None = None) -> None:
         """ValueError unless actions[b] is legal in every row b (checked actions, see `check_actions`)."""
@@ -259,20 +289,19 @@ class RulesBase(GameBase):
     def advance(self, state: Any, u: np.ndarray | None = None) -> Any:
         """Recompute derived fields and run the automatic steps from a hand-built position (tests,
         tools); pure. Missing uniforms default to 0.5."""
+        B = self.check_state(state)
         new = clone(state)
-        B = state.done.shape[0]
         u = np.full((B, self.UNIFORMS_PER_STEP), 0.5) if u is None else u
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
         self.kernels.advance_nb(u, *self.kernel_args, *new)
         return new
 
     def check_actions(self, actions: Any, batch: int) -> np.ndarray:
-        """(B,) int64 actions, or ValueError naming what is wrong (length, non-integers, out of range);
-        kernels index with them, so nothing unchecked gets through."""
+        """(B,) int64 actions, or ValueError naming what is wrong: not integers (floats, strings and bools
+        are refused, not truncated or parsed), the wrong count, or out of range. Kernels index with them."""
         raw = np.asarray(actions)
         if raw.dtype.kind not in "iu":
-            if raw.dtype.kind not in "fb" or (raw.size and not np.all(np.isfinite(raw) & (raw == np.round(raw)))):
-                raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
+            raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
         out = raw.astype(np.int64, copy=False).reshape(-1)
         if out.shape[0] != batch:
             raise ValueError(f"expected {batch} actions, got {out.shape[0]}")
@@ -284,9 +313,15 @@ class RulesBase(GameBase):
 
     @staticmethod
     def check_uniforms(u: np.ndarray, batch: int | None, width: int) -> np.ndarray:
-        u = np.ascontiguousarray(u, dtype=np.float64)
+        """u as a C-contiguous float64 (B, >= width) array of values in [0, 1), or ValueError."""
+        try:
+            u = np.ascontiguousarray(u, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("u must be an array of floats in [0, 1)") from None
         if u.ndim != 2 or u.shape[1] < width or (batch is not None and u.shape[0] != batch):
             raise ValueError(f"u must have shape (B, >={width}) with B = {batch}, got {u.shape}")
+        if u.size and not (u.min() >= 0.0 and u.max() < 1.0):  # NaN fails both comparisons
+            raise ValueError("u must hold finite values in [0, 1)")
         return u
 
     # --- results -----------------------------------------------------------------------------
@@ -375,18 +410,8 @@ class RulesBase(GameBase):
     def validate(self, state: Any) -> None:
         """Raise ValueError if `state` is not a reachable position: wrong type, shape or dtype of a
         field, a value outside its range (the field table), then the game's consistency kernel."""
-        if not isinstance(state, self.State):
-            raise ValueError(f"expected a {type(self).__name__} State, got {type(state).__name__}")
+        B = self.check_state(state)
         P = self.num_players
-        first = state[0]
-        if not isinstance(first, np.ndarray) or first.ndim < 1:
-            raise ValueError(f"field {self.FIELDS[0].name!r} must be an array with a batch axis")
-        B = first.shape[0]
-        for f, value in zip(self.FIELDS, state):
-            shape = (B, *dims(f.shape, P))
-            if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != f.dtype:
-                got = (getattr(value, "shape", None), getattr(value, "dtype", None))
-                raise ValueError(f"field {f.name!r}: {got}, expected {shape} {np.dtype(f.dtype)}")
         for f, value in zip(self.FIELDS, state):
             bounds = field_range(f, P)
             if bounds is None or not value.size:

@@ -131,7 +131,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"illegal learner action {actions[bad]} in row {bad}")
         if self.teacher is not None:
             self.teacher_history.append(self.teacher_actions)
-        game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)), self._mask)
+        game.step_inplace(state, actions, self._env_rng, self._mask)
         self.ep_len += 1
         self.timing["game_steps"] += self.num_envs
         self._play_opponents()
@@ -279,7 +279,7 @@ class SelfPlayVecEnv(VecEnv):
             mask[waiting] = True  # frozen rows (marked done below) take any action and stay as they are
             state.done[waiting] = True
             try:
-                game.apply_inplace(state, actions, self._env_rng.random((self.num_envs, game.uniforms_per_step)), mask)
+                game.step_inplace(state, actions, self._env_rng, mask)
             finally:
                 state.done[waiting] = False
             self.timing["game_steps"] += int(pending.sum())

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.jit import SPLITMIX_GOLDEN, kernel, splitmix_uniform
+from meeple.envs.jit import SPLITMIX_GOLDEN, kernel, splitmix_uniform, uniform_index
 from meeple.envs.roll_through_the_ages.state import State as _State
 
 from meeple.envs.roll_through_the_ages.data import (
@@ -257,6 +257,12 @@ def dice_yield(n_three, n_two, bonus):
     return n_three * (3 + bonus) + n_two * (2 + bonus)
 
 
+@kernel(inline="always")
+def coins_per_die(coinage):
+    """Coins of one COINS7 die: 7, or 12 with Coinage (spec 2.6)."""
+    return 12 if coinage else 7
+
+
 @kernel
 def _collect_and_disasters(s, b, p):
     """spec 5.3 (3a-3d) and 5.4/5.5 worker and coin totals, once the dice are final."""
@@ -328,7 +334,7 @@ def _collect_and_disasters(s, b, p):
                 s.goods[b, p, g] = 0
     masonry = 1 if devs[MASONRY] else 0
     s.workers[b] = dice_yield(n_workers, fw_workers, masonry)
-    s.coins[b] = n_coins * (12 if devs[COINAGE] else 7)
+    s.coins[b] = n_coins * coins_per_die(devs[COINAGE])
 
 
 @kernel
@@ -562,8 +568,7 @@ def init_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_t
     for b in range(s.food.shape[0]):
         cursor[0] = 1
         stream[0] = 0
-        start = int(u[b, 0] * P)
-        start = P - 1 if start >= P else start
+        start = uniform_index(u[b, 0], P)  # clamped: a NaN or out-of-range uniform still names a seat
         s.start_player[b] = start
         s.round[b] = 1
         for p in range(P):

@@ -1,0 +1,82 @@
+"""Soak and fuzz the rules cores: random play with `validate` after every step, and mutated saved states.
+
+    python benchmarks/soak.py --games 1000000                  # every game, every test configuration
+    python benchmarks/soak.py --game hadara --seconds 600
+    python benchmarks/soak.py --fuzz 100000                    # mutated saves per configuration instead
+    NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=/tmp/nb-bounds python benchmarks/soak.py --fuzz 20000
+
+Soak: per configuration, a batch of games plays random legal moves (finished games restart) until
+`--games` games have finished or `--seconds` have passed; every step is followed by `game.validate`.
+Fuzz: `meeple.envs.fuzz.fuzz_saves` (each mutated save is rejected or plays to the end cleanly).
+Prints one line per configuration and exits 1 if anything failed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import tyro
+
+from meeple.envs import GAMES, make
+from meeple.envs.fuzz import fuzz_saves, soak
+
+
+@dataclass
+class Args:
+    game: str | None = None
+    """one registered game (default: all)"""
+    games: int = 100_000
+    """soak: stop a configuration after this many finished games"""
+    seconds: float = 3600.0
+    """soak: stop a configuration after this many seconds"""
+    batch: int = 1024
+    """soak: games played at once"""
+    fuzz: int = 0
+    """if > 0: fuzz this many mutated saves per configuration instead of soaking"""
+    mutations: int = 1
+    """fuzz: values changed per payload"""
+    seed: int = 0
+    json: str | None = None
+    """write the figures to this JSON file"""
+
+
+def main(args: Args) -> int:
+    if args.game is not None and args.game not in GAMES:
+        print(f"error: unknown game {args.game!r}; registered: {sorted(GAMES)}", file=sys.stderr)
+        return 2
+    if args.games <= 0 or args.seconds <= 0 or args.batch <= 0 or args.fuzz < 0 or args.mutations <= 0:
+        print("error: --games, --seconds, --batch and --mutations must be positive, --fuzz >= 0", file=sys.stderr)
+        return 2
+    rng = np.random.default_rng(args.seed)
+    results = []
+    failed = False
+    for name, entry in GAMES.items():
+        if args.game is not None and name != args.game:
+            continue
+        for config in entry.test_configs:
+            game = make(name, **config)
+            start = time.perf_counter()
+            if args.fuzz:
+                r = fuzz_saves(game, args.fuzz, rng, mutations=args.mutations)
+                row = {"game": name, "config": config, "payloads": r.payloads, "rejected": r.rejected,
+                       "played": r.played, "steps": r.steps, "failures": len(r.failures), "examples": r.failures[:5]}
+            else:
+                total = soak(game, args.batch, rng, args.games, args.seconds)
+                row = {"game": name, "config": config, "games": total.games, "steps": total.steps,
+                       "failures": len(total.failures), "examples": total.failures[:5]}
+            row["seconds"] = round(time.perf_counter() - start, 1)
+            failed |= row["failures"] > 0
+            results.append(row)
+            print(json.dumps(row), flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(tyro.cli(Args)))
