@@ -376,19 +376,42 @@ def green_units(s, b, p, card):
 
 
 @kernel
-def red_max_units(s, b, p, card):
-    """Largest u payable with goods and coins, coins replacing any good 1:1 (spec 6.3, PD-13)."""
+def red_units_payable(card, goods, coins):
+    """Largest u payable with goods (a row indexed by good) and coins, coins replacing any good 1:1
+    (spec 6.3, PD-13). A pure function of the holdings, so the heuristic can ask it for would-be ones."""
     u = 0
     while u < MAX_UNITS:
         short = 0
         for g in range(NUM_GOODS):
             need = CARD_PAY[card, g] * (u + 1)
-            if need > s.goods[b, p, g]:
-                short += need - s.goods[b, p, g]
-        if short > s.coins[b, p]:
+            if need > goods[g]:
+                short += need - goods[g]
+        if short > coins:
             break
         u += 1
     return u
+
+
+@kernel
+def red_max_units(s, b, p, card):
+    """Largest u payable with p's goods and coins (`red_units_payable`)."""
+    return red_units_payable(card, s.goods[b, p], s.coins[b, p])
+
+
+@kernel(inline="always")
+def pay_goods(card, units, goods):
+    """Pay `units` of red card `card` from the goods row in place, goods first (spec 6.3, PD-13);
+    returns the coins still owed for the shortfall."""
+    owed = 0
+    for g in range(NUM_GOODS):
+        need = CARD_PAY[card, g] * units
+        have = goods[g]
+        if need > have:
+            owed += need - have
+            goods[g] = 0
+        else:
+            goods[g] = have - need
+    return owed
 
 
 @kernel(inline="always")
@@ -669,14 +692,7 @@ def _resolve_card(s, b, bread_payments):
     card = current_card(s, b)
     units = np.int64(s.units[b])
     if CARD_RED[card]:
-        for g in range(NUM_GOODS):
-            need = CARD_PAY[card, g] * units
-            have = s.goods[b, p, g]
-            if need > have:
-                s.coins[b, p] -= need - have
-                s.goods[b, p, g] = 0
-            else:
-                s.goods[b, p, g] = have - need
+        s.coins[b, p] -= pay_goods(card, units, s.goods[b, p])
     s.bread[b, p] -= BREAD_PER_FULFILMENT * bread_payments
     total = units + bread_payments
     if total == 0:
@@ -780,7 +796,12 @@ def fill_mask(s, b, row):
 
 @kernel
 def forced_action(s, b):
-    """The single legal action of row b if there is exactly one (cheap checks per decision), else -1."""
+    """The single legal action of row b if there is exactly one (cheap checks per decision), else -1.
+
+    Kept as a second copy of the legality rules on purpose: deriving it from fill_mask into a scratch
+    row and counting measured 22-24% fewer `apply` steps/s at B=2048-4096 (random play, 2 players,
+    interleaved A/B; no difference at B=256): it runs after every decision, and for PLACE fill_mask
+    checks all 144 placements where `_any_placement` stops at the first."""
     p = s.to_play[b]
     dec = s.decision[b]
     if dec == DEC_TAKE:
