@@ -82,6 +82,8 @@ DEVELOPMENT_COST = np.array([10, 10, 15, 15, 15, 20, 20, 20, 30, 30, 40, 50, 60]
 DEVELOPMENT_POINTS = np.array([2, 2, 3, 3, 3, 4, 4, 6, 6, 6, 6, 8, 8], dtype=np.int64)
 GRANARIES_COINS_PER_FOOD = 4
 ENGINEERING_WORKERS_PER_STONE = 3
+COINS_PER_DIE_MAX = 12  # a COINS7 die with Coinage (spec 2.6)
+WORKERS_PER_DIE_MAX = 4  # a WORKERS3 die with Masonry (spec 2.6)
 DEVELOPMENTS_TO_END = 5  # spec 6.1: buying the 5th development triggers the final round
 
 # --- disasters (spec 2.7) ------------------------------------------------------------------

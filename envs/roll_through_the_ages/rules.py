@@ -108,8 +108,50 @@ class RollThroughTheAges(base.RulesBase):
         valid_points = np.where(complete, (s.monument_points == MONUMENT_FIRST) | (s.monument_points == MONUMENT_LATER),
                                 s.monument_points == 0)
         check(valid_points, "monument points must be the first/later value when complete, else 0")
-        check(~complete.any(axis=1) | s.completed_by_anyone, "a completed monument must be completed_by_anyone")
         check(s.trade_offers <= self.config.max_trade_offers, "trade_offers out of range")
-        check(s.marked_food <= s.food[np.arange(B), s.active], "marked food exceeds food")
+        rows = np.arange(B)
+        me = s.active.astype(np.int64)
+        P = self.num_players
+        # reachable maxima: per round a player suffers at most the worse of drought and invasion on its
+        # own turn and a pestilence on every other player's turn (spec 5.6)
+        # own turn and a pestilence on every other player's turn (spec 5.6); the cap is over the longest game,
+        # so the int16 count cannot wrap whatever is loaded
+        per_round = max(data.DROUGHT_POINTS, data.INVASION_POINTS) + data.PESTILENCE_POINTS * (P - 1)
+        check(s.disasters <= per_round * max(self.config.max_rounds, data.SOLO_ROUNDS), "more disaster points than a game allows")
+        check(s.coins <= data.MAX_DICE * data.COINS_PER_DIE_MAX, "more coins than seven dice roll")
+        check(s.workers <= data.MAX_DICE * data.WORKERS_PER_DIE_MAX + data.ENGINEERING_WORKERS_PER_STONE * int(GOODS_MAX[data.STONE]),
+              "more workers than dice and Engineering give")
+        live = ~s.done
+        dec = s.decision
+        # who decides: the active player, except a trade partner answering an offer (spec 8.2)
+        responding = dec == data.DEC_TRADE_RESPOND
+        check(~live | (s.to_play == np.where(responding, s.trade_partner, s.active)), "to_play is not the seat that decides")
+        trading = (dec == data.DEC_TRADE) | (dec == data.DEC_TRADE_OFFER) | responding
         if not self.config.trade:
-            check(s.trade_partner == -1, "trade state in a game without the trade variant")
+            check(~trading & (s.trade_partner == -1), "trade state in a game without the trade variant")
+        offering = (dec == data.DEC_TRADE_OFFER) | responding
+        check((s.trade_partner >= 0) == (live & offering), "a trade partner exactly while an offer is open")
+        check(s.trade_partner != s.active, "the trade partner is the active player")
+        open_offer = (s.offer_give > 0).any(axis=1) | (s.offer_take > 0).any(axis=1)
+        check(~open_offer | (live & offering), "offered goods outside an open offer")
+        check((s.offer_give == 0) | (s.offer_take == 0), "a good both given and asked for")
+        partner = np.maximum(s.trade_partner, 0).astype(np.int64)
+        hold = np.concatenate([s.goods, s.food[:, :, None]], axis=2).astype(np.int64)  # (B, P, 6) trade holdings
+        mine, theirs = hold[rows, me], hold[rows, partner]
+        give, take = s.offer_give.astype(np.int64), s.offer_take.astype(np.int64)
+        check((give <= mine) & (take <= theirs), "an offer gives or asks more than is held")
+        check((theirs + give <= data.TRADE_MAX) & (mine + take <= data.TRADE_MAX), "an offer would push a track past its maximum")
+        buying = live & (dec == data.DEC_BUY)
+        check(buying | ((s.marked_food == 0) & ~s.marked_goods.any(axis=1)), "payment marked outside the buy decision")
+        check((s.marked_food == 0) | s.developments[rows, me, data.GRANARIES], "food marked as payment without Granaries")
+        check(s.marked_food <= s.food[rows, me], "marked food exceeds food")
+        check(~s.marked_goods | (s.goods[rows, me] > 0), "a marked goods track is empty")
+        check(~s.leadership_used | s.developments[rows, me, data.LEADERSHIP], "Leadership used without Leadership")
+        check(~(live & (dec == data.DEC_LEADERSHIP)) | (s.developments[rows, me, data.LEADERSHIP] & ~s.leadership_used),
+              "a Leadership decision without an unused Leadership")
+        rolling = live & ((dec == data.DEC_ROLL) | (dec == data.DEC_LEADERSHIP))
+        check(~rolling[:, None] | (s.fw_choice == 0), "a food-or-workers choice before the dice are final")
+        check((s.bought < 0) | s.developments[rows, me, np.maximum(s.bought, 0)], "the development bought is not owned")
+        check((s.fw_choice == 0) | (s.dice == data.FW2), "a food-or-workers choice on another face")
+        complete = (s.monument_progress == MONUMENT_WORKERS).any(axis=1)
+        check(complete == s.completed_by_anyone, "completed_by_anyone differs from the monuments completed")
