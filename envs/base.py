@@ -210,7 +210,7 @@ class RulesBase(GameBase):
 
     def legal_action_mask(self, state: Any) -> np.ndarray:
         """(B, A) bool legal actions of the seat in `to_play`; all True in finished rows."""
-        mask = np.empty((state.done.shape[0], self.num_actions), dtype=np.bool_)
+        mask = np.empty((self.check_state(state), self.num_actions), dtype=np.bool_)
         self.kernels.legal_action_mask_nb(mask, *self.kernel_args, *state)
         return mask
 
@@ -328,7 +328,7 @@ class RulesBase(GameBase):
 
     def scores(self, state: Any) -> np.ndarray:
         """(B, P) int32 the game's own score of every seat: final once done, the running score before."""
-        out = np.empty((state.done.shape[0], self.num_players), dtype=np.int32)
+        out = np.empty((self.check_state(state), self.num_players), dtype=np.int32)
         self.kernels.scores_nb(out, *self.kernel_args, *state)
         return out
 
@@ -357,8 +357,8 @@ class RulesBase(GameBase):
     # --- information -------------------------------------------------------------------------
 
     def viewer_array(self, state: Any, player: int | np.ndarray) -> np.ndarray:
-        """(B,) int8 seats, or ValueError unless every one is a seat of this game."""
-        B = state.done.shape[0]
+        """(B,) int8 seats, or ValueError unless every one is a seat of this game (and `state` is its State)."""
+        B = self.check_state(state)
         P = self.num_players
         if isinstance(player, (int, np.integer)) and not isinstance(player, (bool, np.bool_)):
             if not 0 <= player < P:

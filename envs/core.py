@@ -183,8 +183,10 @@ def state_from_dict(game: Game, data: Any, template: tuple) -> tuple:
     for name, like in zip(template._fields, template):
         try:
             raw = np.asarray(fields[name])
-        except ValueError as exc:  # ragged nested lists
-            raise ValueError(f"field {name!r} is not a rectangular array: {exc}") from None
+        except (ValueError, TypeError, RecursionError) as exc:  # ragged, non-numeric or absurdly nested lists
+            raise ValueError(f"field {name!r} is not a rectangular array: {type(exc).__name__}") from None
+        if raw.size == 0 and raw.ndim >= 1 and raw.shape[0] == 0:  # B = 0: JSON keeps no trailing shape
+            raw = raw.reshape((0, *like.shape[1:]))
         if raw.dtype == object or raw.ndim != like.ndim:
             raise ValueError(f"field {name!r} has {raw.ndim} dims, expected {like.ndim}")
         if raw.shape[1:] != like.shape[1:]:
@@ -252,10 +254,34 @@ def save_state(game: Game, state: tuple, path: str | Path) -> None:
     Path(path).write_text(json.dumps(state_to_dict(game, state)))
 
 
+MAX_SAVE_BYTES = 256 * 2**20  # far above any real batch; refuses to parse a file that would exhaust memory
+MAX_SAVE_DEPTH = 8  # {"fields": {name: B x up to 3 trailing axes}} nests at most 6 deep
+
+
+def parse_state_json(text: str | bytes) -> Any:
+    """json.loads for saved states, refusing oversized or too deeply nested input before parsing (deep
+    nesting would otherwise raise RecursionError inside the parser)."""
+    if len(text) > MAX_SAVE_BYTES:
+        raise ValueError(f"saved state is {len(text)} bytes, more than the {MAX_SAVE_BYTES} allowed")
+    raw = text.encode() if isinstance(text, str) else text
+    # bracket depth over the raw bytes (brackets inside strings count too: saves hold no such strings)
+    b = np.frombuffer(raw, dtype=np.uint8)
+    step = (b == 0x5B).astype(np.int64) + (b == 0x7B) - (b == 0x5D) - (b == 0x7D)
+    if b.size and np.cumsum(step).max() > MAX_SAVE_DEPTH:
+        raise ValueError(f"saved state nests deeper than {MAX_SAVE_DEPTH} levels")
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+
+
 def load_state(game: Game, path: str | Path) -> tuple:
     """Read a state written by `save_state`; malformed files raise ValueError."""
+    path = Path(path)
+    if path.stat().st_size > MAX_SAVE_BYTES:
+        raise ValueError(f"{path}: larger than the {MAX_SAVE_BYTES} bytes a saved state may have")
     try:
-        data = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    return game.from_dict(data)  # type: ignore[attr-defined]
+        data = parse_state_json(path.read_bytes())
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return game.from_dict(data)

@@ -1,0 +1,192 @@
+"""Bad input never corrupts memory: every reproduction of the hardening report, through the public API.
+
+Each bad action, seat, uniform array, state or saved payload must raise ValueError naming the problem
+and leave the state it was given unchanged. The saved-state fuzzer (envs/fuzz.py) runs briefly here;
+`benchmarks/soak.py --fuzz N` runs it long. CI runs this module once more with NUMBA_BOUNDSCHECK=1, so
+an out-of-bounds index in a kernel fails a test instead of writing into another row.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from meeple.agents.random_agent import sample_masked
+from meeple.envs import GAMES, core, make
+from meeple.envs.fuzz import fuzz_saves
+
+CASES = [pytest.param((name, config), id=f"{name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
+         for name, entry in GAMES.items() for config in entry.test_configs]
+
+
+def random_steps(game, rng, batch, steps):
+    state = game.init(rng, batch)
+    for _ in range(steps):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    return state
+
+
+@pytest.fixture(params=CASES)
+def case(request):
+    name, config = request.param
+    game = make(name, **config)
+    state = random_steps(game, np.random.default_rng(3), 4, 10)
+    return name, config, game, state
+
+
+def _unchanged_after(call, state) -> None:
+    before = core.clone(state)
+    with pytest.raises(ValueError):
+        call()
+    assert core.states_equal(state, before), "a rejected call changed the state"
+
+
+def test_nan_and_inf_actions_are_rejected(case) -> None:
+    _, _, game, state = case
+    u = np.zeros((4, game.uniforms_per_step))
+    for bad in (np.nan, np.inf, -np.inf):
+        _unchanged_after(lambda bad=bad: game.apply_inplace(state, np.full(4, bad), u), state)
+
+
+def test_out_of_range_actions_are_rejected(case) -> None:
+    _, _, game, state = case
+    u = np.zeros((4, game.uniforms_per_step))
+    for bad in (-1, -1000, game.num_actions, 10**10):
+        actions = np.zeros(4, dtype=np.int64)
+        actions[2] = bad
+        _unchanged_after(lambda a=actions: game.apply_inplace(state, a, u), state)
+
+
+def test_float_string_and_bool_actions_are_rejected_not_truncated(case) -> None:
+    _, _, game, state = case
+    legal = np.argmax(game.legal_action_mask(state), axis=1)
+    u = np.zeros((4, game.uniforms_per_step))
+    for bad in (legal.astype(np.float64) + 0.4, legal.astype(str), legal.astype(bool)):
+        _unchanged_after(lambda a=bad: game.apply_inplace(state, a, u), state)
+    with pytest.raises(ValueError, match="integers"):
+        game.apply(state, legal.astype(np.float64), u)
+
+
+def test_masked_out_action_in_one_row_changes_no_row(case) -> None:
+    """The report's Roll Through the Ages case: an in-range, masked-out action in row 1 changed row 0."""
+    _, _, game, state = case
+    mask = game.legal_action_mask(state)
+    actions = np.argmax(mask, axis=1)
+    live = np.flatnonzero(~state.done & ~mask.all(axis=1))
+    if not live.size:
+        pytest.skip("no live row with an illegal action in this position")
+    row = int(live[0])
+    actions[row] = int(np.flatnonzero(~mask[row])[0])
+    with pytest.raises(ValueError, match=f"row {row}"):
+        game.apply(state, actions, np.zeros((4, game.uniforms_per_step)))
+    _unchanged_after(lambda: game.apply_inplace(state, actions, np.zeros((4, game.uniforms_per_step))), state)
+
+
+def test_rtta_build_action_zero_in_row_one_leaves_row_zero() -> None:
+    game = make("roll_through_the_ages", num_players=2)
+    rng = np.random.default_rng(0)
+    state = game.init(rng, 2)
+    for _ in range(200):  # reach a BUILD decision in row 1
+        if state.decision[1] == 6:  # DEC_BUILD
+            break
+        state = game.step(state, np.argmax(game.legal_action_mask(state), axis=1), rng)
+    assert state.decision[1] == 6
+    mask = game.legal_action_mask(state)
+    actions = np.argmax(mask, axis=1)
+    actions[1] = 0
+    assert not mask[1, 0]
+    _unchanged_after(lambda: game.apply_inplace(state, actions, np.zeros((2, game.uniforms_per_step))), state)
+
+
+def test_uniforms_must_be_finite_and_in_unit_interval(case) -> None:
+    _, _, game, state = case
+    actions = np.argmax(game.legal_action_mask(state), axis=1)
+    for bad in (np.nan, np.inf, -0.1, 1.0, 7.0):
+        u = np.full((4, game.uniforms_per_step), 0.5)
+        u[1, 0] = bad
+        _unchanged_after(lambda u=u: game.apply_inplace(state, actions, u), state)
+        with pytest.raises(ValueError, match="u must"):
+            game.init_from_uniforms(u)
+
+
+def test_state_of_another_player_count_is_rejected(case) -> None:
+    name, config, game, state = case
+    lo, hi = {"roll_through_the_ages": (1, 4), "hadara": (2, 5), "carpe_diem": (2, 4)}[name]
+    other_p = config["num_players"] + 1 if config["num_players"] < hi else lo
+    other = make(name, **{**config, "num_players": other_p}) if not config.get("trade") or other_p > 1 else None
+    if other is None:
+        pytest.skip("no other player count for this variant")
+    alien = other.init(np.random.default_rng(0), 4)
+    with pytest.raises(ValueError):
+        game.apply(alien, np.zeros(4, dtype=np.int64), np.zeros((4, game.uniforms_per_step)))
+    for call in (game.legal_action_mask, game.scores, game.validate, lambda s: game.observe(s, 0)):
+        with pytest.raises(ValueError):
+            call(alien)
+
+
+@pytest.mark.parametrize("seat", [-1, 100, True, 1.0, "0"])
+def test_observe_and_determinize_check_the_seat(case, seat) -> None:
+    _, _, game, state = case
+    rng = np.random.default_rng(0)
+    bad = [seat, game.num_players]
+    for s in bad:
+        with pytest.raises(ValueError):
+            game.observe(state, s)
+        with pytest.raises(ValueError):
+            game.determinize(state, s, rng)
+    with pytest.raises(ValueError):
+        game.determinize(state, np.array([0, 1, 2, 100]), rng)
+
+
+def test_boolean_player_count_is_rejected() -> None:
+    for name in GAMES:
+        with pytest.raises(ValueError, match="num_players"):
+            make(name, num_players=True)
+
+
+def test_empty_batch_round_trips_through_its_own_save(case) -> None:
+    _, _, game, state = case
+    empty = core.take(state, np.arange(0))
+    loaded = game.from_dict(json.loads(json.dumps(game.to_dict(empty))))
+    assert core.states_equal(loaded, empty)
+
+
+def test_deeply_nested_json_is_rejected_before_parsing(tmp_path) -> None:
+    game = make("hadara", num_players=2)
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="nests deeper"):
+        core.load_state(game, path)
+    payload = game.to_dict(game.init(np.random.default_rng(0), 1))
+    nested: list = [0]
+    for _ in range(3000):
+        nested = [nested]
+    payload["fields"]["coins"] = nested
+    with pytest.raises(ValueError):
+        game.from_dict(payload)
+
+
+def test_rtta_nan_uniforms_at_init_are_rejected() -> None:
+    game = make("roll_through_the_ages", num_players=2)
+    with pytest.raises(ValueError, match="u must"):
+        game.init_from_uniforms(np.full((3, 8), np.nan))
+
+
+def test_rtta_trade_decision_in_a_game_without_trade_is_rejected() -> None:
+    """The report's heap abort: a trade decision (3-5) loaded into a game without the trade variant."""
+    game = make("roll_through_the_ages", num_players=2)
+    payload = game.to_dict(game.init(np.random.default_rng(0), 1))
+    for decision in (3, 4, 5):
+        payload["fields"]["decision"] = [decision]
+        with pytest.raises(ValueError):
+            game.from_dict(payload)
+
+
+def test_rtta_saved_state_fuzz() -> None:
+    """A short run of the fuzzer on every Roll Through the Ages configuration: no failure."""
+    for config in GAMES["roll_through_the_ages"].test_configs:
+        report = fuzz_saves(make("roll_through_the_ages", **config), 60, np.random.default_rng(11))
+        assert not report.failures, report.failures[:3]
+        assert report.rejected and report.played
