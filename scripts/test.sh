@@ -5,6 +5,10 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # numba caches compiled kernels next to the sources; both workers share that cache
 .venv/bin/python -m pytest -n 2 -q "$@"
+# the hardening tests and saved-state fuzzers once more with numba's bounds checks on, so an
+# out-of-bounds index in a kernel fails a test instead of writing into another row (own cache: the
+# compiled code differs)
+NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 -q tests/test_hardening.py $(ls tests/test_*_saves.py 2>/dev/null)
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's
 NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py
