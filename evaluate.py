@@ -254,3 +254,6 @@ if __name__ == "__main__":
     except ArgsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:  # the JSON and PNG are written atomically: an old file is never left half-written
+        print("interrupt: stopped, nothing saved", file=sys.stderr)
+        sys.exit(130)

@@ -329,8 +329,11 @@ def main(args: Args) -> dict:
     """Validates `args`, then trains with Ctrl-C and SIGTERM turned into a stop at the next safe point."""
     validate_args(args)
     stop = StopRequest()
-    install = threading.current_thread() is threading.main_thread()  # signal.signal works only there
-    previous = {sig: signal.signal(sig, stop.handler) for sig in (signal.SIGINT, signal.SIGTERM)} if install else {}
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signal.signal works only there
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) is not signal.SIG_IGN:  # e.g. `cmd &` in a script ignores SIGINT: keep it so
+                previous[sig] = signal.signal(sig, stop.handler)
     try:
         return train(args, stop)
     finally:
@@ -441,6 +444,6 @@ if __name__ == "__main__":
     except ArgsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
-    except Interrupted as exc:  # before the model existed, or a second signal during the final save
-        print(f"{exc}; nothing (more) saved, existing files left as they were", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # Interrupted: before the model existed, or a second signal during the final save
+        print(f"{exc or 'interrupt'}; nothing (more) saved, existing files left as they were", file=sys.stderr)
         sys.exit(130)

@@ -221,7 +221,9 @@ def test_train_saves_on_interrupt(tmp_path, sig):
            "--opponents", "random", "--opponent-weights", "1", "--eval-opponents", "random", "--eval-every", "10_000_000",
            "--total-timesteps", "100_000_000", "--time-limit-minutes", "30", "--checkpoint-rollouts", "1"]
     run = tmp_path / "tiny"
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a child inherits an ignored SIGINT (pytest started as `... &` from a script): train.py would keep ignoring it
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 240  # ~20 s on an idle machine; startup is mostly imports
         while not (run / "checkpoint.zip").exists() and proc.poll() is None and time.monotonic() < deadline:
