@@ -1,8 +1,11 @@
 """The meeple games: a registry of batched rules cores and their PettingZoo AEC environments.
 
-    from meeple.envs import make, GAMES
+    from meeple.envs import make, make_env, GAMES
     game = make("roll_through_the_ages", num_players=3)        # batched rules core
     env = make_env("roll_through_the_ages", num_players=3)      # PettingZoo AEC env
+
+    from meeple.envs import roll_through_the_ages_v0            # the same env, PettingZoo style:
+    env = roll_through_the_ages_v0.env(num_players=3)           # one module <game>_v0 per game
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ class GameEntry(NamedTuple):
     """Where a game lives: its rules class and its AEC env module (imported lazily)."""
 
     rules: str  # "module:Class" of the rules core
-    env: str  # module with env() / raw_env()
+    env: str  # PettingZoo-style module `meeple.envs.<name>_v0` with env() / raw_env()
     encoder: str  # module with DEFAULT encoder
     heuristic: str  # module with the heuristic agent class `Heuristic`
     test_configs: tuple[dict[str, Any], ...]  # configurations the generic tests cover
@@ -24,7 +27,7 @@ class GameEntry(NamedTuple):
 GAMES: dict[str, GameEntry] = {
     "roll_through_the_ages": GameEntry(
         rules="meeple.envs.roll_through_the_ages.rules:RollThroughTheAges",
-        env="meeple.envs.roll_through_the_ages.env",
+        env="meeple.envs.roll_through_the_ages_v0",
         encoder="meeple.encoders.roll_through_the_ages",
         heuristic="meeple.agents.heuristics.roll_through_the_ages",
         test_configs=(
@@ -37,14 +40,14 @@ GAMES: dict[str, GameEntry] = {
     ),
     "hadara": GameEntry(
         rules="meeple.envs.hadara.rules:Hadara",
-        env="meeple.envs.hadara.env",
+        env="meeple.envs.hadara_v0",
         encoder="meeple.encoders.hadara",
         heuristic="meeple.agents.heuristics.hadara",
         test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 5}, {"num_players": 4, "advanced": True}),
     ),
     "carpe_diem": GameEntry(
         rules="meeple.envs.carpe_diem.rules:CarpeDiem",
-        env="meeple.envs.carpe_diem.env",
+        env="meeple.envs.carpe_diem_v0",
         encoder="meeple.encoders.carpe_diem",
         heuristic="meeple.agents.heuristics.carpe_diem",
         test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4}),

@@ -7,6 +7,12 @@ game's encoder for the observing seat (its default, or the kind named by `encode
 Render modes: "ansi" (`game.render_text`) for every game, "rgb_array" (`game.render_rgb`, an
 (H, W, 3) uint8 array) for games whose render module draws a picture (`game.render_modes()`).
 
+Each game has a PettingZoo-style module `meeple.envs.<game>_v0` with `env()` and `raw_env()`, made by
+`env_functions`:
+
+    from meeple.envs import hadara_v0
+    e = hadara_v0.env(num_players=4)
+
 Illegal actions — two conventions, chosen by `illegal_action`:
 
 - ``"raise"`` (what `raw_env()` gives): an action that is out of range or masked out raises
@@ -20,6 +26,7 @@ Illegal actions — two conventions, chosen by `illegal_action`:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -188,3 +195,25 @@ class BoardGameAEC(AECEnv, EzPickle):
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = -1.0
         self._accumulate_rewards()
+
+
+def env_functions(game_name: str) -> tuple[Callable[..., BoardGameAEC], Callable[..., BoardGameAEC]]:
+    """`(env, raw_env)` of game `game_name`, for its module `meeple.envs.<game_name>_v0`.
+
+    The functions are named as if defined in that module, so they pickle and show up in help() there.
+    """
+    module = f"meeple.envs.{game_name}_v0"
+
+    def env(num_players: int = 2, render_mode: str | None = None, **variant: Any) -> BoardGameAEC:
+        return BoardGameAEC(game_name, num_players=num_players, render_mode=render_mode, illegal_action="terminate", **variant)
+
+    def raw_env(num_players: int = 2, render_mode: str | None = None, **variant: Any) -> BoardGameAEC:
+        return BoardGameAEC(game_name, num_players=num_players, render_mode=render_mode, illegal_action="raise", **variant)
+
+    env.__doc__ = (f"The {game_name}_v0 AEC env with PettingZoo classic's convention: an illegal action ends the game "
+                   "with -1 for the offender.")
+    raw_env.__doc__ = f"The {game_name}_v0 AEC env without action checks beyond the rules: an illegal action raises IllegalActionError."
+    for function in (env, raw_env):
+        function.__module__ = module
+        function.__qualname__ = function.__name__
+    return env, raw_env

@@ -5,13 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meeple.envs import GAMES, make
+from meeple.envs import make
 
-GAME_CASES = [
-    pytest.param((name, config), id=f"{name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
-    for name, entry in GAMES.items()
-    for config in entry.test_configs
-]
+from helpers import game_cases
+
+GAME_CASES = game_cases()
 
 
 @pytest.fixture(params=GAME_CASES)

@@ -1,15 +1,18 @@
-"""PettingZoo AEC checks for every registered game: api_test, seed_test, illegal actions, render."""
+"""PettingZoo AEC checks for every registered game: api_test, seed_test, illegal actions, render, and
+the PettingZoo-style module `meeple.envs.<game>_v0` of each."""
 
 from __future__ import annotations
 
+import importlib
+import pickle
 import warnings
 
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from meeple.envs import core, make_env
-from meeple.envs.aec import IllegalActionError
+from meeple.envs import GAMES, core, make_env
+from meeple.envs.aec import BoardGameAEC, IllegalActionError
 
 
 @pytest.fixture
@@ -30,6 +33,27 @@ def test_pettingzoo_seed_test(env_case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         seed_test(lambda: make_env(name, **config), num_cycles=300)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_pettingzoo_style_module_of_every_game(name):
+    """`from meeple.envs import <name>_v0` and `import meeple.envs.<name>_v0` give the registered env
+    module; its env() and raw_env() differ only in the illegal-action convention, and env() of the
+    first test configuration passes PettingZoo's api_test."""
+    namespace: dict = {}
+    exec(f"from meeple.envs import {name}_v0 as imported_from\nimport meeple.envs.{name}_v0", namespace)
+    module = importlib.import_module(f"meeple.envs.{name}_v0")
+    assert namespace["imported_from"] is module is getattr(namespace["meeple"].envs, f"{name}_v0")
+    assert GAMES[name].env == module.__name__ and module.__doc__
+    config = GAMES[name].test_configs[0]
+    env, raw = module.env(**config), module.raw_env(**config)
+    assert isinstance(env, BoardGameAEC) and isinstance(raw, BoardGameAEC)
+    assert (env.illegal_action, raw.illegal_action) == ("terminate", "raise")
+    assert env.metadata["name"] == f"{name}_v0" and env.game.num_players == config["num_players"]
+    assert pickle.loads(pickle.dumps(module.env)) is module.env
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(module.env(**config), num_cycles=100)
 
 
 def _first_illegal(env):

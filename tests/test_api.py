@@ -13,23 +13,7 @@ import pytest
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import core
 
-
-def random_playout(game, rng, batch, record=False):
-    """Play `batch` random games to the end; optionally record (state, actions, u) per step."""
-    state = game.init(rng, batch)
-    history = []
-    steps = 0
-    while not state.done.all():
-        mask = game.legal_action_mask(state)
-        assert mask.any(axis=1).all(), "every row needs a legal action"
-        actions = sample_masked(mask, rng)
-        u = rng.random((batch, game.uniforms_per_step))
-        if record:
-            history.append((state, actions, u))
-        state = game.apply(state, actions, u)
-        steps += 1
-        assert steps <= game.info.max_game_length, "game exceeded INFO.max_game_length"
-    return state, history
+from helpers import random_playout
 
 
 def test_playouts_end_and_masks_nonempty(game_case, rng):

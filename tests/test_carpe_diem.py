@@ -1246,10 +1246,10 @@ def test_whole_game(n):
 def test_raw_env_illegal_action_raises_and_changes_nothing():
     """The AEC env without checks beyond the rules: an illegal action raises, names the legal actions
     and leaves the state as it was."""
+    from meeple.envs import carpe_diem_v0
     from meeple.envs.aec import IllegalActionError
-    from meeple.envs.carpe_diem.env import raw_env
 
-    env = raw_env(num_players=3)
+    env = carpe_diem_v0.raw_env(num_players=3)
     env.reset(seed=5)
     while env.state.decision[0] != DEC_PLACE:  # get to a placement: the first tile must go on the shovel
         env.step(env.legal_actions()[0])

@@ -12,14 +12,9 @@ from meeple.envs import core, default_encoder, encoder_kinds, make, make_encoder
 from meeple.envs.aec import BoardGameAEC
 from meeple.envs.carpe_diem import data
 
+from helpers import random_steps
+
 KINDS = ("compact", "full")
-
-
-def _play(game, rng, batch=24, steps=120):
-    state = game.init(rng, batch)
-    for _ in range(steps):
-        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
-    return state
 
 
 def _play_until(game, rng, state, decision, limit=400):
@@ -43,7 +38,7 @@ def game3():
 def mixed3(game3):
     """40 rows of 3-player games at mixed stages: turns, a card being resolved (order, red units), finished games."""
     rng = np.random.default_rng(0)
-    parts = [_play(game3, rng, batch=8, steps=n) for n in (40, 200, 700)]
+    parts = [random_steps(game3, rng, 8, n) for n in (40, 200, 700)]
     parts += [_play_until(game3, rng, game3.init(rng, 8), d, limit=1500) for d in (data.DEC_CARD_ORDER, data.DEC_CARD_UNITS)]
     return core.concatenate(parts)
 
@@ -202,7 +197,7 @@ def test_placed_tile_shows_up_in_its_cell(game3):
     """After PLACE_rc_Rk the compact district cell 6 r + c holds the pending tile's labels turned k times,
     its centre and chimneys; the full kind's cell equals its pending_tile in rotation k; the planes agree."""
     rng = np.random.default_rng(3)
-    state = _play_until(game3, rng, _play(game3, rng, batch=8, steps=40), data.DEC_PLACE)
+    state = _play_until(game3, rng, random_steps(game3, rng, 8, 40), data.DEC_PLACE)
     mask = game3.legal_action_mask(state)
     mask[:, data.ACTION_STORE] = False
     assert mask.any(axis=1).all()
@@ -239,7 +234,7 @@ def test_planes(game3, kind):
     encoder = make_encoder("carpe_diem", game3, kind)
     full = make_encoder("carpe_diem", game3, "full")
     rng = np.random.default_rng(5)
-    state = _play_until(game3, rng, _play(game3, rng, batch=8, steps=40), data.DEC_PLACE)
+    state = _play_until(game3, rng, random_steps(game3, rng, 8, 40), data.DEC_PLACE)
     actor = state.to_play.copy()
     view = game3.observe(state, actor)
     planes = encoder.planes(view)

@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.agents.random_agent import sample_masked
 from meeple.envs import default_encoder, encoder_kinds, make, make_encoder
 from meeple.envs.roll_through_the_ages import data
 
-
-def _midgame_states(game, rng, batch=32, steps=80):
-    state = game.init(rng, batch)
-    for _ in range(steps):
-        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
-    return state
+from helpers import random_steps
 
 
 def test_layout_and_space(game_case, rng):
     name, _, game = game_case
     encoder = default_encoder(name, game)
-    state = _midgame_states(game, rng)
+    state = random_steps(game, rng, 32, 80)
     obs = encoder.encode(game.observe(state, state.to_play))
     assert obs.shape == (32, encoder.size) and obs.dtype == np.float32
     assert sum(int(np.prod(shape)) for _, shape, _ in encoder.blocks) == encoder.size
@@ -33,7 +27,7 @@ def test_layout_and_space(game_case, rng):
 def test_every_encoder_kind(game_case, rng):
     """Each kind a game offers by name (encoder_kinds) has a consistent layout and writes every element."""
     name, _, game = game_case
-    state = _midgame_states(game, rng)
+    state = random_steps(game, rng, 32, 80)
     view = game.observe(state, state.to_play)
     for kind in encoder_kinds(name) or (None,):
         encoder = make_encoder(name, game, kind)
@@ -47,7 +41,7 @@ def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):
     """Slot k of viewer v shows the same player as slot 0 of viewer (v + k) mod P; padding is 0."""
     name, _, game = game_case
     encoder = default_encoder(name, game)
-    state = _midgame_states(game, rng)
+    state = random_steps(game, rng, 32, 80)
     P = game.num_players
     views = [encoder.split(encoder.encode(game.observe(state, v))) for v in range(P)]
     for block in encoder.seat_blocks:
@@ -60,7 +54,7 @@ def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):
 def test_rtta_blocks_match_the_state(rng):
     game = make("roll_through_the_ages", num_players=3)
     encoder = default_encoder("roll_through_the_ages", game)
-    state = _midgame_states(game, rng, batch=64, steps=150)
+    state = random_steps(game, rng, 64, 150)
     viewer = 1
     parts = encoder.split(encoder.encode(game.observe(state, viewer)))
     order = [(viewer + k) % 3 for k in range(3)]

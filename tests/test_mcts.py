@@ -13,6 +13,8 @@ from meeple.agents.mcts import Evaluator, MCTSAgent, RolloutAgent, ScoreEvaluato
 from meeple.agents.random_agent import RandomAgent, sample_masked
 from meeple.envs import core, make
 
+from helpers import random_steps
+
 RTTA = "roll_through_the_ages"
 CONFIGS = [
     pytest.param({"num_players": p}, id=f"P={p}") for p in (1, 2, 3, 4)
@@ -22,9 +24,7 @@ CONFIGS = [
 def midgame_states(game: Any, batch: int, seed: int, steps: int = 40) -> Any:
     """`batch` positions after `steps` random moves, plus one finished game as the last row."""
     rng = np.random.default_rng(seed)
-    state = game.init(rng, batch + 1)
-    for _ in range(steps):
-        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    state = random_steps(game, rng, batch + 1, steps)
     last = core.take(state, [batch])
     while not last.done.all():
         last = game.step(last, sample_masked(game.legal_action_mask(last), rng), rng)
