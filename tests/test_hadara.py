@@ -87,7 +87,7 @@ def n_cards(state, p: int = 0) -> int:
 
 def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str]] | None = None,
              coins: Mapping[int, int] | None = None, start: Mapping[int, tuple[int, int]] | None = None,
-             start_player: int = 0, turn: int = 0, pick: int = 0, round: int = 5, rotation: int = 0,
+             start_player: int = 0, turn: int = 0, pick: int | None = None, round: int = 5, rotation: int = 0,
              piles: Mapping[int, list[str]] | None = None, pairs: Mapping[int, tuple[str, str]] | None = None,
              **fields):
     """A hand-built B=1 position in `section` of `epoch`, then `game.advance`d and validated.
@@ -96,10 +96,13 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
     (another seat holding that start card gets the old one); piles {colour: [names]} outer piles
     bottom -> top; pairs {seat: (card 0, card 1)} phase-A pairs in draw order. Other State fields by
     name: a dict {index: value} sets field[0, index], anything else sets field[0].
-    Unplaced cards of every dealt (epoch, colour) fill up 2N: into the inner stacks of the current
-    epoch during A_DRAFT (so the next round can draw), else into the public discard.
+    Unplaced cards of every dealt (epoch, colour) fill up 2N: the current epoch's inner stacks and outer
+    piles get the sizes the rounds drawn and resolved so far leave (spec 5 A2; `validate` checks them),
+    the rest goes into the public discard. `pick` defaults to 0 before phase B and 5N after the picks.
     """
     P = game.num_players
+    if pick is None:
+        pick = 5 * P if section > DEC_B_TILE else 0
     s = game.init_from_uniforms(start_uniforms())
     s = s._replace(**{name: np.copy(value) for name, value in s._asdict().items()})
     s.inner[0], s.inner_count[0], s.outer[0], s.outer_count[0] = -1, 0, -1, 0
@@ -135,16 +138,27 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
         ids = arr[0].reshape(-1)
         np.add.at(placed, ids[ids >= 0], 1)
     placed += s.removed[0]
+    drawn_rounds, resolved = {DEC_A_DRAFT: (round + 1, round), DEC_A_TILE: (round + 1, round + 1)}.get(
+        section, (0, 0) if section <= DEC_WHEEL else (5, 5))
+
+    def draws(c: int, rounds: int) -> int:  # spec 5 A2.1: seat i draws at board position (i + r + k) % 5
+        return sum(int(s.board_order[0, (i + rotation + k) % 5]) == c for k in range(rounds) for i in range(P))
+
     for e in range(epoch + 1):
         for c in range(data.NUM_COLOURS):
             group = game.deck_cards[e, c, :game.deck_count[e, c]]
             free = [int(x) for x in group if placed[x] == 0]
             need = 2 * P - (len(group) - len(free))
             assert need >= 0, f"more than 2N cards of epoch {e} colour {c} placed"
+            n_inner = 2 * P - 2 * draws(c, drawn_rounds) if e == epoch else 0
+            n_outer = draws(c, resolved) if e == epoch and section <= DEC_A_BUST and s.outer_count[0, c] == 0 else 0
             for x in free[:need]:
-                if section == DEC_A_DRAFT and e == epoch:
+                if s.inner_count[0, c] < n_inner:
                     s.inner[0, c, s.inner_count[0, c]] = x
                     s.inner_count[0, c] += 1
+                elif s.outer_count[0, c] < n_outer:
+                    s.outer[0, c, s.outer_count[0, c]] = x
+                    s.outer_count[0, c] += 1
                 else:
                     s.removed[0, x] = True
     s = game.advance(s, np.full((1, UNIFORMS_PER_STEP), 0.5))
@@ -224,7 +238,7 @@ def test_had_ex_2_card_anatomy():
     s = act(game, s, ACTION_DRAFT + 1)  # seat 1 sells: the round resolves
     assert s.coins[0, 0] == 2 and tracks(s)[CULTURE] == 5 and tracks(s)[FOOD] == 5
     assert s.tableau[0, 0, 0] == card("I-B03") and n_cards(s) == 1
-    assert s.outer_count[0, BLUE] == 1 and s.outer[0, BLUE, 0] == card("I-B01")
+    assert s.outer[0, BLUE, s.outer_count[0, BLUE] - 1] == card("I-B01")  # on earlier rounds' discards
     assert data.CARD_VP[card("I-B03")] == 2
 
 
@@ -268,14 +282,15 @@ def test_had_ex_4_drawing():
 
 
 def test_had_ex_5_price_reduction():
-    """HAD-EX-5 (spec 5.1): with 2 blue cards owned, I-B07 (price 5) costs 3: coins 4 -> 1. With
-    coins 2 the buys are masked out and only selling is legal."""
+    """HAD-EX-5 (spec 5.1): with 2 blue cards owned, a blue card of price 5 costs 3: coins 4 -> 1. With
+    coins 2 the buys are masked out and only selling is legal. (The spec's I-B07 becomes II-B02, same
+    price, in epoch II: a player meets the blue stack once per epoch, so 2 blue cards come from epoch I.)"""
     game = new_game()
-    kw = dict(cards={0: ["I-B01", "I-B02"]}, pairs={0: ("I-B07", "I-B10"), 1: ("I-G01", "I-G02")})
+    kw = dict(cards={0: ["I-B01", "I-B02"]}, pairs={0: ("II-B02", "II-B05"), 1: ("II-G01", "II-G02")}, epoch=1)
     s = draft_position(game, coins={0: 4}, **kw)
-    assert legal(game, s) == {ACTION_DRAFT + 0, ACTION_DRAFT + 1, ACTION_DRAFT + 3}  # I-B10 costs 5
+    assert legal(game, s) == {ACTION_DRAFT + 0, ACTION_DRAFT + 1, ACTION_DRAFT + 3}  # II-B05 costs 5
     s = act(game, s, ACTION_DRAFT + 0, ACTION_DRAFT + 1)
-    assert s.coins[0, 0] == 1 and s.tableau[0, 0, 2] == card("I-B07")
+    assert s.coins[0, 0] == 1 and s.tableau[0, 0, 2] == card("II-B02")
     s = draft_position(game, coins={0: 2}, **kw)
     assert legal(game, s) == {ACTION_DRAFT + 1, ACTION_DRAFT + 3}
 
@@ -335,7 +350,8 @@ def test_had_ex_8_track_past_10():
 def test_had_ex_9_income():
     """HAD-EX-9 (spec 5 A3): income track 12, coins 0 -> Income gives 12 coins; the track stays 12."""
     game = new_game()
-    s = income_position(game, cards={0: ["I-Y09", "I-Y10", "I-Y05", "I-Y06"]}, coins={0: 0})
+    # epoch II: 4 yellow cards of epoch I can't be owned during epoch I's draft (one yellow pair per epoch)
+    s = income_position(game, cards={0: ["I-Y09", "I-Y10", "I-Y05", "I-Y06"]}, coins={0: 0}, epoch=1)
     assert s.decision[0] == DEC_A_COLONY  # Income ran inside `advance`
     assert s.coins[0, 0] == 12 and tracks(s)[INCOME] == 12
 
@@ -380,8 +396,8 @@ def test_had_ex_12_ally():
     """HAD-EX-12 (spec 5 A4, 2.6 C05): military 12, coins 1, C05 on top of tier 1; ally: coins -1,
     military 14, culture +1, C05 revealed to all, 5 VP at the end."""
     game = new_game()
-    s = position(game, DEC_A_COLONY, cards={0: ["I-R10", "I-R08", "I-R01"]}, coins={0: 1},
-                 colony_stack={1: [6, 5, -1, -1, -1]})
+    s = position(game, DEC_A_COLONY, epoch=1, cards={0: ["I-R10", "I-R08", "I-R01"]}, coins={0: 1},
+                 colony_stack={1: [6, 5, -1, -1, -1]})  # epoch II: 3 red cards of epoch I (see HAD-EX-9)
     assert tracks(s)[MILITARY] == 12
     c = tracks(s)[CULTURE]
     vp = game.scores(s)[0, 0]
@@ -414,7 +430,7 @@ def test_had_ex_14_bust_tile_front():
     """HAD-EX-14 (spec 5 A5): culture 13, income 4, 2 free yellow tiles; carve bust 1 with a yellow
     tile front -> income 7, free yellow tiles 1, culture unchanged."""
     game = new_game()
-    s = position(game, DEC_A_BUST, cards={0: ["I-Y05", "I-B09", "I-B10", "I-B02"]})
+    s = position(game, DEC_A_BUST, epoch=1, cards={0: ["I-Y05", "I-B09", "I-B10", "I-B02"]})  # see HAD-EX-9
     assert tracks(s)[CULTURE] == 13 and tracks(s)[INCOME] == 4 and s.free_tiles[0, 0, YELLOW] == 2
     s = act(game, s, bust_action(1, YELLOW, FRONT))
     assert tracks(s)[INCOME] == 7 and s.free_tiles[0, 0, YELLOW] == 1 and tracks(s)[CULTURE] == 13

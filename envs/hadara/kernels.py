@@ -42,7 +42,10 @@ from meeple.envs.hadara.data import (
     TRACK_INCOME_PER, U_INIT_BOARD, U_INIT_COLONIES, U_INIT_DEAL, U_INIT_START_CARDS, U_STEP_DEAL,
 )
 
-from meeple.envs.hadara.state import SOLD_SLOTS
+from meeple.envs.hadara.state import (
+    ACQUISITIONS_PER_EPOCH, COINS_MAX, COLONY_GAIN_MAX, INCOME_GAIN_MAX, INCOMES_PER_EPOCH, SELL_GAIN_MAX, SOLD_SLOTS,
+    SURPLUS_GAIN_MAX,
+)
 from meeple.envs.hadara.state import State as _State
 
 # Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration values, then
@@ -1002,11 +1005,77 @@ def determinize_nb(viewer, seeds, advanced, random_board, auto_forced, pile_top,
 
 # --- validation ------------------------------------------------------------------------------
 
+@kernel(inline="always")
+def _rounds_drawn_resolved(sec, rnd):
+    """Phase-A rounds of this epoch whose pairs were drawn, and those already revealed and resolved
+    (spec 5 A2: draw at the round's start, resolve when the last player commits)."""
+    if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
+        return 0, 0
+    if sec == DEC_A_DRAFT:
+        return rnd + 1, rnd
+    if sec == DEC_A_TILE:
+        return rnd + 1, rnd + 1
+    return ROUNDS_PER_PHASE_A, ROUNDS_PER_PHASE_A
+
+
+@kernel(inline="always")
+def _draws(s, b, c, k1):
+    """Pairs drawn from the stack of colour c in phase-A rounds 0..k1-1 (spec 5 A2.1: seat i draws at
+    board position (i + rotation + round) % 5, so a stack meets each seat once over the 5 rounds)."""
+    P = s.coins.shape[1]
+    n = 0
+    for k in range(k1):
+        for i in range(P):
+            if s.board_order[b, (i + s.rotation[b] + k) % NUM_COLOURS] == c:
+                n += 1
+    return n
+
+
+@kernel(inline="always")
+def _acquisitions_so_far(s, b, p, resolved):
+    """Cards p has kept so far (each bought into a slot or sold face down in phase A): one per resolved draft
+    round and per own phase-B pick (spec 5.2, 6 B1), 10 per past epoch; the card of a pick whose TILE_STEPS
+    follow-up is pending is already in the tableau."""
+    P = s.coins.shape[1]
+    sec = s.decision[b]
+    n = ACQUISITIONS_PER_EPOCH * s.epoch[b] + resolved
+    if sec == DEC_B_PICK or sec == DEC_B_TILE or sec > DEC_B_TILE:
+        picks = s.pick[b] + (1 if sec == DEC_B_TILE else 0)
+        for j in range(picks):
+            if (s.start_player[b] + j) % P == p:
+                n += 1
+    return n
+
+
+@kernel(inline="always")
+def _coins_still_to_gain(s, b, p, acquired):
+    """The most coins p can still gain (see state.COINS_MAX): the Incomes, sales, colonies and FOOD_SURPLUS
+    sections left in the game, each at its most."""
+    P = s.coins.shape[1]
+    sec = s.decision[b]
+    later = NUM_EPOCHS - 1 - s.epoch[b]
+    incomes = INCOMES_PER_EPOCH * later
+    if sec <= DEC_A_TILE:
+        incomes += 2  # after the draft (spec 5 A3) and after the picks (spec 6 B2)
+    elif sec <= DEC_B_TILE:
+        incomes += 1
+    surplus = later
+    if sec < DEC_B_FEED or (sec == DEC_B_FEED and (p - s.start_player[b]) % P >= s.turn[b]):
+        surplus += 1  # D11: after the player's own feeding in this epoch
+    gain = incomes * INCOME_GAIN_MAX + surplus * SURPLUS_GAIN_MAX
+    gain += (NUM_EPOCHS * ACQUISITIONS_PER_EPOCH - acquired) * SELL_GAIN_MAX
+    for t in range(NUM_TIERS):
+        if s.colony[b, p, t] == NOT_TAKEN:
+            gain += COLONY_GAIN_MAX[t]
+    return gain
+
+
 @kernel
 def validate_nb(err, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
         scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """err[b] = 0 if row b is consistent, else the code of the first broken invariant (rules.VALIDATE_ERRORS).
-    `where` (162,) int8 and the four derived arrays (P, ...) are scratch. Ranges were checked before."""
+    `where` (162,) int8 and the four saved-derived arrays (P, ...) are scratch; the state is a copy (the
+    derived values are recomputed in it by `refresh_player`). Ranges were checked before."""
     s = _State(*fields)
     P = s.coins.shape[1]
     for b in range(s.coins.shape[0]):
@@ -1155,47 +1224,19 @@ def validate_nb(err, advanced, random_board, auto_forced, pile_top, deck_cards, 
         if bad:
             err[b] = 6
             continue
-        # derived caches equal their recomputation (spec 7 note); free tiles never negative
+        # derived caches (spec 7 note): save them, recompute them with the rules' own refresh_player in
+        # this copy of the state, and compare (free tiles can't go negative: the stored ones are in range)
         for p in range(P):
-            side = s.start_side[b, p]
             for k in range(NUM_TRACKS):
-                v_tracks[p, k] = START_TRACKS[s.start_card[b, p], side, k] if side >= 0 else 0
-                v_free_tiles[p, k] = TILES_PER_COLOUR
+                v_tracks[p, k] = s.tracks[b, p, k]
+                v_free_tiles[p, k] = s.free_tiles[b, p, k]
             for c in range(NUM_COLOURS):
-                v_colour_count[p, c] = 0
+                v_colour_count[p, c] = s.colour_count[b, p, c]
             for a in range(NUM_ABILITIES):
-                v_ability_count[p, a] = 0
-            for slot in range(MAX_TABLEAU):
-                card = s.tableau[b, p, slot]
-                if card < 0:
-                    continue
-                v_colour_count[p, CARD_COLOUR[card]] += 1
-                if CARD_ABILITY[card] >= 0:
-                    v_ability_count[p, CARD_ABILITY[card]] += 1
-                for k in range(NUM_TRACKS):
-                    v_tracks[p, k] += CARD_TRACKS[card, k]
-                tc = s.slot_tile[b, p, slot]
-                if tc >= 0:
-                    v_tracks[p, tc] += TILE_STEPS_STEPS
-                    v_free_tiles[p, tc] -= 1
-            for t in range(NUM_TIERS):
-                if s.colony[b, p, t] == ALLIED:
-                    for k in range(NUM_TRACKS):
-                        v_tracks[p, k] += COLONY_BACK_TRACKS[s.colony_id[b, p, t], k]
-            for bu in range(NUM_BUSTS):
-                v = s.bust[b, p, bu]
-                if v >= 0:
-                    v_free_tiles[p, v // 2] -= 1
-                    if v % 2 == FRONT:
-                        v_tracks[p, v // 2] += BUST_REWARD[bu] + BUST_BOOST_STEPS * v_ability_count[p, BUST_BOOST]
-            for i in range(MAX_SILVER):
-                if s.silver[b, p, i] >= 0:
-                    v_free_tiles[p, s.silver[b, p, i]] -= 1
-            for a in range(PER_BLUE_CUL, PER_RED_MIL + 1):
-                col = ABILITY_PER_COLOUR[a]
-                v_tracks[p, col] += v_ability_count[p, a] * v_colour_count[p, col]
+                v_ability_count[p, a] = s.ability_count[b, p, a]
+            refresh_player(s, b, p)
             for k in range(NUM_TRACKS):
-                if v_tracks[p, k] != s.tracks[b, p, k] or v_free_tiles[p, k] != s.free_tiles[b, p, k] or v_free_tiles[p, k] < 0:
+                if v_tracks[p, k] != s.tracks[b, p, k] or v_free_tiles[p, k] != s.free_tiles[b, p, k]:
                     bad = True
             for c in range(NUM_COLOURS):
                 if v_colour_count[p, c] != s.colour_count[b, p, c]:
@@ -1224,3 +1265,131 @@ def validate_nb(err, advanced, random_board, auto_forced, pile_top, deck_cards, 
             bad = True
         if bad:
             err[b] = 8
+            continue
+        # the section's counters (spec 14 state machine): the wheel is set once per epoch after the side
+        # choice; rounds 0..4 run in A_DRAFT / A_TILE and the round is 5 once the draft is over; picks count
+        # 0..5N-1 in phase B only; a settled row's turn is a seat still to act; section counters live only in
+        # their sections; colonies and busts are taken from their first sections on (spec 5 A4, A5)
+        rnd = s.round[b]
+        if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
+            if rnd != 0 or s.rotation[b] != -1 or (sec == DEC_SETUP_SIDE and e_now != 0):
+                bad = True
+        elif sec == DEC_A_DRAFT or sec == DEC_A_TILE:
+            if rnd >= ROUNDS_PER_PHASE_A:
+                bad = True
+        elif rnd != ROUNDS_PER_PHASE_A:
+            bad = True
+        if sec < DEC_B_PICK:
+            if s.pick[b] != 0:
+                bad = True
+        elif sec <= DEC_B_TILE:
+            if s.pick[b] >= PHASE_B_TURNS * P or s.turn[b] != 0:
+                bad = True
+        elif s.pick[b] != PHASE_B_TURNS * P:
+            bad = True
+        if (sec == DEC_WHEEL and s.turn[b] != 0) or (not s.done[b] and s.turn[b] >= P):
+            bad = True
+        actor = actor_of(s, b)
+        in_take = sec == DEC_A_COLONY or sec == DEC_B_COLONY or sec == DEC_A_BUST or sec == DEC_B_BUST
+        if not in_take and (s.sect_count[b] != 0 or s.sect_bought[b] != 0):
+            bad = True
+        if in_take and s.sect_bought[b] > 0 and (s.sect_count[b] == 0 or s.ability_count[b, actor, BUY_REQUIREMENT] == 0
+                                                  or s.sect_bought[b] % BUY_REQUIREMENT_COINS_PER_POINT != 0):
+            bad = True
+        if s.feed_paid[b] != 0 and sec != DEC_B_FEED:  # the payer may remove the FEED_COINS card afterwards
+            bad = True
+        for p in range(P):
+            for t in range(NUM_TIERS):
+                if s.colony[b, p, t] != NOT_TAKEN and e_now == 0 and sec < DEC_A_COLONY:
+                    bad = True
+            for bu in range(NUM_BUSTS):
+                if s.bust[b, p, bu] >= 0 and e_now == 0 and sec < DEC_A_BUST:
+                    bad = True
+        if bad:
+            err[b] = 9
+            continue
+        # pile sizes (spec 3 step 6, 5 A2): 2N per inner stack at the deal, 2 fewer per pair drawn; one
+        # discard per resolved pair on its colour's outer pile, so N each when phase B begins; 5N - picks
+        # during phase B (checked above), empty after it
+        drawn_rounds, resolved = _rounds_drawn_resolved(sec, rnd)
+        for c in range(NUM_COLOURS):
+            if s.inner_count[b, c] != 2 * P - 2 * _draws(s, b, c, drawn_rounds):
+                bad = True
+            if sec <= DEC_A_BUST and s.outer_count[b, c] != _draws(s, b, c, resolved):
+                bad = True
+            if sec > DEC_B_TILE and s.outer_count[b, c] != 0:
+                bad = True
+        if bad:
+            err[b] = 10
+            continue
+        # cards kept: every slot ever used and every face-down sale is one acquisition (spec 5.2), so
+        # n_slots + sales never exceed the rounds and picks played, which leaves a slot for every card the
+        # player can still acquire (MAX_TABLEAU = 10 per epoch); this epoch's sales only in resolved rounds
+        for p in range(P):
+            sold = 0
+            for i in range(SOLD_SLOTS):
+                if s.sold_a[b, p, i] >= 0:
+                    sold += 1
+                    if i >= ROUNDS_PER_PHASE_A * e_now + resolved:
+                        bad = True
+            if s.n_slots[b, p] + sold > _acquisitions_so_far(s, b, p, resolved):
+                bad = True
+        if bad:
+            err[b] = 11
+            continue
+        # coins: at most what the rules can have handed out so far (state.COINS_MAX less the most the rest of
+        # the game adds), so no later step passes COINS_MAX; nothing before the sides are revealed (spec 3)
+        for p in range(P):
+            if sec == DEC_SETUP_SIDE and s.coins[b, p] != 0:
+                bad = True
+            acquired = _acquisitions_so_far(s, b, p, resolved)
+            if s.coins[b, p] + _coins_still_to_gain(s, b, p, acquired) > COINS_MAX:
+                bad = True
+        if bad:
+            err[b] = 12
+            continue
+        # the draft (spec 5 A2): each pair comes from this epoch's stack at the seat's emblem, and a committed
+        # purchase was affordable when committed (coins don't change before the reveal)
+        if sec == DEC_A_DRAFT:
+            for p in range(P):
+                c = s.board_order[b, (p + s.rotation[b] + rnd) % NUM_COLOURS]
+                for i in range(2):
+                    card = s.drawn[b, p, i]
+                    if CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now:
+                        bad = True
+                a = s.pending[b, p]
+                if a >= 0 and a % 2 != SELL and s.coins[b, p] < eff_price(s, b, p, s.drawn[b, p, a // 2]):
+                    bad = True
+        if bad:
+            err[b] = 13
+            continue
+        # a settled row's actor has a decision (D24 skips the others): a TILE_STEPS follow-up with a free
+        # tile, a colony / bust take left in the section, or food short of the cards in Feeding; follow-ups
+        # belong to the card bought last, this epoch, by a seat not yet past in A_TILE (the actor in B_TILE)
+        if not s.done[b]:
+            for p in range(P):
+                td = s.tile_due[b, p]
+                if td < 0:
+                    continue
+                if td != s.n_slots[b, p] - 1 or CARD_EPOCH[s.tableau[b, p, td]] != e_now:
+                    bad = True
+                if sec == DEC_A_TILE:
+                    if (p - s.start_player[b]) % P < s.turn[b]:
+                        bad = True
+                elif sec != DEC_B_TILE or p != actor:
+                    bad = True
+            if sec == DEC_A_TILE or sec == DEC_B_TILE:
+                if s.tile_due[b, actor] < 0 or not _has_free_tile(s, b, actor):
+                    bad = True
+            if in_take:
+                limit = 2 if s.ability_count[b, actor, DOUBLE_SECTION] > 0 else 1
+                if s.sect_count[b] >= limit:
+                    bad = True
+            if sec == DEC_B_FEED and s.tracks[b, actor, FOOD] + s.feed_paid[b] >= card_count(s, b, actor):
+                bad = True
+        else:
+            for p in range(P):
+                if s.tile_due[b, p] >= 0:
+                    bad = True
+        if bad:
+            err[b] = 14

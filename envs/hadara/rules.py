@@ -63,6 +63,15 @@ VALIDATE_ERRORS = {
     6: "commitments, pairs, sides, tile follow-ups, seals, coins or start cards inconsistent",
     7: "derived tracks / counts / free tiles differ from their recomputation (spec 7)",
     8: "flow counters inconsistent (piles vs picks, commitments vs turn, wheel, to_play)",
+    9: "section counters inconsistent with the decision (round, wheel, pick, turn, colony/bust/feeding counters, "
+       "colonies or busts before their first section)",
+    10: "pile sizes do not match the rounds drawn and resolved this epoch (inner 2N - 2 per pair drawn, "
+        "outer 1 per resolved pair, empty after phase B)",
+    11: "more cards bought (n_slots) or sold face down than rounds and picks played, or a sale in a round not resolved",
+    12: "coins above what the rules can have handed out by this point of the game (state.COINS_MAX)",
+    13: "a drawn pair not from this epoch's stack at the seat's emblem, or a committed purchase the player cannot afford",
+    14: "the seat to play has no decision (tile follow-up without a tile, section limit reached, fed in Feeding) "
+        "or a tile follow-up is pending outside its section",
 }
 
 

@@ -14,16 +14,64 @@ import numpy as np
 
 from meeple.envs.base import BOOL, HIDDEN, I8, I16, I64, PRIVATE, Field, state_classes
 from meeple.envs.hadara.data import (
-    BUY_REQUIREMENT_MAX_COINS, COLONIES_IN_TIER, FEED_COINS_MAX_CARDS, MAX_PLAYERS, MAX_SILVER, MAX_TABLEAU,
-    NUM_ABILITIES, NUM_BUSTS, NUM_CARDS, NUM_COLONIES, NUM_COLOURS, NUM_DECISIONS, NUM_EPOCHS, NUM_TIERS,
-    NUM_TRACKS, ROUNDS_PER_PHASE_A,
+    ABILITY_PER_COLOUR, BUST_BOOST, BUST_BOOST_STEPS, BUST_REWARD, BUST_VP, BUY_REQUIREMENT_MAX_COINS, CARD_ABILITY,
+    CARD_TRACKS, CARD_VP, COINS_PER_VP, COLONIES_IN_TIER, COLONY_BACK_TRACKS, COLONY_BACK_VP, COLONY_COINS,
+    COLONY_COINS_AMOUNT, COLONY_FRONT_VP, COLONY_PLUNDER, COLONY_TIER, FEED_COINS_MAX_CARDS, FOOD_SURPLUS,
+    FOOD_SURPLUS_MAX, GOLD_VP_PER_SET, MAX_GOLD, MAX_PLAYERS, MAX_SILVER, MAX_TABLEAU, NUM_ABILITIES, NUM_BUSTS,
+    NUM_CARDS, NUM_COLONIES, NUM_COLOURS, NUM_DECISIONS, NUM_EPOCHS, NUM_TIERS, NUM_TRACKS, PHASE_B_TURNS_PER_PLAYER,
+    ROUNDS_PER_PHASE_A, SELL_BONUS, SELL_BONUS_COINS, SELL_VALUE, SET_POINTS, SET_POINTS_VP, START_COINS,
+    START_PLAYER_COINS, START_TRACKS, TILE_STEPS, TILE_STEPS_STEPS, TRACK_INCOME, TRACK_INCOME_MAX,
 )
 
 SOLD_SLOTS = NUM_EPOCHS * ROUNDS_PER_PHASE_A  # s.sold_a index 5 * epoch + round
 PILE_SLOTS = MAX_PLAYERS  # an outer pile holds one card per player (spec 5 A2)
 INNER_SLOTS = 2 * MAX_PLAYERS  # 2N cards per inner stack
 SHUFFLE_SLOTS = 16  # shuffle buffer length (>= 14 cards of one colour)
-BIG = int(np.iinfo(np.int16).max)
+
+
+# --- reachable maxima (spec 2-10), derived from the data tables so a new card list updates them ---------
+
+def _copies(ability: int) -> int:
+    """Cards carrying `ability` (advanced game: the starred ones included)."""
+    return int((CARD_ABILITY == ability).sum())
+
+
+# A tableau holds at most MAX_TABLEAU cards (spec 5.2: 5 draft rounds + 5 picks per epoch), so a track is at
+# most: the best start card, the MAX_TABLEAU best cards on it, the best allied back of every tier, every
+# bust's front reward with every BUST_BOOST copy, every TILE_STEPS card's tile, and the PER_* copies of its
+# colour counting a full tableau (spec 7: tracks = start + cards + backs + front tiles + TILE_STEPS + PER_*).
+TRACK_MAX = np.array([
+    int(START_TRACKS[:, :, k].max()) + int(np.sort(CARD_TRACKS[:, k])[::-1][:MAX_TABLEAU].sum())
+    + sum(int(COLONY_BACK_TRACKS[COLONY_TIER == t, k].max()) for t in range(NUM_TIERS))
+    + int(BUST_REWARD.sum()) + NUM_BUSTS * BUST_BOOST_STEPS * _copies(BUST_BOOST) + _copies(TILE_STEPS) * TILE_STEPS_STEPS
+    + MAX_TABLEAU * sum(_copies(a) for a in range(NUM_ABILITIES) if ABILITY_PER_COLOUR[a] == k)
+    for k in range(NUM_TRACKS)
+], dtype=np.int64)
+# Coins only grow through: the start card (+ the start-player coin, spec 3), 2 Incomes per epoch (income
+# track + TRACK_INCOME, spec 5 A3), one sale per acquisition opportunity (10 per epoch: 5 draft rounds +
+# 5 picks, at most the epoch III value + SELL_BONUS), each tier's colony once (plunder + COLONY_COINS,
+# spec 5 A4, D16) and FOOD_SURPLUS once per Feeding (D11). Each event's most is below; validate checks
+# coins + the most the remaining events could add <= COINS_MAX, so a valid state never passes it.
+START_COINS_MAX = int(START_COINS.max()) + START_PLAYER_COINS
+INCOMES_PER_EPOCH = 2
+INCOME_GAIN_MAX = int(TRACK_MAX[0]) + _copies(TRACK_INCOME) * TRACK_INCOME_MAX
+SELL_GAIN_MAX = int(SELL_VALUE.max()) + _copies(SELL_BONUS) * SELL_BONUS_COINS
+COLONY_GAIN_MAX = COLONY_PLUNDER.astype(np.int64) + _copies(COLONY_COINS) * COLONY_COINS_AMOUNT  # per tier
+SURPLUS_GAIN_MAX = _copies(FOOD_SURPLUS) * FOOD_SURPLUS_MAX
+ACQUISITIONS_PER_EPOCH = ROUNDS_PER_PHASE_A + PHASE_B_TURNS_PER_PLAYER
+COINS_MAX = (START_COINS_MAX + NUM_EPOCHS * (INCOMES_PER_EPOCH * INCOME_GAIN_MAX + ACQUISITIONS_PER_EPOCH * SELL_GAIN_MAX
+                                              + SURPLUS_GAIN_MAX) + int(COLONY_GAIN_MAX.sum()))
+# Running VP (spec 9, kernels.vp_of): the best colony of every tier, every bust with its back reward and
+# boost, both silver seals scoring a full track (SILVER_FULL), gold and SET_POINTS on every complete set of
+# a full tableau, the MAX_TABLEAU best cards and the coins.
+_SETS_MAX = MAX_TABLEAU // NUM_COLOURS + 1  # + 1: GOLD_WILDCARD completes one more set for gold seals
+VP_MAX = (sum(max(int(COLONY_FRONT_VP[t]), int(COLONY_BACK_VP[COLONY_TIER == t].max())) for t in range(NUM_TIERS))
+          + int(BUST_VP.sum()) + int(BUST_REWARD.sum()) + NUM_BUSTS * BUST_BOOST_STEPS * _copies(BUST_BOOST)
+          + MAX_SILVER * int(TRACK_MAX.max()) + GOLD_VP_PER_SET * _SETS_MAX * MAX_GOLD
+          + SET_POINTS_VP * _SETS_MAX * _copies(SET_POINTS) + int(np.sort(CARD_VP)[::-1][:MAX_TABLEAU].sum())
+          + COINS_MAX // COINS_PER_VP)
+# all of them fit the int16 fields (coins, tracks, the View's vp) with room to spare
+assert max(COINS_MAX, int(TRACK_MAX.max()), VP_MAX) < np.iinfo(np.int16).max
 
 FIELDS = (
     # --- flow (public) ---
@@ -41,8 +89,9 @@ FIELDS = (
     # --- per player ---
     Field("start_card", ("P",), I8, 0, 4, doc="start card = initiative - 1"),
     Field("start_side", ("P",), I8, -1, 1, doc="SIDE_A / SIDE_B once revealed, -1 before (advanced setup)"),
-    Field("coins", ("P",), I16, 0, BIG),
-    Field("tracks", ("P", NUM_TRACKS), I16, 0, BIG, doc="income, military, culture, food; DERIVED"),
+    Field("coins", ("P",), I16, 0, COINS_MAX, doc="COINS_MAX: the most the rules can hand out in a game"),
+    Field("tracks", ("P", NUM_TRACKS), I16, 0, int(TRACK_MAX.max()),
+          doc="income, military, culture, food; DERIVED (at most TRACK_MAX)"),
     Field("colour_count", ("P", NUM_COLOURS), I8, 0, MAX_TABLEAU, doc="cards per colour in the tableau; DERIVED"),
     Field("ability_count", ("P", NUM_ABILITIES), I8, 0, 2, doc="copies of each ability in the tableau; DERIVED"),
     Field("free_tiles", ("P", NUM_TRACKS), I8, 0, 2,
@@ -87,7 +136,7 @@ VIEW_FIELDS = (
     Field("own_drawn", (2,), I16, doc="the viewer's drawn pair, -1 outside A_DRAFT"),
     Field("own_pending", (), I8, doc="the viewer's own commitment, -1 none"),
     Field("outer", (NUM_COLOURS, PILE_SLOTS), I16, doc="the outer piles (only the tops with pile_view='top')"),
-    Field("vp", ("P",), I16, doc="running public VP (the scoring rules on the current position)"),
+    Field("vp", ("P",), I16, 0, VP_MAX, doc="running public VP (the scoring rules on the current position)"),
 )
 
 # every kernel entry point receives these after the configuration values, in this order
@@ -97,10 +146,10 @@ SCRATCH = (
     Field("pool", (SHUFFLE_SLOTS,), I16, doc="determinize: unseen cards of one epoch and colour"),
     Field("stream", (1,), np.uint64, doc="determinize: splitmix64 stream"),
     Field("where", (NUM_CARDS,), I8, doc="validate: places each card was found"),
-    Field("v_tracks", ("P", NUM_TRACKS), I64, doc="validate: recomputed tracks"),
-    Field("v_colour_count", ("P", NUM_COLOURS), I64, doc="validate: recomputed colour counts"),
-    Field("v_ability_count", ("P", NUM_ABILITIES), I64, doc="validate: recomputed ability counts"),
-    Field("v_free_tiles", ("P", NUM_TRACKS), I64, doc="validate: recomputed free tiles"),
+    Field("v_tracks", ("P", NUM_TRACKS), I64, doc="validate: the stored tracks, compared with refresh_player"),
+    Field("v_colour_count", ("P", NUM_COLOURS), I64, doc="validate: the stored colour counts"),
+    Field("v_ability_count", ("P", NUM_ABILITIES), I64, doc="validate: the stored ability counts"),
+    Field("v_free_tiles", ("P", NUM_TRACKS), I64, doc="validate: the stored free tiles"),
 )
 
 CLASSES = state_classes(FIELDS, VIEW_FIELDS, SCRATCH)
