@@ -11,7 +11,8 @@ uniforms 0, so the deal is the identity (depot d holds L(4d+1)..L(4d+4), the dis
 has building board p + 1 (seat 0: board 1, shovel (2, 2)) and frame parts F(4p+1)..F(4p+4) on N, E, S, W.
 Districts are drawn as ASCII grids (`grid`): one token per cell, `L37/1` = tile L37 turned 1 quarter
 turn clockwise, `.` = empty; every tile a test uses is taken out of the supply, a depot or the display
-(a depot / display slot gets a replacement from the supply), so every position passes `game.validate`.
+(a depot / display slot gets a replacement from the supply), so every position passes `game.validate` as a
+snapshot (`history=False`: the tiles and counters of a hand-built position came from no game).
 `game.advance` recomputes the derived fields (completed features, chimneys, villa VP, frame tasks).
 
 Unless a test says otherwise: 4 players, `auto_forced=False` (every decision is seen), seat 0 to act.
@@ -86,11 +87,12 @@ def legal(game, state) -> set[int]:
 
 
 def act(game, state, *actions: int, u: np.ndarray | None = None):
-    """Apply `actions` in order, each checked legal first; the state is validated after each."""
+    """Apply `actions` in order, each checked legal first; the state is validated after each (as a snapshot:
+    hand-built positions are consistent, but no game reaches them, see `position`)."""
     for a in actions:
         assert game.legal_action_mask(state)[0, a], f"{game.action_names[a]} is not legal here"
         state = game.apply(state, np.array([a]), zeros() if u is None else u)
-        game.validate(state)
+        game.validate(state, history=False)
     return state
 
 
@@ -217,7 +219,7 @@ def position(game, *, seat: int = 0, start: int = 0, districts: Mapping[int, str
         else:
             target[0] = value
     s = game.advance(s, zeros() if u is None else u)
-    game.validate(s)
+    game.validate(s, history=False)  # a consistent snapshot; its tiles and counters came from no game
     return s
 
 
@@ -233,7 +235,7 @@ def scoring_position(game, cards: Mapping[int, str], seat: int = 0, **kw):
     s.score_order[0] = [seat] + [p for p in range(P) if p != seat]
     s.decision[0] = DEC_SCORE_SPACE
     s.to_play[0] = seat
-    game.validate(s)
+    game.validate(s, history=False)
     return s
 
 

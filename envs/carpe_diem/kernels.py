@@ -49,6 +49,8 @@ from meeple.envs.carpe_diem.state import (  # noqa: F401  (W_* offsets are used 
     W_CHIM, W_GEN, W_LIST, W_LIST2, W_NEW_GOODS, W_NEW_KIND, W_OPEN, W_PARENT, W_STACK, W_VISIT, WORK_SIZE,
 )
 from meeple.envs.carpe_diem.state import State as _State
+from meeple.envs.carpe_diem.data import BAKERY, FOUNTAIN, MARKET  # feature kinds (validate_history_nb)
+from meeple.envs.carpe_diem.state import CARD_GAIN_MAX, CARD_VP_STEPS_MAX  # validate_history_nb
 
 # Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration flag, then
 # the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention").
@@ -1345,4 +1347,304 @@ def validate_nb(err, auto_forced, work, cellmask,
             for slot in range(NUM_CARD_SLOTS):
                 if SLOT_USED[P, slot] != (s.card_slot[b, slot] >= 0):
                     e = 6
+        if e == 0:
+            e = _snapshot_error(s, b)
         err[b] = e
+
+
+@kernel
+def _snapshot_error(s, b):
+    """validate_nb codes 7-10: what one position says about itself (every hand-built position too)."""
+    P = s.track.shape[1]
+    dec = s.decision[b]
+    p = s.to_play[b]
+    # 7: a scoring turn (spec 6.2-6.3): to_play's disc of this phase lies on cur_space exactly while its two
+    # cards are resolved; card_seq and units are set only then: a red card's units payable (PD-13), a
+    # green card's its natural units (PD-15)
+    resolving = dec == DEC_CARD_ORDER or dec == DEC_CARD_UNITS or dec == DEC_CARD_BREAD
+    sp = np.int64(s.cur_space[b])
+    if resolving != (sp >= 0):
+        return 7
+    if sp >= 0 and (not SPACE_USABLE[P, sp] or s.circle_owner[b, sp] != p or s.circle_phase[b, sp] != s.phase[b]):
+        return 7
+    if s.card_seq[b] != 0 and dec != DEC_CARD_UNITS and dec != DEC_CARD_BREAD:
+        return 7
+    if dec == DEC_CARD_UNITS:
+        if s.units[b] != 0 or not CARD_RED[current_card(s, b)]:
+            return 7
+    elif dec == DEC_CARD_BREAD:
+        card = current_card(s, b)
+        if CARD_RED[card]:
+            if s.units[b] > red_max_units(s, b, p, card):
+                return 7
+        elif s.units[b] != min(green_units(s, b, p, card), 127):
+            return 7
+    elif s.units[b] != 0:
+        return 7
+    seats = np.int64(0)
+    for i in range(P):
+        seats |= np.int64(1) << np.int64(s.score_order[b, i])
+    if seats != (np.int64(1) << np.int64(P)) - 1:
+        return 7
+    # 8: craftsman picks (spec 5.5 step 4) are owed only between a turn's placement and its end, at most one
+    # per completed craftsman lodging; a depot tile (every light one) is built before any pick of its turn
+    owed = s.craft_pending[b]
+    if owed > 0 and dec != DEC_PLACE and dec != DEC_FOUNTAIN_RETURN and dec != DEC_DISPLAY_PICK:
+        return 8
+    if owed > s.completed[b, p, CRAFTSMAN]:
+        return 8
+    if dec == DEC_DISPLAY_PICK and (owed == 0 or _display_count(s, b) == 0):
+        return 8
+    if dec == DEC_PLACE and owed > 0 and s.tile_pending[b] < NUM_LIGHT:
+        return 8
+    # 9: patricians: while the start spaces are chosen (spec 4 step 6) exactly the seats before to_play in
+    # turn order stand on distinct spaces; afterwards everyone stands somewhere, and a TAKE is from a depot
+    # that has a tile (a normal move skips empty depots, a bread move goes only to one with tiles, spec 5.1)
+    if dec == DEC_START_SPACE:
+        for i in range(P):
+            q = (s.start_player[b] + i) % P
+            if (s.patrician[b, q] >= 0) != (i < s.turn[b]):
+                return 9
+            for r in range(P):
+                if r != q and s.patrician[b, q] >= 0 and s.patrician[b, r] == s.patrician[b, q]:
+                    return 9
+    else:
+        for q in range(P):
+            if s.patrician[b, q] < 0:
+                return 9
+        if dec == DEC_TAKE and _depot_count(s, b, s.patrician[b, p]) == 0:
+            return 9
+    # 10: an empty cell has rotation 0 (a rotation is set only with a tile)
+    for q in range(P):
+        for cell in range(NUM_CELLS):
+            if s.cell_tile[b, q, cell] < 0 and s.cell_rot[b, q, cell] != 0:
+                return 10
+    return 0
+
+
+@kernel
+def _landscape_goods(s, b, p, work, cellmask, out):
+    """out[g] = sum over p's completed landscapes of kind g of (tiles - 1): every good p can have gained
+    (spec 5.5 step 3). Reads the union-find `_analyze` has just left in work / cellmask."""
+    for g in range(NUM_GOODS):
+        out[g] = 0
+    tiles = s.cell_tile[b, p]
+    for n in range(NUM_NODES):
+        t = tiles[n // NUM_PORTS]
+        if t < 0 or work[W_PARENT + n] != n or cellmask[n] == 0 or work[W_OPEN + n] != 0:
+            continue
+        kind = LABEL_FEATURE[ROT_PORTS[t, s.cell_rot[b, p, n // NUM_PORTS], n % NUM_PORTS]]
+        if kind < NUM_GOODS:
+            out[kind] += _popcount(cellmask[n]) - 1
+
+
+@kernel
+def _history_error(s, b, work, cellmask):
+    """validate_history_nb codes 11-17 for row b: whether the game that led to the position could exist."""
+    P = s.track.shape[1]
+    dec = s.decision[b]
+    ph = np.int64(s.phase[b])
+    start_space = dec == DEC_START_SPACE
+    turns = dec >= DEC_MOVE and dec <= DEC_DISPLAY_PICK
+    scoring = dec >= DEC_SCORE_SPACE and dec <= DEC_CARD_BREAD
+    after_take = dec == DEC_PLACE or dec == DEC_FOUNTAIN_RETURN or dec == DEC_DISPLAY_PICK
+    over = 0 if start_space else (ph if turns else ph + 1)  # phases whose 7 rounds of turns are over
+    # 11: a depot of 4 loses a tile per take and, with 2 / 3 players, its last 2 / 1 tiles when it is down
+    # to them (spec 5.7): after k < P takes it holds 4 - k tiles, after P none. So the depots tell the takes
+    # of this phase, one per turn: round * P + turn (+ 1 once to_play has taken); none before the deal
+    # (the start spaces) and all 7 P once the turns are over
+    takes = 0
+    removed_now = 0
+    for d in range(NUM_SPACES):
+        n = _depot_count(s, b, d)
+        if n == 0:
+            takes += P
+            removed_now += DEPOT_SLOTS - P
+        elif n > DEPOT_SLOTS - P:
+            takes += DEPOT_SLOTS - n
+        else:
+            return 11
+    if turns:
+        if takes != np.int64(s.round[b]) * P + np.int64(s.turn[b]) + (1 if after_take else 0):
+            return 11
+    elif takes != NUM_SPACES * P:
+        return 11
+    if not turns:
+        removed_now = 0  # counted with the phases that are over
+    # 12: the supply (spec 4 step 4, 7): phases 1-3 each deal 28 light tiles, phase 4 the 28 dark tiles not
+    # on the display; the depots hold this phase's kind; removed tiles are 4 - P per depot per phase
+    light_supply = 0
+    dark_supply = 0
+    light_removed = 0
+    dark_removed = 0
+    for t in range(NUM_TILES):
+        loc = s.tile_loc[b, t]
+        dark = t >= NUM_LIGHT
+        if loc == LOC_SUPPLY:
+            if dark:
+                dark_supply += 1
+            else:
+                light_supply += 1
+        elif loc == LOC_REMOVED:
+            if dark:
+                dark_removed += 1
+            else:
+                light_removed += 1
+        elif loc == LOC_DEPOT and dark != (ph == NUM_PHASES - 1):
+            return 12
+    dealt_light = 0 if start_space else min(ph + 1, NUM_PHASES - 1)
+    if light_supply != NUM_LIGHT - LIGHT_PER_PHASE * dealt_light:
+        return 12
+    if dark_supply != (0 if ph == NUM_PHASES - 1 else NUM_TILES - NUM_LIGHT - DISPLAY_SLOTS):
+        return 12
+    per_phase = (DEPOT_SLOTS - P) * NUM_SPACES
+    if light_removed != per_phase * min(over, NUM_PHASES - 1) + (removed_now if ph < NUM_PHASES - 1 else 0):
+        return 12
+    if dark_removed != per_phase * (1 if over == NUM_PHASES else 0) + (removed_now if ph == NUM_PHASES - 1 else 0):
+        return 12
+    # 13: every seat takes one depot tile per turn (7 per phase); the tiles it holds (built, stored, being
+    # built) beyond those are display picks, which together are the tiles gone from the display; nothing is
+    # stored before the first tile is on the shovel cell (the seed's first-tile rule)
+    extra = 0
+    for q in range(P):
+        pos = (np.int64(q) - np.int64(s.start_player[b])) % P
+        taken = ROUNDS_PER_PHASE * over
+        if turns:
+            taken += np.int64(s.round[b]) + (1 if pos < s.turn[b] else 0) + (1 if pos == s.turn[b] and after_take else 0)
+        held = np.int64(s.stored[b, q]) + (1 if s.tile_pending[b] >= 0 and s.to_play[b] == q else 0)
+        for cell in range(NUM_CELLS):
+            if s.cell_tile[b, q, cell] >= 0:
+                held += 1
+        if held < taken:
+            return 13
+        extra += held - taken
+        if s.stored[b, q] > 0 and s.cell_tile[b, q, BOARD_SHOVEL[s.board[b, q]]] < 0:
+            return 13
+    if extra != DISPLAY_SLOTS - _display_count(s, b):
+        return 13
+    # 14: one disc per seat per scoring round (spec 6.2); in this phase's round the seats before `turn` in
+    # the scoring order and to_play once its disc is down. The order is by the track, higher first (spec
+    # 6.1): scored seats only move forward, so each still ranks above every seat yet to score, and those
+    # keep their order; before the first scoring round it is the initial 0..P-1
+    for q in range(P):
+        scored = False
+        if scoring:
+            for i in range(s.turn[b]):
+                if s.score_order[b, i] == q:
+                    scored = True
+            if q == s.to_play[b] and s.cur_space[b] >= 0:
+                scored = True
+        for f in range(NUM_PHASES):
+            n = 0
+            for sp in range(NUM_CIRCLE_SPACES):
+                if s.circle_owner[b, sp] == q and s.circle_phase[b, sp] == f:
+                    n += 1
+            want = 1 if f < over else 0
+            if scoring and f == ph:
+                want = 1 if scored else 0
+            if n != want:
+                return 14
+    if scoring:
+        for j in range(s.turn[b] + (1 if s.cur_space[b] >= 0 else 0), P):
+            c = s.score_order[b, j]
+            for i in range(j):
+                a = s.score_order[b, i]
+                if s.track[b, c] > s.track[b, a] or (s.track[b, c] == s.track[b, a] and s.height[b, c] > s.height[b, a]):
+                    return 14
+    elif ph == 0:
+        for i in range(P):
+            if s.score_order[b, i] != i:
+                return 14
+    # 15: counters against their sources. Each bound grows by at least what a step can add (a placement's
+    # goods, coins, bread and steps come with the completed features it counts; a card's gain with the
+    # card it resolves), so an accepted position keeps them: goods of a kind <= its completed landscapes'
+    # tiles - 1; coins + goods (merchants turn goods into coins + 1, markets give 1, red cards take both);
+    # bread (bakeries 1, bakers 2); track and VP + track (banderole cells, administrators 2 steps, a step
+    # past the end is a VP); VP down by at most 4 per failed card (spec 6.3)
+    start_hi = 0
+    start_lo = 1 << 30
+    for i in range(P):
+        start_hi = max(start_hi, np.int64(START_VP[P, i]))
+        start_lo = min(start_lo, np.int64(START_VP[P, i]))
+    for q in range(P):
+        _analyze(s, b, q, work, cellmask, -1)
+        _landscape_goods(s, b, q, work, cellmask, work[W_LIST:W_LIST + NUM_GOODS])
+        land = 0
+        goods = 0
+        for g in range(NUM_GOODS):
+            if s.goods[b, q, g] > work[W_LIST + g]:
+                return 15
+            land += work[W_LIST + g]
+            goods += s.goods[b, q, g]
+        resolved = 0
+        for sp in range(NUM_CIRCLE_SPACES):
+            if s.circle_owner[b, sp] == q:
+                resolved += 2
+        if q == s.to_play[b] and s.cur_space[b] >= 0:
+            resolved -= 2 if dec == DEC_CARD_ORDER else 2 - np.int64(s.card_seq[b])
+        comp = s.completed[b, q]
+        if np.int64(s.coins[b, q]) + goods > (land + MERCHANT_BONUS_COINS * np.int64(comp[MERCHANT])
+                                              + MARKET_COINS * np.int64(comp[MARKET]) + resolved * CARD_GAIN_MAX[GAIN_COIN]):
+            return 15
+        if s.bread[b, q] > (BAKERY_BREAD * np.int64(comp[BAKERY]) + BAKER_BREAD * np.int64(comp[BAKER])
+                            + resolved * CARD_GAIN_MAX[GAIN_BREAD]):
+            return 15
+        steps = ADMINISTRATOR_STEPS * np.int64(comp[ADMINISTRATOR])
+        for cell in range(NUM_CELLS):
+            if BOARD_BANDEROLE[s.board[b, q], cell] and s.cell_tile[b, q, cell] >= 0:
+                steps += 1
+        if s.track[b, q] > steps + resolved * CARD_GAIN_MAX[GAIN_STEP]:
+            return 15
+        if np.int64(s.vp[b, q]) + s.track[b, q] > start_hi + steps + resolved * CARD_VP_STEPS_MAX:
+            return 15
+        if s.vp[b, q] < start_lo - FAIL_VP * resolved:
+            return 15
+        # 16: one fountain draw per fountain built, keeping one card and returning one (spec 5.5, PD-21);
+        # the draw of the fountain just built is still in to_play's hands while it chooses
+        held = 0
+        gave = 0
+        for k in range(NUM_FOUNTAIN_KINDS):
+            held += s.fountain_hand[b, q, k]
+            gave += s.fountain_returned[b, q, k]
+        draws = np.int64(comp[FOUNTAIN]) - (1 if dec == DEC_FOUNTAIN_RETURN and q == s.to_play[b] else 0)
+        if held != draws or gave != draws:
+            return 16
+    # 17: the setup (spec 4 steps 2-3): distinct building boards and frame parts, distinct scoring cards in
+    # the used slots, CARDS_DRAWN of each letter; the start placement (steps 7-8): starting VP by position
+    # after the start player, every banderole disc on space 0 stacked in that order
+    boards = np.int64(0)
+    parts = np.int64(0)
+    for q in range(P):
+        boards |= np.int64(1) << np.int64(s.board[b, q])
+        for side in range(4):
+            parts |= np.int64(1) << np.int64(s.frame[b, q, side])
+    if _popcount(boards) != P or _popcount(parts) != 4 * P:
+        return 17
+    cards = np.int64(0)
+    for slot in range(NUM_CARD_SLOTS):
+        if s.card_slot[b, slot] >= 0:
+            cards |= np.int64(1) << np.int64(s.card_slot[b, slot])
+    for letter in range(4):
+        n = 0
+        for c in range(CARD_LETTER_START[letter], CARD_LETTER_START[letter + 1]):
+            n += (cards >> np.int64(c)) & np.int64(1)
+        if n != CARDS_DRAWN[P, letter]:
+            return 17
+    if start_space:
+        for i in range(P):
+            q = (s.start_player[b] + i) % P
+            if s.vp[b, q] != START_VP[P, i] or s.track[b, q] != 0 or s.height[b, q] != i:
+                return 17
+    return 0
+
+
+@kernel
+def validate_history_nb(err, auto_forced, work, cellmask,
+        completed, task_done, chimneys, villa_vp, stream, *fields):
+    """err[b] = the first way row b contradicts every game that could have led to it (rules.VALIDATE_ERRORS
+    11-17), 0 if none: tiles taken vs round and turn, the supply vs the phase, tiles held vs turns played,
+    discs vs scoring rounds, counters vs their sources, fountain cards vs fountains. For rows that passed
+    validate_nb (it relies on the snapshot invariants); runs `_analyze` on a copy."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        err[b] = _history_error(s, b, work, cellmask)

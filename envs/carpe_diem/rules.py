@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from meeple.envs import base
+from meeple.envs import base, core
 from meeple.envs.carpe_diem import data, kernels, state
 from meeple.envs.carpe_diem.state import LOC_NAMES, State, View  # noqa: F401  (re-exported)
 
@@ -61,6 +61,24 @@ VALIDATE_ERRORS = {
     4: "derived fields (completed, chimneys, villa VP, frame tasks) differ from their recomputation",
     5: "fountain cards inconsistent (more than 2 of a kind, hands vs returned cards vs fountains built)",
     6: "banderole stacks, scoring discs or card slots inconsistent",
+    7: "scoring turn inconsistent (cur_space vs decision and to_play's disc, card_seq, units vs the current card, "
+       "score_order not a permutation of the seats)",
+    8: "craftsman picks inconsistent (craft_pending outside a turn's tile decisions, above the completed craftsman "
+       "lodgings, DISPLAY_PICK with none owed or an empty display, or owed before a depot tile is built)",
+    9: "patricians inconsistent (start spaces not exactly the seats before to_play or shared, a patrician missing "
+       "after the start placement, TAKE at an empty depot)",
+    10: "a rotation on an empty cell",
+    # validate_history_nb: no game reaches the position
+    11: "round / turn do not match the tiles taken from the depots this phase (depot counts, removals)",
+    12: "tile supply does not match the phase (light / dark tiles dealt, removed or left in the supply)",
+    13: "tiles held per player do not match the turns played and the display picks (or stored before the first tile)",
+    14: "scoring discs do not match the scoring rounds played (one per player per round), or the scoring order "
+        "does not follow the banderole track",
+    15: "a counter exceeds what its sources can have produced (goods vs completed landscapes, coins, bread, "
+        "track and VP vs the features built and cards scored)",
+    16: "fountain cards do not match the fountains built (one draw per fountain)",
+    17: "setup inconsistent (building boards, frame parts or scoring cards repeated, cards not the letters drawn, "
+        "starting VP or banderole stack)",
 }
 
 
@@ -82,6 +100,23 @@ class CarpeDiem(base.RulesBase):
 
     def kernel_config(self) -> tuple:
         return (bool(self.config.auto_forced),)
+
+    def validate(self, state: State, history: bool = True) -> None:
+        """ValueError unless `state` is a position the rules can reach: the base checks (fields, ranges,
+        the snapshot kernel `validate_nb`: flow, tiles, districts, derived fields, fountain cards, discs,
+        scoring turn, craftsman picks, patricians, setup), then `validate_history_nb`: whether a game can
+        have led to it (tiles taken vs round and turn, the supply vs the phase, tiles held vs turns, discs
+        vs scoring rounds, counters vs their sources). history=False skips the latter: for positions built
+        by hand (tests, tools), which are consistent snapshots no game reaches."""
+        super().validate(state)
+        if not history:
+            return
+        err = np.zeros(state.done.shape[0], dtype=np.int32)
+        self._zero_scratch()
+        kernels.validate_history_nb(err, *self.kernel_args, *core.clone(state))
+        if err.any():
+            rows = np.flatnonzero(err)
+            raise ValueError(f"invalid state: {VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")
 
     # --- results -----------------------------------------------------------------------------
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from meeple.envs.base import BOOL, HIDDEN, I8, I16, I32, I64, PRIVATE, Field, state_classes  # noqa: F401
 from meeple.envs.carpe_diem.data import (
-    DEPOT_SLOTS, DISPLAY_SLOTS, FOUNTAIN_COPIES, MAX_CHIMNEYS, NUM_BOARDS, NUM_CARD_SLOTS, NUM_CARDS,
+    ADMINISTRATOR_STEPS, BAKER_BREAD, BAKERY_BREAD, BANDEROLES_PER_BOARD, CARD_GAIN, CARD_RED, CENTRE_BAKERY,
+    CENTRE_MARKET, DEPOT_SLOTS, DISPLAY_SLOTS, FAIL_VP, FOUNTAIN_COPIES, GAIN_BREAD, GAIN_COIN, GAIN_STEP, GAIN_VP,
+    LABEL_FEATURE, MARKET_COINS, MAX_UNITS, MERCHANT_BONUS_COINS, NUM_BOARDS, NUM_CARD_SLOTS, NUM_CARDS,
     NUM_CELLS, NUM_CIRCLE_SPACES, NUM_DECISIONS, NUM_FEATURES, NUM_FOUNTAIN_KINDS, NUM_FRAME_PARTS,
-    NUM_GOODS, NUM_PHASES, NUM_PORTS, NUM_SPACES, NUM_TILES, ROUNDS_PER_PHASE, TASKS_PER_PLAYER, TRACK_END,
+    NUM_GOODS, NUM_PHASES, NUM_PORTS, NUM_SPACES, NUM_TILES, ROUNDS_PER_PHASE, SEGMENT_ROOT, START_VP,
+    TASKS_PER_PLAYER, TILE_CENTRE, TILE_CHIMNEYS, TILE_PORTS, TRACK_END, VILLA_VP,
 )
 import numpy as np
 
@@ -21,7 +24,48 @@ import numpy as np
 LOC_SUPPLY, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_STORED, LOC_REMOVED = range(7)
 LOC_NAMES = ("supply", "depot", "display", "pending", "placed", "stored", "removed")
 NUM_LOCS = len(LOC_NAMES)
-BIG = int(np.iinfo(np.int16).max)
+
+# --- reachable maxima of the counters ------------------------------------------------------------------
+# The field table below bounds every counter by the most the rules can produce in one game; validate
+# (kernels.validate_history_nb) checks the same sums against what a position has actually built and
+# scored so far, so an accepted counter can never outgrow its bound (nor int16) later in the game.
+
+
+def _best_district(per_tile: np.ndarray) -> int:
+    """The largest sum of a per-tile quantity over the at most NUM_CELLS tiles of one district."""
+    return int(np.sort(per_tile)[::-1][:NUM_CELLS].sum())
+
+
+# landscape sections per tile and kind: ports of one kind at one corner form one section (spec 2.3)
+LAND_SECTIONS = np.array([[len({int(SEGMENT_ROOT[t, q]) for q in range(NUM_PORTS) if LABEL_FEATURE[TILE_PORTS[t, q]] == g})
+                           for g in range(NUM_GOODS)] for t in range(NUM_TILES)], dtype=np.int64)
+# Goods come only from completed landscapes, tiles - 1 per instance (spec 5.5 step 3); instances are
+# disjoint sets of sections, so a district's goods of one kind (or of all kinds) stay below its sections.
+GOODS_KIND_MAX = max(_best_district(LAND_SECTIONS[:, g]) for g in range(NUM_GOODS))
+GOODS_MAX = _best_district(LAND_SECTIONS.sum(axis=1))
+CHIMNEYS_MAX = _best_district(TILE_CHIMNEYS.astype(np.int64))
+assert (VILLA_VP <= 2 * np.arange(len(VILLA_VP))).all()  # so completed villas give at most 2 VP per chimney
+VILLA_VP_MAX = 2 * CHIMNEYS_MAX
+STORED_MAX = NUM_PHASES * ROUNDS_PER_PHASE + DISPLAY_SLOTS  # one depot tile per turn + every display tile
+# A player resolves 2 cards per scoring round (spec 6). A card counts units + 3-bread payments (spec 6.3):
+# red units and bread payments are at most MAX_UNITS (PD-24, the COUNT_k actions), green units are the
+# natural ones, stored capped at 127 (the units field).
+CARDS_PER_PLAYER = 2 * NUM_PHASES
+GREEN_UNITS_MAX = 127
+CARD_TOTAL_MAX = np.where(CARD_RED, MAX_UNITS, GREEN_UNITS_MAX).astype(np.int64) + MAX_UNITS
+CARD_GAIN_MAX = (CARD_GAIN.astype(np.int64) * CARD_TOTAL_MAX[:, None]).max(axis=0)  # per card, by GAIN_*
+# VP and banderole steps together: a step beyond the end of the track is a VP (spec 2.10)
+CARD_VP_STEPS_MAX = int(((CARD_GAIN[:, GAIN_VP].astype(np.int64) + CARD_GAIN[:, GAIN_STEP]) * CARD_TOTAL_MAX).max())
+NUM_MARKETS = int((TILE_CENTRE == CENTRE_MARKET).sum())
+NUM_BAKERIES = int((TILE_CENTRE == CENTRE_BAKERY).sum())
+# completed lodgings of one kind are at most NUM_CELLS (the `completed` range)
+COINS_MAX = (GOODS_MAX + NUM_CELLS * MERCHANT_BONUS_COINS + NUM_MARKETS * MARKET_COINS
+             + CARDS_PER_PLAYER * int(CARD_GAIN_MAX[GAIN_COIN]))  # merchants turn goods into coins, +1 each
+BREAD_MAX = NUM_BAKERIES * BAKERY_BREAD + NUM_CELLS * BAKER_BREAD + CARDS_PER_PLAYER * int(CARD_GAIN_MAX[GAIN_BREAD])
+STEPS_MAX = BANDEROLES_PER_BOARD + NUM_CELLS * ADMINISTRATOR_STEPS  # banderole cells, administrators
+VP_MAX = int(START_VP.max()) + STEPS_MAX + CARDS_PER_PLAYER * CARD_VP_STEPS_MAX
+VP_MIN = int(START_VP[START_VP > 0].min()) - CARDS_PER_PLAYER * FAIL_VP  # every card failed
+assert max(COINS_MAX, BREAD_MAX, VP_MAX, -VP_MIN) < np.iinfo(np.int16).max  # int16 suffices
 
 FIELDS = (
     # --- flow (public) ---
@@ -55,17 +99,17 @@ FIELDS = (
     Field("frame", ("P", 4), I8, 0, NUM_FRAME_PARTS - 1, doc="frame part on sides N, E, S, W"),
     Field("cell_tile", ("P", NUM_CELLS), I8, -1, NUM_TILES - 1, doc="tile id per cell, -1 empty"),
     Field("cell_rot", ("P", NUM_CELLS), I8, 0, 3, doc="clockwise quarter turns of the tile, 0 for empty cells"),
-    Field("goods", ("P", NUM_GOODS), I16, 0, BIG, doc="grapes, herbs, chickens, fish"),
-    Field("coins", ("P",), I16, 0, BIG),
-    Field("bread", ("P",), I16, 0, BIG),
-    Field("stored", ("P",), I8, 0, NUM_TILES, doc="tiles stored face down"),
-    Field("vp", ("P",), I16, -BIG, BIG, doc="VP cards: start VP +- scoring rounds + excess track steps"),
+    Field("goods", ("P", NUM_GOODS), I16, 0, GOODS_KIND_MAX, doc="grapes, herbs, chickens, fish"),
+    Field("coins", ("P",), I16, 0, COINS_MAX),
+    Field("bread", ("P",), I16, 0, BREAD_MAX),
+    Field("stored", ("P",), I8, 0, STORED_MAX, doc="tiles stored face down"),
+    Field("vp", ("P",), I16, VP_MIN, VP_MAX, doc="VP cards: start VP +- scoring rounds + excess track steps"),
     Field("track", ("P",), I8, 0, TRACK_END, doc="banderole-track space"),
     Field("height", ("P",), I8, 0, "P-1", doc="position in the stack on that space, 0 = bottom"),
     Field("task_done", ("P", TASKS_PER_PLAYER), BOOL, doc="frame task 2 * side + j satisfied; DERIVED"),
     Field("completed", ("P", NUM_FEATURES), I8, 0, NUM_CELLS, doc="completed instances per feature kind; DERIVED"),
-    Field("chimneys", ("P",), I16, 0, MAX_CHIMNEYS, doc="chimneys in all villas, complete or not; DERIVED"),
-    Field("villa_vp", ("P",), I16, 0, BIG, doc="VP of the completed villas; DERIVED"),
+    Field("chimneys", ("P",), I16, 0, CHIMNEYS_MAX, doc="chimneys in all villas, complete or not; DERIVED"),
+    Field("villa_vp", ("P",), I16, 0, VILLA_VP_MAX, doc="VP of the completed villas; DERIVED"),
     Field("fountain_hand", ("P", NUM_FOUNTAIN_KINDS), I8, 0, FOUNTAIN_COPIES, PRIVATE,
           "fountain cards per kind (the count is public)"),
     Field("fountain_returned", ("P", NUM_FOUNTAIN_KINDS), I8, 0, FOUNTAIN_COPIES, PRIVATE,
