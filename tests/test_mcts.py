@@ -83,13 +83,13 @@ class CountingGame:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.game, name)
 
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         self.applied.append(state)
-        return self.game.apply(state, actions, u)
+        return self.game.apply(state, actions, u, mask)
 
-    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None:
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> None:
         self.applied.append(state)
-        self.game.apply_inplace(state, actions, u)
+        self.game.apply_inplace(state, actions, u, mask)
 
     def determinize(self, state: Any, player: Any, rng: np.random.Generator) -> Any:
         out = self.game.determinize(state, player, rng)
@@ -215,7 +215,7 @@ class CoinGame:
     def legal_action_mask(self, state: Any) -> np.ndarray:
         return np.ones((state.done.shape[0], 3), dtype=bool)
 
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         threshold = np.array([0.3, 0.7, 0.0])[np.asarray(actions)]
         won = np.where(state.done, state.won, u[:, 0] < threshold)
         return self.State(np.ones_like(state.done), state.to_play.copy(), won)
@@ -268,7 +268,7 @@ class DelayGame(CoinGame):
     def legal_action_mask(self, state: Any) -> np.ndarray:
         return np.stack([np.ones_like(state.done), ~state.waiting | state.done], axis=1)
 
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         wait = ~state.done & ~state.waiting & (np.asarray(actions) == 0)
         roll = ~state.done & ~wait
         won = np.where(roll, np.floor(6 * u[:, 0]) >= 3, state.won)
