@@ -26,6 +26,7 @@ Illegal actions — two conventions, chosen by `illegal_action`:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,16 @@ class BoardGameAEC(AECEnv, EzPickle):
         self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
 
+    def __deepcopy__(self, memo: dict) -> BoardGameAEC:
+        """A copy that continues from the same position with the same random stream. (EzPickle alone would
+        rebuild an un-reset env.) The rules core and encoder are shared: they hold configuration and
+        scratch memory only, no game state."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = value if key in ("game", "encoder") else copy.deepcopy(value, memo)
+        return new
+
     # --- PettingZoo API -------------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -120,11 +131,13 @@ class BoardGameAEC(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or not 0 <= int(action) < self.game.num_actions:
+        index = _action_index(action)
+        if index is None or not 0 <= index < self.game.num_actions:
             raise IllegalActionError(
-                f"action {action!r} is outside Discrete({self.game.num_actions}); legal: {self.legal_actions_text()}"
+                f"action {action!r} is not an integer or is outside Discrete({self.game.num_actions}); "
+                f"legal: {self.legal_actions_text()}"
             )
-        action = int(action)
+        action = index
         if not self._mask[action]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
@@ -134,7 +147,7 @@ class BoardGameAEC(AECEnv, EzPickle):
             self._terminate_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply_inplace(self.state, np.array([action]), self._rng.random((1, self.game.uniforms_per_step)))
+        self.game.step_inplace(self.state, np.array([action]), self._rng, self._mask[None])  # legal: checked above
         if self.state.done[0]:
             self._finish()
         self._refresh()
@@ -170,7 +183,9 @@ class BoardGameAEC(AECEnv, EzPickle):
         return ", ".join(f"{a}={self.game.action_to_str(self.state, a)}" for a in self.legal_actions())
 
     def _refresh(self) -> None:
-        self._mask = self.game.legal_action_mask(self.state)[0]
+        # a finished game has no legal action (the core's all-True mask of done rows is for batching)
+        mask = self.game.legal_action_mask(self.state)[0]
+        self._mask = np.zeros_like(mask) if self.state.done[0] else mask
         self.agent_selection = self.possible_agents[int(self.state.to_play[0])]
 
     def _finish(self) -> None:
@@ -217,3 +232,13 @@ def env_functions(game_name: str) -> tuple[Callable[..., BoardGameAEC], Callable
         function.__module__ = module
         function.__qualname__ = function.__name__
     return env, raw_env
+
+
+def _action_index(action: Any) -> int | None:
+    """The action as a Python int if it is an integer (a Python or numpy integer, or a one-element integer
+    array); None for anything else: floats, strings, bytes and bools are refused rather than converted."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return int(action.reshape(-1)[0])
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    return None

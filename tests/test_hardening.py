@@ -190,3 +190,58 @@ def test_rtta_saved_state_fuzz() -> None:
         report = fuzz_saves(make("roll_through_the_ages", **config), 60, np.random.default_rng(11))
         assert not report.failures, report.failures[:3]
         assert report.rejected and report.played
+
+
+# --- the AEC env ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_aec_refuses_non_integer_actions(name) -> None:
+    from meeple.envs import make_env
+    from meeple.envs.aec import IllegalActionError
+
+    env = make_env(name, raw=True)
+    env.reset(seed=0)
+    legal = env.legal_actions()[0]
+    for bad in (legal + 0.9, float(legal), str(legal), str(legal).encode(), True, None, np.array([0.0])):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+    env.step(np.int64(legal))  # numpy integers are fine
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_aec_masks_are_empty_once_the_game_is_over(name) -> None:
+    from meeple.envs import make_env
+
+    env = make_env(name)
+    env.reset(seed=1)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            assert not obs["action_mask"].any() and env.legal_actions() == []
+            for other in env.possible_agents:
+                assert not env.observe(other)["action_mask"].any()
+            env.step(None)
+        else:
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_aec_deepcopy_continues_the_same_game(name) -> None:
+    import copy
+
+    from meeple.envs import make_env
+
+    env = make_env(name)
+    env.reset(seed=2)
+    for _ in range(5):
+        env.step(env.legal_actions()[-1])
+    twin = copy.deepcopy(env)
+    assert core.states_equal(twin.state, env.state) and twin.agent_selection == env.agent_selection
+    for _ in range(20):
+        if not env.legal_actions():
+            break
+        a = env.legal_actions()[0]
+        env.step(a)
+        twin.step(a)
+    assert core.states_equal(twin.state, env.state)
+    assert twin.state is not env.state
