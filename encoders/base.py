@@ -3,22 +3,68 @@
 An encoder turns a rules `View` (only what one player may see) into a network input. Its layout
 is a list of `(name, shape)` blocks laid end to end; `split(vec)` returns them by name, so a layout
 can be debugged by name, and `layout_table()` produces the docs table from the same list.
+
+The block table is also the only source of offsets in the numba kernels: `AT = block_offsets(BLOCKS)`
+is a namedtuple of each block's first index, which numba freezes into constants, so a kernel writes
+`row[AT.coins + slot]` and a block can only be misplaced by naming the wrong block. `unwritten_blocks`
+checks statically that a kernel names every block of its table. A kernel takes the View's fields
+positionally (`*fields`: numba unboxes them faster than one NamedTuple) and rebuilds `v = View(*fields)`
+inside, so it reads every field by name and the rules' `(s, b, ...)` helpers work on `v` unchanged.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 from abc import ABC, abstractmethod
+from collections import namedtuple
 from typing import Any
 
 import gymnasium
 import numpy as np
+
+from meeple.envs.jit import kernel
+
+Blocks = list[tuple[str, tuple[int, ...], str]]
+
+
+def block_offsets(blocks: Blocks, typename: str = "Offsets") -> Any:
+    """A namedtuple of ints: the first index of every block, by block name, for `row[AT.<name> + i]` in kernels.
+
+    numba treats a global namedtuple of ints as a compile-time constant, so the named offsets cost
+    nothing over hand-written integers.
+    """
+    names, starts = [], []
+    offset = 0
+    for name, shape, _ in blocks:
+        names.append(name)
+        starts.append(offset)
+        offset += int(np.prod(shape))
+    return namedtuple(typename, names)(*starts)
+
+
+def unwritten_blocks(offsets: Any, alias: str, *functions: Any) -> list[str]:
+    """The blocks of `offsets` that the source of none of `functions` (kernels or their helpers) names as
+    `<alias>.<block>` (alias: the module global holding `offsets`). A cheap static check that every
+    block has a writer."""
+    source = "\n".join(inspect.getsource(getattr(f, "py_func", f)) for f in functions)
+    named = set(re.findall(rf"\b{re.escape(alias)}\.([A-Za-z_][A-Za-z0-9_]*)", source))
+    return [name for name in offsets._fields if name not in named]
+
+
+@kernel(inline="always")
+def seat_of(me, slot, P):
+    """The seat `slot` places clockwise of `me` ((me + slot) % P for 0 <= me + slot < 2P), without the
+    integer division. Per-seat blocks are seat-major: slot 0 is the viewer, slots P.. are padding."""
+    q = me + slot
+    return q - P if q >= P else q
 
 
 class Encoder(ABC):
     """Base class: subclasses set `name`, `blocks` and implement `encode(view) -> (B, size)`."""
 
     name: str = "encoder"
-    blocks: list[tuple[str, tuple[int, ...], str]] = []  # (name, shape, description)
+    blocks: Blocks = []  # (name, shape, description)
     seat_blocks: tuple[str, ...] = ()  # blocks indexed by relative seat first (slot 0 = viewer)
     dtype = np.float32
     low: float = -1.0
@@ -37,6 +83,16 @@ class Encoder(ABC):
     def space(self) -> gymnasium.spaces.Box:
         """The single-row observation space."""
         return gymnasium.spaces.Box(low=self.low, high=self.high, shape=self.shape, dtype=self.dtype)
+
+    def output(self, batch: int, out: np.ndarray | None) -> np.ndarray:
+        """`out`, checked, or a new (batch, size) float32 array. The kernels write at the block offsets
+        without bounds checks, so a wrong shape must not reach them."""
+        if out is None:
+            return np.empty((batch, self.size), dtype=self.dtype)
+        if out.shape != (batch, self.size) or out.dtype != self.dtype or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous {np.dtype(self.dtype)} array of shape {(batch, self.size)}, "
+                             f"got {out.dtype} {out.shape}")
+        return out
 
     @abstractmethod
     def encode(self, view: Any) -> np.ndarray:

@@ -5,29 +5,27 @@ Per-seat blocks are seat-major (5, ...): slot 0 is the viewer, slot k the player
 slots beyond the player count are zero. Card identities are one-hot (162-bit tableaux, own sales) or,
 where the colour and epoch are known from context (piles, the own pair), one-hot over the 14 cards
 of that epoch and colour (data.CARD_RANK). Counts are scaled into [0, 1]; coins, tracks and VP are
-scaled (/50, /20, /100) and clipped to [0, 4]. One numba kernel writes the blocks in BLOCKS order.
+scaled (/50, /20, /100) and clipped to [0, 4]. One numba kernel writes every block at its offset in
+BLOCKS, by block name (`AT.<block>`); prices and requirement shortfalls are the rules' own helpers.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder
+from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.envs.hadara import kernels as K
 from meeple.envs.hadara.data import (
-    BUST_REQUIREMENT, CARD_COLOUR, CARD_EPOCH, CARD_PRICE, CARD_RANK, COLONIES_IN_TIER,
+    BUST_REQUIREMENT, CARD_COLOUR, CARD_EPOCH, CARD_RANK, COLONIES_IN_TIER,
     COLONY_TIER_REQUIREMENT, CULTURE, FEED_COINS_MAX_CARDS, FOOD, MAX_COLOUR_CARDS, MAX_GOLD,
     MAX_PLAYERS, MAX_SILVER, MAX_TABLEAU, MILITARY, NUM_ABILITIES, NUM_BUSTS, NUM_CARDS, NUM_COLOURS,
-    NUM_EPOCHS, NUM_DECISIONS, NUM_TIERS, NUM_TRACKS, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A,
+    NUM_EPOCHS, NUM_DECISIONS, NUM_TIERS, NUM_TRACKS, ROUNDS_PER_PHASE_A,
     DEC_A_DRAFT, DEC_SETUP_SIDE, TILE_STEPS_CARDS, BUY_REQUIREMENT_MAX_COINS,
 )
-from meeple.envs.hadara.rules import View
+from meeple.envs.hadara.state import View
 from meeple.envs.jit import kernel
-
-# encode_nb takes the View's fields as *fields (faster to unbox than a NamedTuple) and rebuilds them
-_View = namedtuple("_View", View._fields)
 
 SEATS = MAX_PLAYERS
 HIGH = 4.0
@@ -94,221 +92,129 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
 ]
 
 
+AT = block_offsets(BLOCKS)  # AT.<block>: the block's first index in a row
+
+
 @kernel(inline="always")
 def _clip(x):
     return HIGH if x > HIGH else (0.0 if x < 0.0 else x)
 
 
-@kernel(inline="always")
-def _price(v, b, p, card):
-    x = CARD_PRICE[card] - v.colour_count[b, p, CARD_COLOUR[card]]
-    return x if x > 0 else 0
-
-
-@kernel(inline="always")
-def _short(v, b, p, requirement, track):
-    req = requirement
-    if v.ability_count[b, p, REQ_MINUS_4] > 0:
-        req = req - REQ_MINUS
-        if req < 0:
-            req = 0
-    x = req - v.tracks[b, p, track]
-    return x if x > 0 else 0
-
-
 @kernel
 def encode_nb(advanced, pile_top, out, *fields):
-    """Fill out (B, size) in BLOCKS order from the View's fields; returns the number of columns written."""
-    v = _View(*fields)
+    """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
+    v = View(*fields)
     P = v.coins.shape[1]
-    k = 0
     for b in range(v.coins.shape[0]):
         row = out[b]
         row[:] = 0.0
         me = v.viewer[b]
         e_now = v.epoch[b]
-        k = 0
         for slot in range(SEATS):
-            row[k + slot] = 1.0 if slot < P else 0.0
-        k += SEATS
+            row[AT.present + slot] = 1.0 if slot < P else 0.0
         for slot in range(P):
-            row[k + slot] = 1.0 if (me + slot) % P == v.start_player[b] else 0.0
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = 1.0 if (me + slot) % P == v.to_play[b] and not v.done[b] else 0.0
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = _clip(v.coins[b, (me + slot) % P] / COIN_SCALE)
-        k += SEATS
-        for slot in range(P):
+            q = seat_of(me, slot, P)
+            row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+            row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
+            row[AT.coins + slot] = _clip(v.coins[b, q] / COIN_SCALE)
             for t in range(NUM_TRACKS):
-                row[k + slot * NUM_TRACKS + t] = _clip(v.tracks[b, (me + slot) % P, t] / TRACK_SCALE)
-        k += SEATS * NUM_TRACKS
-        for slot in range(P):
-            row[k + slot] = _clip(v.vp[b, (me + slot) % P] / VP_SCALE)
-        k += SEATS
-        for slot in range(P):
+                row[AT.tracks + slot * NUM_TRACKS + t] = _clip(v.tracks[b, q, t] / TRACK_SCALE)
+            row[AT.vp + slot] = _clip(v.vp[b, q] / VP_SCALE)
             for c in range(NUM_COLOURS):
-                row[k + slot * NUM_COLOURS + c] = v.colour_count[b, (me + slot) % P, c] / 10.0
-        k += SEATS * NUM_COLOURS
-        k_tiles = k + SEATS * NUM_CARDS + SEATS * NUM_TRACKS  # the tile_steps block, filled in the same pass
-        for slot in range(P):
-            q = (me + slot) % P
+                row[AT.colour_count + slot * NUM_COLOURS + c] = v.colour_count[b, q, c] / 10.0
             for i in range(MAX_TABLEAU):
                 card = v.tableau[b, q, i]
                 if card >= 0:
-                    row[k + slot * NUM_CARDS + card] = 1.0
+                    row[AT.tableau + slot * NUM_CARDS + card] = 1.0
                     tile = v.slot_tile[b, q, i]
                     if tile >= 0:
                         j = 0 if card == TILE_STEPS_CARDS[0] else 1
-                        row[k_tiles + slot * 2 * NUM_TRACKS + j * NUM_TRACKS + tile] = 1.0
-        k += SEATS * NUM_CARDS
-        for slot in range(P):
+                        row[AT.tile_steps + (slot * 2 + j) * NUM_TRACKS + tile] = 1.0
             for c in range(NUM_TRACKS):
-                row[k + slot * NUM_TRACKS + c] = v.free_tiles[b, (me + slot) % P, c] / 2.0
-        k += SEATS * NUM_TRACKS
-        k += SEATS * 2 * NUM_TRACKS  # tile_steps (written above)
-        for slot in range(P):
-            q = (me + slot) % P
+                row[AT.free_tiles + slot * NUM_TRACKS + c] = v.free_tiles[b, q, c] / 2.0
             for bu in range(NUM_BUSTS):
                 x = v.bust[b, q, bu]
                 idx = 0 if x < 0 else (1 + x // 2 if x % 2 == 0 else 5 + x // 2)
-                row[k + slot * NUM_BUSTS * 9 + bu * 9 + idx] = 1.0
-        k += SEATS * NUM_BUSTS * 9
-        for slot in range(P):
-            q = (me + slot) % P
+                row[AT.busts + (slot * NUM_BUSTS + bu) * 9 + idx] = 1.0
             for t in range(NUM_TIERS):
-                row[k + slot * NUM_TIERS * 3 + t * 3 + v.colony[b, q, t]] = 1.0
-        k += SEATS * NUM_TIERS * 3
-        for slot in range(P):
-            q = (me + slot) % P
-            for t in range(NUM_TIERS):
+                row[AT.colonies + (slot * NUM_TIERS + t) * 3 + v.colony[b, q, t]] = 1.0
                 cid = v.colony_back[b, q, t]
                 if cid >= 0:
-                    row[k + slot * NUM_TIERS * COLONIES_IN_TIER + t * COLONIES_IN_TIER + cid - COLONIES_IN_TIER * t] = 1.0
-        k += SEATS * NUM_TIERS * COLONIES_IN_TIER
-        for slot in range(P):
-            q = (me + slot) % P
+                    row[AT.colony_back + slot * NUM_TIERS * COLONIES_IN_TIER + cid] = 1.0  # cid = COLONIES_IN_TIER t + i
             for i in range(MAX_SILVER):
-                row[k + slot * MAX_SILVER * 5 + i * 5 + 1 + v.silver[b, q, i]] = 1.0
-        k += SEATS * MAX_SILVER * 5
-        for slot in range(P):
-            row[k + slot] = v.gold[b, (me + slot) % P] / MAX_GOLD
-        k += SEATS
-        for slot in range(P):
-            row[k + slot * 5 + v.start_card[b, (me + slot) % P]] = 1.0
-        k += SEATS * 5
-        for slot in range(P):
-            side = v.start_side[b, (me + slot) % P]
+                row[AT.silver + (slot * MAX_SILVER + i) * 5 + 1 + v.silver[b, q, i]] = 1.0
+            row[AT.gold + slot] = v.gold[b, q] / MAX_GOLD
+            row[AT.start_card + slot * 5 + v.start_card[b, q]] = 1.0
+            side = v.start_side[b, q]
             if side >= 0:
-                row[k + slot * 2 + side] = 1.0
-        k += SEATS * 2
-        for slot in range(P):
-            row[k + slot] = 1.0 if v.committed[b, (me + slot) % P] else 0.0
-        k += SEATS
-        for slot in range(P):
-            q = (me + slot) % P
+                row[AT.start_side + slot * 2 + side] = 1.0
+            row[AT.committed + slot] = 1.0 if v.committed[b, q] else 0.0
             n = 0
             for r in range(ROUNDS_PER_PHASE_A):
                 c = v.sold_colour[b, q, ROUNDS_PER_PHASE_A * e_now + r]
                 if c >= 0:
                     n += 1
-                    row[k + SEATS + slot * NUM_COLOURS + c] = 1.0
-            row[k + slot] = n / 5.0
-        k += SEATS + SEATS * NUM_COLOURS
-        for slot in range(P):
+                    row[AT.sold_colours + slot * NUM_COLOURS + c] = 1.0
+            row[AT.sold_count + slot] = n / 5.0
             for a in range(NUM_ABILITIES):
-                row[k + slot * NUM_ABILITIES + a] = v.ability_count[b, (me + slot) % P, a] / 2.0
-        k += SEATS * NUM_ABILITIES
-        for slot in range(P):
-            row[k + slot] = 1.0 if v.tile_due[b, (me + slot) % P] >= 0 else 0.0
-        k += SEATS
+                row[AT.abilities + slot * NUM_ABILITIES + a] = v.ability_count[b, q, a] / 2.0
+            row[AT.tile_due + slot] = 1.0 if v.tile_due[b, q] >= 0 else 0.0
         # --- global ---
-        row[k + P - 2] = 1.0
-        k += 4
-        row[k] = 1.0 if advanced else 0.0
-        k += 1
-        row[k] = 1.0 if pile_top else 0.0
-        k += 1
-        row[k + e_now] = 1.0
-        k += NUM_EPOCHS
-        row[k + v.decision[b]] = 1.0
-        k += NUM_DECISIONS
+        row[AT.num_players + P - 2] = 1.0
+        row[AT.advanced] = 1.0 if advanced else 0.0
+        row[AT.pile_view_top] = 1.0 if pile_top else 0.0
+        row[AT.epoch + e_now] = 1.0
+        row[AT.decision + v.decision[b]] = 1.0
         if v.round[b] < ROUNDS_PER_PHASE_A:
-            row[k + v.round[b]] = 1.0
-        k += ROUNDS_PER_PHASE_A
+            row[AT.round + v.round[b]] = 1.0
         if v.rotation[b] >= 0:
-            row[k + v.rotation[b]] = 1.0
-        k += 5
+            row[AT.rotation + v.rotation[b]] = 1.0
         for i in range(5):
-            row[k + i * NUM_COLOURS + v.board_order[b, i]] = 1.0
-        k += 5 * NUM_COLOURS
-        row[k] = (5 * P - v.pick[b]) / 25.0
-        k += 1
+            row[AT.board_order + i * NUM_COLOURS + v.board_order[b, i]] = 1.0
+        row[AT.pick_turns_left] = (5 * P - v.pick[b]) / 25.0
         for c in range(NUM_COLOURS):
-            row[k + c] = v.inner_count[b, c] / 10.0
-        k += NUM_COLOURS
-        for c in range(NUM_COLOURS):
-            row[k + c] = v.outer_count[b, c] / 5.0
-        k += NUM_COLOURS
-        for c in range(NUM_COLOURS):
+            row[AT.inner_count + c] = v.inner_count[b, c] / 10.0
+            n = v.outer_count[b, c]
+            row[AT.outer_count + c] = n / 5.0
             for i in range(PILE_SLOTS):
                 card = v.outer[b, c, i]
                 if card >= 0:
-                    row[k + c * PILE_SLOTS * MAX_COLOUR_CARDS + i * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
-        k += NUM_COLOURS * PILE_SLOTS * MAX_COLOUR_CARDS
-        for c in range(NUM_COLOURS):
-            n = v.outer_count[b, c]
+                    row[AT.outer + (c * PILE_SLOTS + i) * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
             if n > 0:
-                row[k + c] = _clip(_price(v, b, me, v.outer[b, c, n - 1]) / PRICE_SCALE)
-        k += NUM_COLOURS
+                row[AT.outer_top_price + c] = _clip(K.eff_price(v, b, me, v.outer[b, c, n - 1]) / PRICE_SCALE)
         for t in range(NUM_TIERS):
-            row[k + t] = v.colony_count[b, t] / 5.0
-        k += NUM_TIERS
+            row[AT.colony_count + t] = v.colony_count[b, t] / 5.0
         for i in range(2):
             card = v.own_drawn[b, i]
             if card >= 0:
-                row[k + i * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
-                row[k + 2 * MAX_COLOUR_CARDS + CARD_COLOUR[card]] = 1.0
-                row[k + 2 * MAX_COLOUR_CARDS + NUM_COLOURS + i] = _clip(_price(v, b, me, card) / PRICE_SCALE)
-        k += 2 * MAX_COLOUR_CARDS + NUM_COLOURS + 2
+                row[AT.own_drawn + i * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
+                row[AT.own_drawn_colour + CARD_COLOUR[card]] = 1.0
+                row[AT.own_drawn_price + i] = _clip(K.eff_price(v, b, me, card) / PRICE_SCALE)
         pend = v.own_pending[b]
         if pend >= 0:
             if v.decision[b] == DEC_A_DRAFT:
-                row[k + pend] = 1.0
+                row[AT.own_pending + pend] = 1.0
             elif v.decision[b] == DEC_SETUP_SIDE:
-                row[k + 4 + pend] = 1.0
-        k += 6
+                row[AT.own_pending + 4 + pend] = 1.0
         for i in range(v.own_sold.shape[1]):
             card = v.own_sold[b, i]
             if card >= 0:
-                row[k + card] = 1.0
-        k += NUM_CARDS
+                row[AT.own_sold + card] = 1.0
         for i in range(MAX_TABLEAU):
             card = v.tableau[b, me, i]
             if card >= 0:
-                row[k + i * SLOT_WIDTH + CARD_COLOUR[card]] = 1.0
-                row[k + i * SLOT_WIDTH + NUM_COLOURS + CARD_EPOCH[card]] = 1.0
-                row[k + i * SLOT_WIDTH + NUM_COLOURS + NUM_EPOCHS] = CARD_RANK[card] / 13.0
-        k += MAX_TABLEAU * SLOT_WIDTH
-        row[k] = v.sect_count[b] / 2.0
-        k += 1
-        row[k] = v.sect_bought[b] / BUY_REQUIREMENT_MAX_COINS
-        k += 1
-        row[k] = v.feed_paid[b] / FEED_COINS_MAX_CARDS
-        k += 1
-        n = 0
-        for c in range(NUM_COLOURS):
-            n += v.colour_count[b, me, c]
-        row[k] = _clip((n - v.tracks[b, me, FOOD] - v.feed_paid[b]) / 10.0)
-        k += 1
+                base = AT.own_slots + i * SLOT_WIDTH
+                row[base + CARD_COLOUR[card]] = 1.0
+                row[base + NUM_COLOURS + CARD_EPOCH[card]] = 1.0
+                row[base + NUM_COLOURS + NUM_EPOCHS] = CARD_RANK[card] / 13.0
+        row[AT.sect_count] = v.sect_count[b] / 2.0
+        row[AT.sect_bought] = v.sect_bought[b] / BUY_REQUIREMENT_MAX_COINS
+        row[AT.feed_paid] = v.feed_paid[b] / FEED_COINS_MAX_CARDS
+        row[AT.feed_deficit] = _clip((K.card_count(v, b, me) - v.tracks[b, me, FOOD] - v.feed_paid[b]) / 10.0)
         for t in range(NUM_TIERS):
-            row[k + t] = _clip(_short(v, b, me, COLONY_TIER_REQUIREMENT[t], MILITARY) / REQ_SCALE)
-        k += NUM_TIERS
+            row[AT.colony_shortfall + t] = _clip(K.shortfall(v, b, me, COLONY_TIER_REQUIREMENT[t], MILITARY) / REQ_SCALE)
         for bu in range(NUM_BUSTS):
-            row[k + bu] = _clip(_short(v, b, me, BUST_REQUIREMENT[bu], CULTURE) / REQ_SCALE)
-        k += NUM_BUSTS
-    return k
+            row[AT.bust_shortfall + bu] = _clip(K.shortfall(v, b, me, BUST_REQUIREMENT[bu], CULTURE) / REQ_SCALE)
 
 
 class HadaraEncoder(Encoder):
@@ -327,11 +233,8 @@ class HadaraEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        B = view.viewer.shape[0]
-        if out is None:
-            out = np.empty((B, self.size), dtype=np.float32)
-        written = encode_nb(self._advanced, self._pile_top, out, *view)
-        assert B == 0 or written == self.size, (written, self.size)
+        out = self.output(view.viewer.shape[0], out)
+        encode_nb(self._advanced, self._pile_top, out, *view)
         return out
 
 

@@ -2,8 +2,9 @@
 
 Seats are relative to the viewer: slot 0 is the viewer, slot k the player k seats after it;
 slots beyond the player count are zero (padded to 4). Every value is scaled into [0, 1] except
-`score`, which is score / 60 clipped to [-10, 2]. The blocks are written by one numba kernel in
-the order of `BLOCKS`; `tests/test_encoders.py` checks every block by name against the state.
+`score`, which is score / 60 clipped to [-10, 2]. One numba kernel writes every block at its offset in
+`BLOCKS`, by block name (`AT.<block>`), reading the View's fields by name and the rules' own helpers
+(score, goods value, monuments, payment); `tests/test_encoders.py` checks blocks by name against the state.
 """
 
 from __future__ import annotations
@@ -12,16 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.jit import kernel
-
-from meeple.encoders.base import Encoder
-from meeple.envs.roll_through_the_ages.kernels import cities_of, goods_count_of, goods_value_of, score_of
-from meeple.envs.roll_through_the_ages.state import State
+from meeple.envs.roll_through_the_ages import kernels as K
+from meeple.envs.roll_through_the_ages.state import View
 from meeple.envs.roll_through_the_ages.data import (
     CITY_THRESHOLDS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
-    GOODS_MAX, GOODS_VALUE, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
+    GOODS_MAX, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
     NUM_GOODS, NUM_MONUMENTS, NUM_DECISIONS, NUM_TRADE_TYPES, SKULL, SOLO_ROUNDS, GOODS_LIMIT,
-    GRANARIES_COINS_PER_FOOD,
 )
 
 SEATS = 4
@@ -85,171 +84,97 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
 ]
 
 
+AT = block_offsets(BLOCKS)  # AT.<block>: the block's first index in a row
+
+
 @kernel
-def encode_nb(s, viewer, in_play, trade, max_trade_offers, out):
-    """Fill out (B, size) in the order of BLOCKS; returns the number of columns written."""
-    P = s.food.shape[1]
-    k = 0
-    for b in range(s.food.shape[0]):
+def encode_nb(in_play, trade, max_trade_offers, out, *fields):
+    """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
+    v = View(*fields)
+    P = v.food.shape[1]
+    for b in range(v.food.shape[0]):
         row = out[b]
         row[:] = 0.0
-        v = viewer[b]
-        p_act = s.active[b]
-        k = 0
+        me = v.viewer[b]
+        p_act = v.active[b]
         # per-seat features, each block seat-major
         for slot in range(SEATS):
-            row[k + slot] = 1.0 if slot < P else 0.0
-        k += SEATS
+            row[AT.present + slot] = 1.0 if slot < P else 0.0
         for slot in range(P):
-            row[k + slot] = s.food[b, (v + slot) % P] / FOOD_MAX
-        k += SEATS
-        for slot in range(P):
+            q = seat_of(me, slot, P)
+            row[AT.food + slot] = v.food[b, q] / FOOD_MAX
             for g in range(NUM_GOODS):
-                row[k + slot * NUM_GOODS + g] = s.goods[b, (v + slot) % P, g] / GOODS_MAX[g]
-        k += SEATS * NUM_GOODS
-        for slot in range(P):
-            row[k + slot] = goods_count_of(s, b, (v + slot) % P) / 30.0
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = goods_value_of(s, b, (v + slot) % P) / MAX_GOODS_VALUE
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = (cities_of(s.city_workers[b, (v + slot) % P]) - 3) / 4.0
-        k += SEATS
-        for slot in range(P):
-            cw = s.city_workers[b, (v + slot) % P]
+                row[AT.goods + slot * NUM_GOODS + g] = v.goods[b, q, g] / GOODS_MAX[g]
+            row[AT.goods_count + slot] = K.goods_count_of(v, b, q) / 30.0
+            row[AT.goods_value + slot] = K.goods_value_of(v, b, q) / MAX_GOODS_VALUE
+            cw = v.city_workers[b, q]
+            row[AT.cities + slot] = (K.cities_of(cw) - 3) / 4.0
             prev = 0
             for t in range(CITY_THRESHOLDS.shape[0]):
                 if cw < CITY_THRESHOLDS[t]:
-                    row[k + slot] = (cw - prev) / (CITY_THRESHOLDS[t] - prev)
+                    row[AT.city_progress + slot] = (cw - prev) / (CITY_THRESHOLDS[t] - prev)
                     break
                 prev = CITY_THRESHOLDS[t]
-        k += SEATS
-        for slot in range(P):
             for m in range(NUM_MONUMENTS):
-                row[k + slot * NUM_MONUMENTS + m] = s.monument_progress[b, (v + slot) % P, m] / MONUMENT_WORKERS[m]
-        k += SEATS * NUM_MONUMENTS
-        for slot in range(P):
-            for m in range(NUM_MONUMENTS):
-                done = s.monument_progress[b, (v + slot) % P, m] >= MONUMENT_WORKERS[m]
-                row[k + slot * NUM_MONUMENTS + m] = 1.0 if done else 0.0
-        k += SEATS * NUM_MONUMENTS
-        for slot in range(P):
-            for m in range(NUM_MONUMENTS):
-                row[k + slot * NUM_MONUMENTS + m] = s.monument_points[b, (v + slot) % P, m] / 12.0
-        k += SEATS * NUM_MONUMENTS
-        for slot in range(P):
-            for d in range(NUM_DEVELOPMENTS):
-                row[k + slot * NUM_DEVELOPMENTS + d] = 1.0 if s.developments[b, (v + slot) % P, d] else 0.0
-        k += SEATS * NUM_DEVELOPMENTS
-        for slot in range(P):
+                row[AT.monument_progress + slot * NUM_MONUMENTS + m] = v.monument_progress[b, q, m] / MONUMENT_WORKERS[m]
+                row[AT.monument_completed + slot * NUM_MONUMENTS + m] = 1.0 if K.monument_done(v, b, q, m) else 0.0
+                row[AT.monument_points + slot * NUM_MONUMENTS + m] = v.monument_points[b, q, m] / 12.0
             n = 0
             for d in range(NUM_DEVELOPMENTS):
-                n += s.developments[b, (v + slot) % P, d]
-            row[k + slot] = min(n / 5.0, 1.0)
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = min(s.disasters[b, (v + slot) % P] / DISASTER_SCALE, 1.0)
-        k += SEATS
-        for slot in range(P):  # spec 6.2, the rules' own score
-            row[k + slot] = min(max(score_of(s, b, (v + slot) % P) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = 1.0 if (v + slot) % P == s.start_player[b] else 0.0
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = 1.0 if (v + slot) % P == p_act else 0.0
-        k += SEATS
-        for slot in range(P):
-            row[k + slot] = 1.0 if (v + slot) % P == s.to_play[b] else 0.0
-        k += SEATS
+                row[AT.developments + slot * NUM_DEVELOPMENTS + d] = 1.0 if v.developments[b, q, d] else 0.0
+                n += v.developments[b, q, d]
+            row[AT.development_count + slot] = min(n / 5.0, 1.0)
+            row[AT.disasters + slot] = min(v.disasters[b, q] / DISASTER_SCALE, 1.0)
+            row[AT.score + slot] = min(max(K.score_of(v, b, q) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)  # spec 6.2
+            row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+            row[AT.is_active + slot] = 1.0 if q == p_act else 0.0
+            row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] else 0.0
         # global
-        row[k + P - 1] = 1.0
-        k += SEATS
-        row[k] = 1.0 if P == 1 else 0.0
-        k += 1
-        row[k] = 1.0 if trade else 0.0
-        k += 1
+        row[AT.num_players + P - 1] = 1.0
+        row[AT.solo] = 1.0 if P == 1 else 0.0
+        row[AT.trade_variant] = 1.0 if trade else 0.0
         for m in range(NUM_MONUMENTS):
-            row[k + m] = 1.0 if in_play[m] else 0.0
-        k += NUM_MONUMENTS
-        for m in range(NUM_MONUMENTS):
-            row[k + m] = 1.0 if s.completed_by_anyone[b, m] else 0.0
-        k += NUM_MONUMENTS
-        row[k] = min(s.round[b] / ROUND_SCALE, 1.0)
-        k += 1
+            row[AT.monuments_in_play + m] = 1.0 if in_play[m] else 0.0
+            row[AT.completed_by_anyone + m] = 1.0 if v.completed_by_anyone[b, m] else 0.0
+        row[AT.round] = min(v.round[b] / ROUND_SCALE, 1.0)
         if P == 1:
-            row[k] = max(SOLO_ROUNDS - s.round[b] + 1, 0) / SOLO_ROUNDS
-        k += 1
-        row[k] = 1.0 if s.final_round[b] else 0.0
-        k += 1
-        row[k + s.decision[b]] = 1.0
-        k += NUM_DECISIONS
+            row[AT.rounds_remaining] = max(SOLO_ROUNDS - v.round[b] + 1, 0) / SOLO_ROUNDS
+        row[AT.final_round] = 1.0 if v.final_round[b] else 0.0
+        row[AT.decision + v.decision[b]] = 1.0
         # the active player's turn
         skulls = 0
         for i in range(MAX_DICE):
-            f = s.dice[b, i]
+            f = v.dice[b, i]
             if f != NO_DIE:
-                row[k + i * 6 + f] = 1.0
-        k += MAX_DICE * 6
-        for i in range(MAX_DICE):
-            row[k + i] = 1.0 if s.dice[b, i] != NO_DIE else 0.0
-        k += MAX_DICE
-        for i in range(MAX_DICE):
-            row[k + i] = 1.0 if s.marked[b, i] else 0.0
-        k += MAX_DICE
-        for i in range(MAX_DICE):
-            if s.dice[b, i] == SKULL:
+                row[AT.dice + i * 6 + f] = 1.0
+                row[AT.die_present + i] = 1.0
+            row[AT.marked + i] = 1.0 if v.marked[b, i] else 0.0
+            if f == SKULL:
                 skulls += 1
                 if P > 1:
-                    row[k + i] = 1.0
-        k += MAX_DICE
-        if 1 <= s.rolls_used[b] <= 3:
-            row[k + s.rolls_used[b] - 1] = 1.0
-        k += 3
-        row[k] = 1.0 if s.leadership_used[b] else 0.0
-        k += 1
-        for i in range(MAX_DICE):
-            if s.dice[b, i] == FW2:
-                c = s.fw_choice[b, i]
-                row[k + i * 3 + (1 if c == FW_FOOD_CHOSEN else (2 if c == FW_WORKERS_CHOSEN else 0))] = 1.0
-        k += MAX_DICE * 3
-        row[k] = skulls / 7.0
-        k += 1
-        row[k] = min(s.workers[b] / 28.0, 1.0)
-        k += 1
-        row[k] = s.coins[b] / 84.0
-        k += 1
-        pay = s.coins[b] + GRANARIES_COINS_PER_FOOD * s.marked_food[b]
+                    row[AT.skull_locked + i] = 1.0
+            if f == FW2:
+                c = v.fw_choice[b, i]
+                row[AT.fw_choice + i * 3 + (1 if c == FW_FOOD_CHOSEN else (2 if c == FW_WORKERS_CHOSEN else 0))] = 1.0
+        if 1 <= v.rolls_used[b] <= 3:
+            row[AT.rolls_used + v.rolls_used[b] - 1] = 1.0
+        row[AT.leadership_used] = 1.0 if v.leadership_used[b] else 0.0
+        row[AT.skulls] = skulls / 7.0
+        row[AT.workers] = min(v.workers[b] / 28.0, 1.0)
+        row[AT.coins] = v.coins[b] / 84.0
         for g in range(NUM_GOODS):
-            if s.marked_goods[b, g]:
-                row[k + g] = 1.0
-                pay += GOODS_VALUE[g, s.goods[b, p_act, g]]
-        k += NUM_GOODS
-        row[k] = s.marked_food[b] / FOOD_MAX
-        k += 1
-        row[k] = min(pay / 100.0, 1.0)
-        k += 1
-        if s.bought[b] >= 0:
-            row[k + s.bought[b]] = 1.0
-        k += NUM_DEVELOPMENTS
-        n = 0
-        for g in range(NUM_GOODS):
-            n += s.goods[b, p_act, g]
-        row[k] = max(n - GOODS_LIMIT, 0) / 24.0
-        k += 1
-        q = s.trade_partner[b]
-        row[k + (0 if q < 0 else (q - v + P) % P)] = 1.0
-        k += SEATS
+            row[AT.marked_goods + g] = 1.0 if v.marked_goods[b, g] else 0.0
+        row[AT.marked_food] = v.marked_food[b] / FOOD_MAX
+        row[AT.payment] = min(K._marked_payment(v, b, p_act) / 100.0, 1.0)
+        if v.bought[b] >= 0:
+            row[AT.bought + v.bought[b]] = 1.0
+        row[AT.goods_over_limit] = max(K.goods_count_of(v, b, p_act) - GOODS_LIMIT, 0) / 24.0
+        q = v.trade_partner[b]
+        row[AT.trade_partner + (0 if q < 0 else seat_of(q, P - me, P))] = 1.0
         for t in range(NUM_TRADE_TYPES):
-            row[k + t] = s.offer_give[b, t] / 15.0
-        k += NUM_TRADE_TYPES
-        for t in range(NUM_TRADE_TYPES):
-            row[k + t] = s.offer_take[b, t] / 15.0
-        k += NUM_TRADE_TYPES
-        row[k] = s.trade_offers[b] / max_trade_offers
-        k += 1
-    return k
+            row[AT.offer_give + t] = v.offer_give[b, t] / 15.0
+            row[AT.offer_take + t] = v.offer_take[b, t] / 15.0
+        row[AT.trade_offers] = v.trade_offers[b] / max_trade_offers
 
 
 class RollThroughTheAgesEncoder(Encoder):
@@ -269,11 +194,8 @@ class RollThroughTheAgesEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        B = view.viewer.shape[0]
-        if out is None:
-            out = np.empty((B, self.size), dtype=np.float32)
-        written = encode_nb(State(*view[1:]), view.viewer, self._in_play, self._trade, self._max_trade_offers, out)
-        assert B == 0 or written == self.size, (written, self.size)
+        out = self.output(view.viewer.shape[0], out)
+        encode_nb(self._in_play, self._trade, self._max_trade_offers, out, *view)
         return out
 
 

@@ -1,0 +1,52 @@
+"""Encoder kernels place every block by name: offsets come from the block table (`block_offsets`),
+and each kernel's source names every block of its table at least once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from meeple.encoders import carpe_diem, hadara, roll_through_the_ages
+from meeple.encoders.base import block_offsets, seat_of, unwritten_blocks
+
+KERNELS = [
+    pytest.param(hadara.AT, "AT", (hadara.encode_nb,), id="hadara"),
+    pytest.param(roll_through_the_ages.AT, "AT", (roll_through_the_ages.encode_nb,), id="roll_through_the_ages"),
+    pytest.param(carpe_diem.AT, "AT", (carpe_diem.compact_encode_nb,), id="carpe_diem-compact"),
+    pytest.param(carpe_diem.AT_FULL, "AT_FULL", (carpe_diem.full_encode_nb,), id="carpe_diem-full"),
+]
+
+
+@pytest.mark.parametrize("offsets, alias, kernels", KERNELS)
+def test_every_block_is_written_by_name(offsets, alias, kernels):
+    assert unwritten_blocks(offsets, alias, *kernels) == []
+
+
+@pytest.mark.parametrize("offsets, blocks", [
+    (hadara.AT, hadara.BLOCKS),
+    (roll_through_the_ages.AT, roll_through_the_ages.BLOCKS),
+    (carpe_diem.AT, carpe_diem.COMPACT_BLOCKS),
+    (carpe_diem.AT_FULL, carpe_diem.FULL_BLOCKS),
+])
+def test_offsets_follow_the_block_table(offsets, blocks):
+    starts = np.cumsum([0] + [int(np.prod(shape)) for _, shape, _ in blocks])[:-1]
+    assert offsets._fields == tuple(name for name, _, _ in blocks)
+    assert list(offsets) == starts.tolist()
+
+
+def test_unwritten_blocks_names_the_missing_block():
+    offsets = block_offsets([("a", (2,), ""), ("b", (3,), ""), ("c", (1,), "")])
+    assert offsets == (0, 2, 5)
+
+    def writer(row):
+        row[AT.a] = 1.0  # noqa: F821  (only read as source)
+        row[AT.c] = 1.0  # noqa: F821
+
+    assert unwritten_blocks(offsets, "AT", writer) == ["b"]
+
+
+def test_seat_of_is_the_clockwise_seat():
+    for P in range(1, 6):
+        for me in range(P):
+            for slot in range(P + 1):
+                assert seat_of(me, slot, P) == (me + slot) % P
