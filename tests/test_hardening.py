@@ -12,20 +12,12 @@ import json
 
 import numpy as np
 import pytest
+from helpers import game_cases, random_steps
 
-from meeple.agents.random_agent import sample_masked
 from meeple.envs import GAMES, core, make
 from meeple.envs.fuzz import fuzz_saves
 
-CASES = [pytest.param((name, config), id=f"{name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
-         for name, entry in GAMES.items() for config in entry.test_configs]
-
-
-def random_steps(game, rng, batch, steps):
-    state = game.init(rng, batch)
-    for _ in range(steps):
-        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
-    return state
+CASES = game_cases()
 
 
 @pytest.fixture(params=CASES)
