@@ -1274,6 +1274,8 @@ def validate_nb(err, advanced, random_board, auto_forced, pile_top, deck_cards, 
         if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
             if rnd != 0 or s.rotation[b] != -1 or (sec == DEC_SETUP_SIDE and e_now != 0):
                 bad = True
+        elif s.rotation[b] < 0:  # set by the wheel decision and kept to the end of the game
+            bad = True
         elif sec == DEC_A_DRAFT or sec == DEC_A_TILE:
             if rnd >= ROUNDS_PER_PHASE_A:
                 bad = True
