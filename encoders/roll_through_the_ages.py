@@ -165,7 +165,7 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
         for g in range(NUM_GOODS):
             row[AT.marked_goods + g] = 1.0 if v.marked_goods[b, g] else 0.0
         row[AT.marked_food] = v.marked_food[b] / FOOD_MAX
-        row[AT.payment] = min(K._marked_payment(v, b, p_act) / 100.0, 1.0)
+        row[AT.payment] = min(K.marked_payment(v, b, p_act) / 100.0, 1.0)
         if v.bought[b] >= 0:
             row[AT.bought + v.bought[b]] = 1.0
         row[AT.goods_over_limit] = max(K.goods_count_of(v, b, p_act) - GOODS_LIMIT, 0) / 24.0

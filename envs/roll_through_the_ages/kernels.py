@@ -137,7 +137,7 @@ def _max_payment(s, b, p):
 
 
 @kernel
-def _marked_payment(s, b, p):
+def marked_payment(s, b, p):
     pay = s.coins[b] + GRANARIES_COINS_PER_FOOD * s.marked_food[b]
     for g in range(NUM_GOODS):
         if s.marked_goods[b, g]:
@@ -674,7 +674,7 @@ def legal_action_mask_nb(mask, in_play, trade, max_trade_offers, max_rounds, sol
                 for g in range(NUM_GOODS):
                     row[ACTION_PAY_GOOD + g] = s.goods[b, p, g] > 0 and not s.marked_goods[b, g]
                 row[ACTION_PAY_FOOD] = s.developments[b, p, GRANARIES] and s.marked_food[b] < s.food[b, p]
-                pay = _marked_payment(s, b, p)
+                pay = marked_payment(s, b, p)
                 for d in range(NUM_DEVELOPMENTS):
                     row[ACTION_BUY_DEV + d] = not s.developments[b, p, d] and DEVELOPMENT_COST[d] <= pay
             row[ACTION_PASS] = True
