@@ -9,10 +9,11 @@ range checks of `validate`, the View routing and the scratch memory from it.
 
 Kernel calling convention (every game, every entry point):
 
-    <entry>_nb(<inputs and outputs>, *kernel_args, *state_fields)
+    <entry>_nb(<inputs and outputs>, <the KERNEL_ARGS it uses, in order>, *state_fields)
 
-`kernel_args` is the game's configuration values followed by its scratch arrays (`RulesBase.kernel_args`,
-built once per game object), and the kernel rebuilds `s = State(*fields)` inside: numba unboxes
+A game's kernels module names its KERNEL_ARGS: its configuration values (`kernel_config()`) followed by
+its scratch arrays (`SCRATCH`). An entry point lists in its signature the ones it uses, in that order,
+and `RulesBase.args_of(entry)` passes exactly those; the kernel rebuilds `s = State(*fields)` inside: numba unboxes
 positional arrays faster than one large NamedTuple. The entry points a game's `kernels` module
 provides: `init_nb(u, …)`, `apply_nb(actions, u, …)`, `advance_nb(u, …)`, `legal_action_mask_nb(mask, …)`,
 `scores_nb(out, …)`, `validate_nb(err, …)` (optional: a game may check in numpy instead), and, for
@@ -22,6 +23,7 @@ games with hidden information,
 
 from __future__ import annotations
 
+import inspect
 from collections import namedtuple
 from typing import Any, NamedTuple
 
@@ -170,6 +172,12 @@ class RulesBase(GameBase):
         self.scratch = make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players)
         self.configure()
         self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
+        names = [n.strip() for n in self.kernels.KERNEL_ARGS.split(",")]
+        if len(names) != len(self.kernel_args):
+            raise TypeError(f"{self.kernels.__name__}.KERNEL_ARGS names {len(names)} values, kernel_config() and "
+                            f"SCRATCH give {len(self.kernel_args)}")
+        self._kernel_arg_names = names
+        self._entry_args: dict[str, tuple] = {}
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
 
@@ -178,8 +186,23 @@ class RulesBase(GameBase):
         raise NotImplementedError
 
     def kernel_config(self) -> tuple:
-        """The configuration values every kernel entry point receives before the scratch arrays."""
+        """The configuration values of KERNEL_ARGS (in its order), before the scratch arrays."""
         return ()
+
+    def args_of(self, entry: str) -> tuple:
+        """The KERNEL_ARGS values kernel `entry` takes: the names in its signature, which must be a
+        subsequence of KERNEL_ARGS in order. An entry lists only what it uses, because numba unboxes every
+        argument on every call (an unused array costs a fraction of a microsecond at B = 1)."""
+        args = self._entry_args.get(entry)
+        if args is None:
+            function = getattr(self.kernels, entry)
+            params = inspect.signature(getattr(function, "py_func", function)).parameters  # py_func: a numba dispatcher
+            taken = [name for name in params if name in self._kernel_arg_names]
+            order = [self._kernel_arg_names.index(name) for name in taken]
+            if order != sorted(order):
+                raise TypeError(f"{entry} takes {taken}, not in the order of KERNEL_ARGS {self._kernel_arg_names}")
+            args = self._entry_args[entry] = tuple(self.kernel_args[i] for i in order)
+        return args
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
@@ -205,13 +228,13 @@ class RulesBase(GameBase):
         if u.shape[1] < self.UNIFORMS_AT_INIT:
             u = extend_uniforms(u, self.UNIFORMS_AT_INIT)
         state = self.empty(u.shape[0])
-        self.kernels.init_nb(u, *self.kernel_args, *state)
+        self.kernels.init_nb(u, *self.args_of("init_nb"), *state)
         return state
 
     def legal_action_mask(self, state: Any) -> np.ndarray:
         """(B, A) bool legal actions of the seat in `to_play`; all True in finished rows."""
         mask = np.empty((self.check_state(state), self.num_actions), dtype=np.bool_)
-        self.kernels.legal_action_mask_nb(mask, *self.kernel_args, *state)
+        self.kernels.legal_action_mask_nb(mask, *self.args_of("legal_action_mask_nb"), *state)
         return mask
 
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
@@ -225,7 +248,8 @@ class RulesBase(GameBase):
         B = self.check_state(state)
         actions = self.check_actions(actions, B)
         self.check_legal(state, actions, mask)
-        self.kernels.apply_nb(actions, rng.random((B, self.UNIFORMS_PER_STEP)), *self.kernel_args, *state)
+        u = rng.random((B, self.UNIFORMS_PER_STEP))
+        self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
@@ -246,7 +270,7 @@ class RulesBase(GameBase):
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
         self.check_legal(state, actions, mask)
-        self.kernels.apply_nb(actions, u, *self.kernel_args, *state)
+        self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
 
     def check_state(self, state: Any) -> int:
         """The batch size of `state`, or ValueError unless it is this game's State with every field of the
@@ -293,7 +317,7 @@ class RulesBase(GameBase):
         new = clone(state)
         u = np.full((B, self.UNIFORMS_PER_STEP), 0.5) if u is None else u
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
-        self.kernels.advance_nb(u, *self.kernel_args, *new)
+        self.kernels.advance_nb(u, *self.args_of("advance_nb"), *new)
         return new
 
     def check_actions(self, actions: Any, batch: int) -> np.ndarray:
@@ -329,7 +353,7 @@ class RulesBase(GameBase):
     def scores(self, state: Any) -> np.ndarray:
         """(B, P) int32 the game's own score of every seat: final once done, the running score before."""
         out = np.empty((self.check_state(state), self.num_players), dtype=np.int32)
-        self.kernels.scores_nb(out, *self.kernel_args, *state)
+        self.kernels.scores_nb(out, *self.args_of("scores_nb"), *state)
         return out
 
     def tiebreak_key(self, state: Any) -> np.ndarray:
@@ -383,7 +407,7 @@ class RulesBase(GameBase):
         B = state.done.shape[0]
         outputs = [np.empty((B, *shape), dtype=dt) for shape, dt in self._view_shapes]
         if outputs:
-            self.kernels.observe_nb(viewer, *outputs, *self.kernel_args, *state)
+            self.kernels.observe_nb(viewer, *outputs, *self.args_of("observe_nb"), *state)
         parts = ((viewer,), state, outputs)
         return tuple.__new__(self.View, [parts[src][i] for src, i in self.CLASSES.view_sources])
 
@@ -394,7 +418,7 @@ class RulesBase(GameBase):
         if self.info.has_hidden_information:
             seeds = rng.integers(1, np.iinfo(np.int64).max, size=state.done.shape[0], dtype=np.int64)
             self._zero_scratch()
-            self.kernels.determinize_nb(viewer, seeds, *self.kernel_args, *new)
+            self.kernels.determinize_nb(viewer, seeds, *self.args_of("determinize_nb"), *new)
         return new
 
     def _zero_scratch(self) -> None:
@@ -425,7 +449,7 @@ class RulesBase(GameBase):
             return
         err = np.zeros(B, dtype=np.int32)
         self._zero_scratch()
-        self.kernels.validate_nb(err, *self.kernel_args, *clone(state))
+        self.kernels.validate_nb(err, *self.args_of("validate_nb"), *clone(state))
         if err.any():
             rows = np.flatnonzero(err)
             raise ValueError(f"invalid state: {self.VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")

@@ -439,13 +439,16 @@ def test_feeding_removal_undoes_the_card_and_feed_coins_pays():
     after = game.apply(s, [data.ACTION_REMOVE + 0], np.zeros((1, 64)))
     np.testing.assert_array_equal(s.tracks[0, 0] - after.tracks[0, 0], [1, 1, 0, 0])
     assert after.coins[0, 0] == 3 and after.removed[0, data.CARD_NAMES.index("I-Y02")]
-    # HAD-EX-34: FEED_COINS pays 2 coins per card instead
-    game, s = _position(section=data.DEC_B_FEED, cards={0: ["II-P14"] + many[:10]}, coins={0: 20})
-    deficit = 11 - int(s.tracks[0, 0, data.FOOD])
-    assert deficit >= 2 and data.ACTION_FEED_PAY in _legal(game, s)
+    # HAD-EX-34: FEED_COINS pays 2 coins per card instead (for at most FEED_COINS_MAX_CARDS cards)
+    for n in range(len(many), 0, -1):  # a tableau short of food by 2..6 cards, so coins cover all of it
+        game, s = _position(section=data.DEC_B_FEED, cards={0: ["II-P14"] + many[:n]}, coins={0: 20})
+        deficit = n + 1 - int(s.tracks[0, 0, data.FOOD])
+        if 2 <= deficit <= data.FEED_COINS_MAX_CARDS:
+            break
+    assert 2 <= deficit <= data.FEED_COINS_MAX_CARDS and data.ACTION_FEED_PAY in _legal(game, s)
     for _ in range(deficit):
         s = game.apply(s, [data.ACTION_FEED_PAY], np.zeros((1, 64)))
-    assert s.coins[0, 0] == 20 - 2 * deficit and (s.tableau[0, 0] >= 0).sum() == 11
+    assert s.coins[0, 0] == 20 - 2 * deficit and (s.tableau[0, 0] >= 0).sum() == n + 1
     assert not (s.decision[0] == data.DEC_B_FEED and s.turn[0] == 0)  # player 0's feeding is over
 
 

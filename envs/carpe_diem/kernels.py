@@ -1069,8 +1069,7 @@ def advance_nb(u, auto_forced, work, cellmask,
 
 
 @kernel
-def legal_action_mask_nb(mask, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def legal_action_mask_nb(mask, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1082,8 +1081,7 @@ def legal_action_mask_nb(mask, auto_forced, work, cellmask,
 
 
 @kernel
-def scores_nb(out, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def scores_nb(out, *fields):
     """out (B, P): the final score (spec 8) in finished rows, else the public running score (spec 10)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1092,8 +1090,7 @@ def scores_nb(out, auto_forced, work, cellmask,
 
 
 @kernel
-def score_parts_nb(out, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def score_parts_nb(out, *fields):
     """out (B, P, 8): VP cards, track, tasks, villas, leftovers, fountain cards, public, final."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1109,8 +1106,7 @@ def score_parts_nb(out, auto_forced, work, cellmask,
 
 
 @kernel
-def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields):
     """Write the hidden-information-filtered View fields for viewer[b] (spec 11, 15)."""
     s = _State(*fields)
     P = s.track.shape[1]

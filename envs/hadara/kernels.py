@@ -863,8 +863,7 @@ def advance_nb(u, advanced, random_board, auto_forced, pile_top, deck_cards, dec
 
 
 @kernel
-def legal_action_mask_nb(mask, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def legal_action_mask_nb(mask, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
@@ -876,8 +875,7 @@ def legal_action_mask_nb(mask, advanced, random_board, auto_forced, pile_top, de
 
 
 @kernel
-def scores_nb(out, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def scores_nb(out, *fields):
     """out (B, P): public VP so far (spec 9), final once done."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
@@ -886,9 +884,7 @@ def scores_nb(out, advanced, random_board, auto_forced, pile_top, deck_cards, de
 
 
 @kernel
-def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp,
-        advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top, *fields):
     """Write the hidden-information-filtered View fields for viewer[b] (spec 11.1, 15)."""
     s = _State(*fields)
     P = s.coins.shape[1]

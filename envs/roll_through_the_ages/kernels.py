@@ -603,8 +603,7 @@ def advance_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_en
 
 
 @kernel
-def legal_action_mask_nb(mask, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-        cursor, stream, *fields):
+def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
     """spec 11.2: write the legal actions of every row into mask (B, A); done rows all True."""
     s = _State(*fields)
     P = s.food.shape[1]
@@ -684,8 +683,7 @@ def legal_action_mask_nb(mask, in_play, trade, max_trade_offers, max_rounds, sol
 
 
 @kernel
-def scores_nb(out, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-        cursor, stream, *fields):
+def scores_nb(out, *fields):
     """out (B, P): the running score of spec 6.2 for every player."""
     s = _State(*fields)
     for b in range(s.food.shape[0]):
@@ -694,8 +692,7 @@ def scores_nb(out, in_play, trade, max_trade_offers, max_rounds, solo_standard_e
 
 
 @kernel
-def goods_values_nb(out, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-        cursor, stream, *fields):
+def goods_values_nb(out, *fields):
     s = _State(*fields)
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):
