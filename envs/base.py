@@ -24,12 +24,14 @@ games with hidden information,
 from __future__ import annotations
 
 import inspect
+import operator
 from collections import namedtuple
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from meeple.envs.core import GameBase, clone, extend_uniforms, rank_returns
+from meeple.envs.jit import first_illegal, first_out_of_range
 
 PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
 VISIBILITIES = (PUBLIC, PRIVATE, HIDDEN)
@@ -180,6 +182,8 @@ class RulesBase(GameBase):
         self._entry_args: dict[str, tuple] = {}
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
+        public = [i for src, i in self.CLASSES.view_sources if src == 1]
+        self._public_fields = operator.itemgetter(*public) if len(public) > 1 else (lambda state: (state[public[0]],))
 
     def configure(self) -> None:
         """Set `info`, `num_actions`, `action_names` and any per-configuration tables."""
@@ -300,11 +304,7 @@ class RulesBase(GameBase):
         elif not isinstance(mask, np.ndarray) or mask.shape != (B, self.num_actions) or mask.dtype != np.bool_:
             raise ValueError(f"mask must be the ({B}, {self.num_actions}) bool legal_action_mask of the state, got "
                              f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', None)}")
-        if B == 1:
-            ok = bool(mask[0, actions[0]])
-        else:
-            ok = bool(mask[np.arange(B), actions].all())
-        if not ok:
+        if first_illegal(mask, actions) >= 0:
             bad = np.flatnonzero(~mask[np.arange(B), actions])
             detail = "; ".join(f"row {b}: action {int(actions[b])}, legal {np.flatnonzero(mask[b]).tolist()[:20]}"
                                for b in bad[:3])
@@ -323,13 +323,16 @@ class RulesBase(GameBase):
     def check_actions(self, actions: Any, batch: int) -> np.ndarray:
         """(B,) int64 actions, or ValueError naming what is wrong: not integers (floats, strings and bools
         are refused, not truncated or parsed), the wrong count, or out of range. Kernels index with them."""
-        raw = np.asarray(actions)
-        if raw.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
-        out = raw.astype(np.int64, copy=False).reshape(-1)
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.ndim == 1:
+            out = actions  # the common case, without numpy's conversion overhead (it matters at B = 1)
+        else:
+            raw = np.asarray(actions)
+            if raw.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
+            out = raw.astype(np.int64, copy=False).reshape(-1)
         if out.shape[0] != batch:
             raise ValueError(f"expected {batch} actions, got {out.shape[0]}")
-        if batch and (out.min() < 0 or out.max() >= self.num_actions):
+        if first_out_of_range(out, self.num_actions) >= 0:
             bad = np.flatnonzero((out < 0) | (out >= self.num_actions))
             raise ValueError(f"actions must be 0..{self.num_actions - 1}; rows {bad[:5].tolist()} have "
                              f"{out[bad[:5]].tolist()}")
@@ -408,8 +411,8 @@ class RulesBase(GameBase):
         outputs = [np.empty((B, *shape), dtype=dt) for shape, dt in self._view_shapes]
         if outputs:
             self.kernels.observe_nb(viewer, *outputs, *self.args_of("observe_nb"), *state)
-        parts = ((viewer,), state, outputs)
-        return tuple.__new__(self.View, [parts[src][i] for src, i in self.CLASSES.view_sources])
+        # the View's field order is: viewer, the shared public fields (state order), the observe outputs
+        return tuple.__new__(self.View, (viewer, *self._public_fields(state), *outputs))
 
     def determinize(self, state: Any, player: int | np.ndarray, rng: np.random.Generator) -> Any:
         """A state consistent with everything `player` has seen, the rest resampled from `rng` (a copy)."""

@@ -230,3 +230,23 @@ def splitmix_uniforms(state: np.ndarray, n: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         steps = np.arange(n, dtype=np.uint64) * SPLITMIX_GOLDEN
         return bits_to_uniform(splitmix64(state[:, None] + steps[None, :]))
+
+
+# --- input checks of the rules base (envs/base.py): one compiled pass instead of several numpy calls --------
+
+@kernel
+def first_out_of_range(actions, num_actions):
+    """The first row whose action is outside 0..num_actions-1, or -1."""
+    for b in range(actions.shape[0]):
+        if actions[b] < 0 or actions[b] >= num_actions:
+            return b
+    return -1
+
+
+@kernel
+def first_illegal(mask, actions):
+    """The first row b with mask[b, actions[b]] False, or -1 (actions already in range)."""
+    for b in range(actions.shape[0]):
+        if not mask[b, actions[b]]:
+            return b
+    return -1
