@@ -964,8 +964,7 @@ def _advance(s, b, u, auto_forced, work, cellmask):
 # --- entry points ----------------------------------------------------------------------------------
 
 @kernel
-def init_nb(u, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def init_nb(u, auto_forced, work, cellmask, *fields):
     """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     s = _State(*fields)
     P = s.track.shape[1]
@@ -1045,8 +1044,7 @@ def init_nb(u, auto_forced, work, cellmask,
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def apply_nb(actions, u, auto_forced, work, cellmask, *fields):
     """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1057,8 +1055,7 @@ def apply_nb(actions, u, auto_forced, work, cellmask,
 
 
 @kernel
-def advance_nb(u, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def advance_nb(u, auto_forced, work, cellmask, *fields):
     """Recompute every player's derived fields, then run only the automatic steps (hand-built positions)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1127,8 +1124,7 @@ def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score,
 
 
 @kernel
-def determinize_nb(viewer, seeds, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def determinize_nb(viewer, seeds, work, stream, *fields):
     """Resample the fountain cards viewer[b] has not seen: other players' hands, the cards they
     returned, another player's pending draw, and (implicitly) the undrawn deck (see rules.determinize)."""
     s = _State(*fields)
@@ -1171,8 +1167,7 @@ def determinize_nb(viewer, seeds, auto_forced, work, cellmask,
 
 
 @kernel
-def validate_nb(err, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *fields):
     """err[b] = first broken invariant (rules.VALIDATE_ERRORS), 0 if none. completed/task_done/
     chimneys/villa_vp are scratch copies used to compare the derived fields with a recomputation."""
     s = _State(*fields)
@@ -1635,8 +1630,7 @@ def _history_error(s, b, work, cellmask):
 
 
 @kernel
-def validate_history_nb(err, auto_forced, work, cellmask,
-        completed, task_done, chimneys, villa_vp, stream, *fields):
+def validate_history_nb(err, work, cellmask, *fields):
     """err[b] = the first way row b contradicts every game that could have led to it (rules.VALIDATE_ERRORS
     11-17), 0 if none: tiles taken vs round and turn, the supply vs the phase, tiles held vs turns played,
     discs vs scoring rounds, counters vs their sources, fountain cards vs fountains. For rows that passed

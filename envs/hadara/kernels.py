@@ -776,8 +776,7 @@ def _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch):
 # --- entry points ----------------------------------------------------------------------------
 
 @kernel
-def init_nb(u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch, *fields):
     """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     s = _State(*fields)
     P = s.coins.shape[1]
@@ -838,8 +837,7 @@ def init_nb(u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_c
 
 
 @kernel
-def apply_nb(actions, u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
     """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
@@ -850,8 +848,7 @@ def apply_nb(actions, u, advanced, random_board, auto_forced, pile_top, deck_car
 
 
 @kernel
-def advance_nb(u, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def advance_nb(u, auto_forced, deck_cards, deck_count, scratch, *fields):
     """Recompute every player's derived caches, then run only the automatic steps (positions built
     by hand in tests and tools: set the primary fields, and tracks etc. follow)."""
     s = _State(*fields)
@@ -909,8 +906,7 @@ def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pendin
 
 
 @kernel
-def determinize_nb(viewer, seeds, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def determinize_nb(viewer, seeds, deck_cards, deck_count, seen, pool, stream, *fields):
     """Resample what viewer[b] cannot see, consistently with what it has seen (see rules.determinize)."""
     s = _State(*fields)
     P = s.coins.shape[1]
@@ -1067,8 +1063,8 @@ def _coins_still_to_gain(s, b, p, acquired):
 
 
 @kernel
-def validate_nb(err, advanced, random_board, auto_forced, pile_top, deck_cards, deck_count,
-        scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
+def validate_nb(err,
+        advanced, deck_cards, deck_count, scratch, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """err[b] = 0 if row b is consistent, else the code of the first broken invariant (rules.VALIDATE_ERRORS).
     `where` (162,) int8 and the four saved-derived arrays (P, ...) are scratch; the state is a copy (the
     derived values are recomputed in it by `refresh_player`). Ranges were checked before."""
