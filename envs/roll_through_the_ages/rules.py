@@ -154,4 +154,4 @@ class RollThroughTheAges(base.RulesBase):
         check((s.bought < 0) | s.developments[rows, me, np.maximum(s.bought, 0)], "the development bought is not owned")
         check((s.fw_choice == 0) | (s.dice == data.FW2), "a food-or-workers choice on another face")
         complete = (s.monument_progress == MONUMENT_WORKERS).any(axis=1)
-        check(complete == s.completed_by_anyone, "completed_by_anyone differs from the monuments completed")
+        check(~complete | s.completed_by_anyone, "a completed monument must be completed_by_anyone")
