@@ -1045,7 +1045,7 @@ def _coins_still_to_gain(s, b, p, acquired):
     sections left in the game, each at its most."""
     P = s.coins.shape[1]
     sec = s.decision[b]
-    later = NUM_EPOCHS - 1 - s.epoch[b]
+    later = NUM_EPOCHS - 1 - np.int64(s.epoch[b])  # int64: int8 arithmetic overflows without the JIT
     incomes = INCOMES_PER_EPOCH * later
     if sec <= DEC_A_TILE:
         incomes += 2  # after the draft (spec 5 A3) and after the picks (spec 6 B2)
@@ -1055,7 +1055,7 @@ def _coins_still_to_gain(s, b, p, acquired):
     if sec < DEC_B_FEED or (sec == DEC_B_FEED and (p - s.start_player[b]) % P >= s.turn[b]):
         surplus += 1  # D11: after the player's own feeding in this epoch
     gain = incomes * INCOME_GAIN_MAX + surplus * SURPLUS_GAIN_MAX
-    gain += (NUM_EPOCHS * ACQUISITIONS_PER_EPOCH - acquired) * SELL_GAIN_MAX
+    gain += (NUM_EPOCHS * ACQUISITIONS_PER_EPOCH - np.int64(acquired)) * SELL_GAIN_MAX
     for t in range(NUM_TIERS):
         if s.colony[b, p, t] == NOT_TAKEN:
             gain += COLONY_GAIN_MAX[t]
