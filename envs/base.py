@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+from abc import ABC, abstractmethod
 from collections import namedtuple
 from typing import Any, NamedTuple
 
@@ -144,7 +145,7 @@ def others_best(scores: np.ndarray) -> np.ndarray:
 
 # --- the rules base -------------------------------------------------------------------------------
 
-class RulesBase(GameBase):
+class RulesBase(GameBase, ABC):
     """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
 
     A subclass sets the class attributes below and `configure()` (info, action names, kernel config);
@@ -185,9 +186,9 @@ class RulesBase(GameBase):
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
         self._public_fields = operator.itemgetter(*public) if len(public) > 1 else (lambda state: (state[public[0]],))
 
+    @abstractmethod
     def configure(self) -> None:
         """Set `info`, `num_actions`, `action_names` and any per-configuration tables."""
-        raise NotImplementedError
 
     def kernel_config(self) -> tuple:
         """The configuration values of KERNEL_ARGS (in its order), before the scratch arrays."""
