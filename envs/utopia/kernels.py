@@ -1,0 +1,1000 @@
+"""numba kernels for Utopia: one loop over the batch per entry point, per-row helpers above them.
+
+Every entry point takes (inputs/outputs, the KERNEL_ARGS it uses, *state fields) and rebuilds the
+State namedtuple `s` inside (envs/base.py, "kernel calling convention"); kernels never allocate.
+
+Flow. A round is Phase 1 (three passes of picks, each pick followed by an optional build window),
+Phase 2 (the deal, rank discards, one turn per player, hand-limit discards) and Phase 3 (prestige).
+The next actor is always the best-ranked player who has not yet acted in the pass or phase, the
+ranking being score descending, then arrival stamp ascending (who reached the score first). `acted`
+is set when a player's pick or turn begins, so the player in `to_play` has always acted. The
+automatic steps (skipped picks and empty build windows, the clean-up, the deal, Phase 3, the end of
+the round and of the game, the start-space rule, the guest draw) run in `_next_pick` / `_next_turn`;
+`_advance` then applies single-legal-action decisions when `auto_forced`.
+
+Randomness: the prestige scale and the first player come from the init uniforms; each round's guest
+draw and each deal read the step uniforms (data.U_STEP_*) at the moment they happen; determinize
+uses a splitmix64 stream seeded per row by the caller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from meeple.envs.jit import kernel, shuffle_prefix, shuffle_stream, uniform_index
+from meeple.envs.utopia.data import (
+    ACTION_ADD, ACTION_DISCARD, ACTION_DROP, ACTION_END, ACTION_LAND, ACTION_MONUMENT, ACTION_PLACE,
+    ACTION_PRIVILEGE, ACTION_RAISE, ACTION_REMOVE, ACTION_SEA, ACTION_SELECT, ACTION_SPECIAL, ACTION_WONDER,
+    ADD_VP, BASES, CARDS_DEALT, CARDS_PER_CIV, COST_DROP, COST_SPECIAL, DEC_BUILD, DEC_CONVERT,
+    DEC_DISCARD, DEC_GAME_OVER, DEC_PICK, DEC_TURN, DEC_WONDER, DISTRICT_IN_PLAY, DISTRICT_ISLAND,
+    DISTRICT_VALUE, END_SCORE, GAIN_ADDED, GAIN_BONUS, GAIN_PRESTIGE, GAIN_REMOVE, GAIN_WONDER,
+    GUESTS_PER_KIND, HAND_LIMIT, ISLAND_FIRST, ISLAND_IN_PLAY, LAND_EDGES, MAX_ROUNDS, MONUMENTS_PER_CIV,
+    NUM_ACTIONS, NUM_CIVS, NUM_DISTRICTS, NUM_GAIN_KINDS, NUM_ISLANDS, NUM_LAND_EDGES, NUM_SEA_ROUTES,
+    PICK_PASSES, PRINCES_PER_CIV, PRIVILEGE_DST, PRIVILEGE_SRC, PRIVILEGES, RANK_DISCARDS, REMOVE_VP,
+    SCALE_MAX, SEA_ROUTES, U_INIT_FIRST, U_INIT_SCALE, U_INIT_STEP, U_STEP_DEAL, U_STEP_GUESTS, WONDER_VP,
+)
+from meeple.envs.utopia.state import W_LIST, W_ORDER, W_SAVE
+from meeple.envs.utopia.state import State as _State
+
+# Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration
+# flag, then the scratch arrays of state.SCRATCH in order.
+KERNEL_ARGS = "auto_forced, work, row, stream"
+
+
+# --- ranking and scoring ---------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def ahead(s, b, p, q):
+    """True if seat p ranks ahead of seat q: more points, or the same points reached first."""
+    return s.score[b, p] > s.score[b, q] or (s.score[b, p] == s.score[b, q] and s.stamp[b, p] < s.stamp[b, q])
+
+
+@kernel
+def rank_order(s, b, out):
+    """out[0:P]: the seats in ranking order (the leader first)."""
+    P = s.score.shape[1]
+    for p in range(P):
+        out[p] = p
+    for i in range(1, P):  # insertion sort: P <= 5
+        j = i
+        while j > 0 and ahead(s, b, out[j], out[j - 1]):
+            tmp = out[j]
+            out[j] = out[j - 1]
+            out[j - 1] = tmp
+            j -= 1
+
+
+@kernel
+def rank_position(s, b, p):
+    """0 for the leader .. P-1 for the last player."""
+    n = 0
+    for q in range(s.score.shape[1]):
+        if q != p and ahead(s, b, q, p):
+            n += 1
+    return n
+
+
+@kernel
+def _best_unacted(s, b):
+    """The best-ranked seat that has not acted in this pass / phase, -1 if everybody has."""
+    best = -1
+    for p in range(s.score.shape[1]):
+        if not s.acted[b, p] and (best < 0 or ahead(s, b, p, best)):
+            best = p
+    return best
+
+
+@kernel
+def _gain(s, b, p, n, kind):
+    """p scores n points from source `kind`; a positive move gives p a fresh arrival stamp (he arrives
+    on the new space after everybody already there)."""
+    if n > 0:
+        s.score[b, p] += n
+        s.gains[b, p, kind] += n
+        s.stamp[b, p] = s.stamp_counter[b]
+        s.stamp_counter[b] += 1
+
+
+@kernel
+def prestige_of(s, b, p):
+    """What p's monuments pay at the current prestige scale (Phase 3)."""
+    n = 0
+    for d in range(NUM_DISTRICTS):
+        if s.mon_owner[b, d] == p:
+            n += s.scale[b, s.mon_civ[b, d]]
+    return n
+
+
+# --- pieces --------------------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def supply(s, b, p, c):
+    """Princes of civilization c that p has off the board."""
+    n = 0
+    for d in range(NUM_DISTRICTS):
+        n += s.princes[b, p, c, d]
+    return PRINCES_PER_CIV - n
+
+
+@kernel
+def bases_used(s, b, p):
+    """p's constructions (monuments and wonders): one base each."""
+    n = 0
+    for d in range(NUM_DISTRICTS):
+        if s.mon_owner[b, d] == p:
+            n += 1
+    for i in range(NUM_ISLANDS):
+        if s.wonder_owner[b, i] == p:
+            n += 1
+    return n
+
+
+@kernel
+def monuments_built(s, b, c):
+    n = 0
+    for d in range(NUM_DISTRICTS):
+        if s.mon_civ[b, d] == c:
+            n += 1
+    return n
+
+
+@kernel(inline="always")
+def in_play(s, d):
+    return DISTRICT_IN_PLAY[s.score.shape[1], d]
+
+
+@kernel
+def can_monument(s, b, p, c, d):
+    """Three own princes of c on an uncontrolled district, a monument of c left, a free base."""
+    return (s.princes[b, p, c, d] >= 3 and s.mon_civ[b, d] < 0 and monuments_built(s, b, c) < MONUMENTS_PER_CIV
+            and bases_used(s, b, p) < BASES)
+
+
+@kernel
+def civs_on_island(s, b, p, i):
+    """How many civilizations p has at least one prince of anywhere on island i."""
+    n = 0
+    for c in range(NUM_CIVS):
+        for d in range(ISLAND_FIRST[i], ISLAND_FIRST[i + 1]):
+            if s.princes[b, p, c, d] > 0:
+                n += 1
+                break
+    return n
+
+
+@kernel
+def can_wonder(s, b, p, i):
+    """The island in play without a wonder, one own prince of every civilization on it, a free base."""
+    return (ISLAND_IN_PLAY[s.score.shape[1], i] and s.wonder_owner[b, i] < 0 and civs_on_island(s, b, p, i) == NUM_CIVS
+            and bases_used(s, b, p) < BASES)
+
+
+@kernel
+def _build_mask(s, b, p, row):
+    """Write the legal builds of p into row; True if there is one."""
+    if bases_used(s, b, p) >= BASES:
+        return False
+    found = False
+    for c in range(NUM_CIVS):
+        if monuments_built(s, b, c) >= MONUMENTS_PER_CIV:
+            continue
+        for d in range(NUM_DISTRICTS):
+            if s.princes[b, p, c, d] >= 3 and s.mon_civ[b, d] < 0:
+                row[ACTION_MONUMENT + NUM_DISTRICTS * c + d] = True
+                found = True
+    for i in range(NUM_ISLANDS):
+        if can_wonder(s, b, p, i):
+            row[ACTION_WONDER + i] = True
+            found = True
+    return found
+
+
+@kernel
+def any_build(s, b, p):
+    if bases_used(s, b, p) >= BASES:
+        return False
+    for c in range(NUM_CIVS):
+        for d in range(NUM_DISTRICTS):
+            if s.princes[b, p, c, d] >= 3 and can_monument(s, b, p, c, d):
+                return True
+    for i in range(NUM_ISLANDS):
+        if can_wonder(s, b, p, i):
+            return True
+    return False
+
+
+# --- card actions -------------------------------------------------------------------------------------
+
+@kernel
+def _card_mask(s, b, p, c, avail, row):
+    """Write the card actions of civilization c that `avail` usable cards pay for; True if there is one."""
+    if avail < 1:
+        return False
+    found = False
+    sup = supply(s, b, p, c)
+    for k in range(1, 3):
+        base = ACTION_LAND + (2 * c + k - 1) * NUM_LAND_EDGES
+        for e in range(NUM_LAND_EDGES):
+            if s.princes[b, p, c, LAND_EDGES[e, 0]] >= k and in_play(s, LAND_EDGES[e, 1]):
+                row[base + e] = True
+                found = True
+        base = ACTION_SEA + (2 * c + k - 1) * NUM_SEA_ROUTES
+        for r in range(NUM_SEA_ROUTES):
+            if s.princes[b, p, c, SEA_ROUTES[r, 0]] >= k and in_play(s, SEA_ROUTES[r, 1]):
+                row[base + r] = True
+                found = True
+    for d in range(NUM_DISTRICTS):
+        if s.mon_civ[b, d] == c:
+            if sup >= 1:
+                row[ACTION_ADD + NUM_DISTRICTS * c + d] = True
+                found = True
+            if s.princes[b, p, c, d] >= 1:
+                row[ACTION_REMOVE + NUM_DISTRICTS * c + d] = True
+                found = True
+        if avail >= COST_SPECIAL and sup >= 1 and in_play(s, d):
+            row[ACTION_SPECIAL + NUM_DISTRICTS * c + d] = True
+            found = True
+    if s.scale[b, c] < SCALE_MAX:
+        row[ACTION_RAISE + c] = True
+        found = True
+    if avail >= COST_DROP and s.scale[b, c] > 1:
+        row[ACTION_DROP + c] = True
+        found = True
+    return found
+
+
+@kernel
+def any_card_action(s, b, p, c, avail):
+    """Whether some card action of civilization c is legal with `avail` usable cards (no mask written)."""
+    if avail < 1:
+        return False
+    if s.scale[b, c] < SCALE_MAX or (avail >= COST_DROP and s.scale[b, c] > 1):
+        return True
+    sup = supply(s, b, p, c)
+    if avail >= COST_SPECIAL and sup >= 1:
+        return True
+    for d in range(NUM_DISTRICTS):
+        if s.mon_civ[b, d] == c and (sup >= 1 or s.princes[b, p, c, d] >= 1):
+            return True
+    for e in range(NUM_LAND_EDGES):
+        if s.princes[b, p, c, LAND_EDGES[e, 0]] >= 1 and in_play(s, LAND_EDGES[e, 1]):
+            return True
+    for r in range(NUM_SEA_ROUTES):
+        if s.princes[b, p, c, SEA_ROUTES[r, 0]] >= 1 and in_play(s, SEA_ROUTES[r, 1]):
+            return True
+    return False
+
+
+@kernel
+def can_convert(s, b, p, src, dst):
+    """PRIVILEGE(src -> dst): a token, a src card, and some action of dst payable once the card counts as dst."""
+    return (src != dst and s.privileges[b, p] >= 1 and s.hand[b, p, src] >= 1
+            and any_card_action(s, b, p, dst, s.hand[b, p, dst] + 1))
+
+
+# --- legality -------------------------------------------------------------------------------------------
+
+@kernel
+def has_pick(s, b, p):
+    """Whether p can take a guest: one on some island's display whose civilization p still has in supply."""
+    for i in range(NUM_ISLANDS):
+        for c in range(NUM_CIVS):
+            if s.display[b, i, c] > 0 and supply(s, b, p, c) >= 1:
+                return True
+    return False
+
+
+@kernel
+def fill_mask(s, b, row):
+    """row (A,) bool: the legal actions of the actor of row b."""
+    for a in range(NUM_ACTIONS):
+        row[a] = False
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if dec == DEC_PICK:
+        for c in range(NUM_CIVS):
+            if supply(s, b, p, c) < 1:
+                continue
+            for d in range(NUM_DISTRICTS):
+                if in_play(s, d) and s.display[b, DISTRICT_ISLAND[d], c] > 0:
+                    row[ACTION_PLACE + NUM_DISTRICTS * c + d] = True
+    elif dec == DEC_BUILD:
+        _build_mask(s, b, p, row)
+        row[ACTION_END] = True
+    elif dec == DEC_WONDER:
+        i = s.wonder_island[b]
+        c = s.wonder_civ[b]
+        if i >= 0 and c >= 0:
+            for d in range(ISLAND_FIRST[i], ISLAND_FIRST[i + 1]):
+                row[ACTION_SELECT + d] = s.princes[b, p, c, d] > 0
+    elif dec == DEC_DISCARD:
+        for c in range(NUM_CIVS):
+            row[ACTION_DISCARD + c] = s.hand[b, p, c] > 0
+    elif dec == DEC_TURN:
+        for c in range(NUM_CIVS):
+            _card_mask(s, b, p, c, s.hand[b, p, c], row)
+        if s.privileges[b, p] >= 1:
+            for j in range(PRIVILEGE_SRC.shape[0]):
+                row[ACTION_PRIVILEGE + j] = can_convert(s, b, p, PRIVILEGE_SRC[j], PRIVILEGE_DST[j])
+        _build_mask(s, b, p, row)
+        row[ACTION_END] = True
+    elif dec == DEC_CONVERT:
+        t = s.convert_to[b]
+        if t >= 0:
+            _card_mask(s, b, p, t, s.hand[b, p, t] + 1, row)
+
+
+@kernel
+def _forced_action(s, b, row):
+    """The single legal action of row b if there is exactly one, else -1 (derived from fill_mask)."""
+    fill_mask(s, b, row)
+    only = -1
+    for a in range(NUM_ACTIONS):
+        if row[a]:
+            if only >= 0:
+                return -1
+            only = a
+    return only
+
+
+# --- automatic steps ----------------------------------------------------------------------------------------
+
+@kernel
+def _draw_guests(s, b, u, col):
+    """Draw 3 guests per player from the bag onto the displays of their islands. Every guest is back in
+    the bag at this moment (all return at the end of Phase 1), so the bag holds GUESTS_PER_KIND of each
+    (island, civilization) of the islands in play."""
+    P = s.score.shape[1]
+    for i in range(NUM_ISLANDS):
+        for c in range(NUM_CIVS):
+            s.display[b, i, c] = 0
+    left = 0
+    for i in range(NUM_ISLANDS):
+        if ISLAND_IN_PLAY[P, i]:
+            left += GUESTS_PER_KIND * NUM_CIVS
+    for j in range(PICK_PASSES * P):
+        k = uniform_index(u[b, col + U_STEP_GUESTS + j], left)
+        for i in range(NUM_ISLANDS):
+            if not ISLAND_IN_PLAY[P, i]:
+                continue
+            for c in range(NUM_CIVS):
+                n = GUESTS_PER_KIND - s.display[b, i, c]
+                if k >= 0 and k < n:
+                    s.display[b, i, c] += 1
+                k -= n
+        left -= 1
+
+
+@kernel
+def _draw_card(s, b, x):
+    """One card from the draw pile to nobody yet: its civilization, drawn from the pile's composition
+    with uniform x. An empty pile is replaced by the shuffled discards first; -1 if both are empty."""
+    total = 0
+    for c in range(NUM_CIVS):
+        total += s.pile[b, c]
+    if total == 0:
+        for c in range(NUM_CIVS):
+            s.pile[b, c] = s.discard[b, c]
+            s.discard[b, c] = 0
+            total += s.pile[b, c]
+        if total == 0:
+            return -1
+    k = uniform_index(x, total)
+    for c in range(NUM_CIVS):
+        if k < s.pile[b, c]:
+            s.pile[b, c] -= 1
+            return c
+        k -= s.pile[b, c]
+    return -1
+
+
+@kernel
+def _begin_round(s, b, u, col, work):
+    s.phase[b] = 0
+    s.pick_pass[b] = 0
+    for p in range(s.score.shape[1]):
+        s.acted[b, p] = False
+    _draw_guests(s, b, u, col)
+    _next_pick(s, b, u, col, work)
+
+
+@kernel
+def _next_pick(s, b, u, col, work):
+    """Hand Phase 1 to the next picker: the best-ranked player who has not picked in this pass. A player
+    without a legal guest is skipped, but his build window is still offered if he can build. After the
+    third pass every guest goes back to the bag and Phase 2 begins."""
+    P = s.score.shape[1]
+    while True:
+        p = _best_unacted(s, b)
+        if p < 0:
+            if s.pick_pass[b] == PICK_PASSES - 1:
+                _begin_development(s, b, u, col, work)
+                return
+            s.pick_pass[b] += 1
+            for q in range(P):
+                s.acted[b, q] = False
+            continue
+        first = s.pick_pass[b] == 0
+        for q in range(P):
+            if s.acted[b, q]:
+                first = False
+        if first:
+            s.start_player[b] = p
+        s.acted[b, p] = True
+        s.to_play[b] = p
+        if has_pick(s, b, p):
+            s.decision[b] = DEC_PICK
+            return
+        if any_build(s, b, p):
+            s.decision[b] = DEC_BUILD
+            return
+
+
+@kernel
+def _begin_development(s, b, u, col, work):
+    """Phase 2: guests back to the bag, 5 cards to each player in ranking order, rank discards owed
+    (leader 2, last player 0, the others 1), then the discards in ranking order and the turns."""
+    P = s.score.shape[1]
+    for i in range(NUM_ISLANDS):
+        for c in range(NUM_CIVS):
+            s.display[b, i, c] = 0
+    s.phase[b] = 1
+    for p in range(P):
+        s.acted[b, p] = False
+    rank_order(s, b, work[W_ORDER:])
+    for k in range(P):
+        p = work[W_ORDER + k]
+        for j in range(CARDS_DEALT):
+            c = _draw_card(s, b, u[b, col + U_STEP_DEAL + CARDS_DEALT * k + j])
+            if c >= 0:
+                s.hand[b, p, c] += 1
+                s.hand_size[b, p] += 1
+    for k in range(P):
+        p = work[W_ORDER + k]
+        s.owed[b, p] = min(RANK_DISCARDS[P, k], s.hand_size[b, p])
+    _next_discard_or_turn(s, b, u, col, work)
+
+
+@kernel
+def _next_discard_or_turn(s, b, u, col, work):
+    """The best-ranked player still owing discards decides; otherwise the next turn begins."""
+    best = -1
+    for p in range(s.score.shape[1]):
+        if s.owed[b, p] > 0 and (best < 0 or ahead(s, b, p, best)):
+            best = p
+    if best >= 0:
+        s.to_play[b] = best
+        s.decision[b] = DEC_DISCARD
+        return
+    _next_turn(s, b, u, col, work)
+
+
+@kernel
+def _next_turn(s, b, u, col, work):
+    p = _best_unacted(s, b)
+    if p >= 0:
+        s.acted[b, p] = True
+        s.to_play[b] = p
+        s.decision[b] = DEC_TURN
+        return
+    _prestige_and_round_end(s, b, u, col, work)
+
+
+@kernel
+def _prestige_and_round_end(s, b, u, col, work):
+    """Phase 3 in the ranking order fixed at its start (each player one score move), then the end of
+    the game if somebody has 50, the safety cap after round 40, or the next round."""
+    P = s.score.shape[1]
+    s.phase[b] = 2
+    rank_order(s, b, work[W_ORDER:])
+    top = 0
+    for k in range(P):
+        p = work[W_ORDER + k]
+        _gain(s, b, p, prestige_of(s, b, p), GAIN_PRESTIGE)
+    for p in range(P):
+        top = max(top, s.score[b, p])
+    if top >= END_SCORE or s.round[b] >= MAX_ROUNDS:
+        s.done[b] = True
+        s.truncated[b] = top < END_SCORE
+        s.decision[b] = DEC_GAME_OVER
+        for p in range(P):
+            s.acted[b, p] = False
+        return
+    s.round[b] += 1
+    # start-space rule: the previous round's first player, still on 0, moves behind everybody on 0
+    first = s.start_player[b]
+    if s.score[b, first] == 0:
+        s.stamp[b, first] = s.stamp_counter[b]
+        s.stamp_counter[b] += 1
+    _begin_round(s, b, u, col, work)
+
+
+# --- actions --------------------------------------------------------------------------------------------
+
+@kernel
+def _after_build(s, b):
+    """Back to the build window or the turn the build was made in."""
+    s.decision[b] = DEC_BUILD if s.phase[b] == 0 else DEC_TURN
+
+
+@kernel
+def _wonder_removals(s, b, p, i, c0):
+    """Remove one of p's princes of every civilization from c0 on from island i: automatically where
+    they stand in one district, by p's choice (decision WONDER) where they stand in several."""
+    for c in range(c0, NUM_CIVS):
+        n = 0
+        where = -1
+        for d in range(ISLAND_FIRST[i], ISLAND_FIRST[i + 1]):
+            if s.princes[b, p, c, d] > 0:
+                n += 1
+                where = d
+        if n >= 2:
+            s.wonder_island[b] = i
+            s.wonder_civ[b] = c
+            s.decision[b] = DEC_WONDER
+            return
+        if where >= 0:
+            s.princes[b, p, c, where] -= 1
+    s.wonder_island[b] = -1
+    s.wonder_civ[b] = -1
+    _after_build(s, b)
+
+
+@kernel
+def _pay(s, b, p, c, n):
+    """Pay n cards of civilization c; a pending converted card is one of them (it goes face up as the
+    civilization it really is)."""
+    if s.decision[b] == DEC_CONVERT:
+        s.discard[b, s.convert_from[b]] += 1
+        s.convert_from[b] = -1
+        s.convert_to[b] = -1
+        s.decision[b] = DEC_TURN
+        n -= 1
+    s.hand[b, p, c] -= n
+    s.hand_size[b, p] -= n
+    s.discard[b, c] += n
+
+
+@kernel
+def _apply_action(s, b, a, u, col, work):
+    p = s.to_play[b]
+    if a < ACTION_MONUMENT:  # PLACE_GUEST
+        c, d = divmod(a - ACTION_PLACE, NUM_DISTRICTS)
+        s.display[b, DISTRICT_ISLAND[d], c] -= 1
+        s.princes[b, p, c, d] += 1
+        if any_build(s, b, p):
+            s.decision[b] = DEC_BUILD
+        else:
+            _next_pick(s, b, u, col, work)
+    elif a < ACTION_WONDER:  # BUILD_MONUMENT: no points now; the wonder's owner gains the printed value
+        c, d = divmod(a - ACTION_MONUMENT, NUM_DISTRICTS)
+        s.princes[b, p, c, d] -= 3
+        s.mon_civ[b, d] = c
+        s.mon_owner[b, d] = p
+        w = s.wonder_owner[b, DISTRICT_ISLAND[d]]
+        if w >= 0:
+            _gain(s, b, w, DISTRICT_VALUE[d], GAIN_BONUS)
+    elif a < ACTION_SELECT:  # BUILD_WONDER
+        i = a - ACTION_WONDER
+        s.wonder_owner[b, i] = p
+        _gain(s, b, p, WONDER_VP, GAIN_WONDER)
+        _wonder_removals(s, b, p, i, 0)
+    elif a < ACTION_LAND:  # SELECT_DISTRICT (wonder removal)
+        c = s.wonder_civ[b]
+        s.princes[b, p, c, a - ACTION_SELECT] -= 1
+        _wonder_removals(s, b, p, s.wonder_island[b], c + 1)
+    elif a < ACTION_SEA:  # LAND_MOVE
+        ck, e = divmod(a - ACTION_LAND, NUM_LAND_EDGES)
+        c, k1 = divmod(ck, 2)
+        _pay(s, b, p, c, 1)
+        s.princes[b, p, c, LAND_EDGES[e, 0]] -= k1 + 1
+        s.princes[b, p, c, LAND_EDGES[e, 1]] += k1 + 1
+    elif a < ACTION_ADD:  # SEA_MOVE
+        ck, r = divmod(a - ACTION_SEA, NUM_SEA_ROUTES)
+        c, k1 = divmod(ck, 2)
+        _pay(s, b, p, c, 1)
+        s.princes[b, p, c, SEA_ROUTES[r, 0]] -= k1 + 1
+        s.princes[b, p, c, SEA_ROUTES[r, 1]] += k1 + 1
+    elif a < ACTION_REMOVE:  # ADD_PRINCE: the monument's owner gains 1 unless he adds it himself
+        c, d = divmod(a - ACTION_ADD, NUM_DISTRICTS)
+        _pay(s, b, p, c, 1)
+        s.princes[b, p, c, d] += 1
+        owner = s.mon_owner[b, d]
+        if owner != p:
+            _gain(s, b, owner, ADD_VP, GAIN_ADDED)
+    elif a < ACTION_RAISE:  # REMOVE_PRINCE
+        c, d = divmod(a - ACTION_REMOVE, NUM_DISTRICTS)
+        _pay(s, b, p, c, 1)
+        s.princes[b, p, c, d] -= 1
+        _gain(s, b, p, REMOVE_VP, GAIN_REMOVE)
+    elif a < ACTION_DROP:  # RAISE: swap places with the civilization directly above
+        c = a - ACTION_RAISE
+        _pay(s, b, p, c, 1)
+        v = s.scale[b, c]
+        for o in range(NUM_CIVS):
+            if s.scale[b, o] == v + 1:
+                s.scale[b, o] = v
+        s.scale[b, c] = v + 1
+    elif a < ACTION_SPECIAL:  # DROP: to 1, everything below moves up one
+        c = a - ACTION_DROP
+        _pay(s, b, p, c, COST_DROP)
+        v = s.scale[b, c]
+        for o in range(NUM_CIVS):
+            if s.scale[b, o] < v:
+                s.scale[b, o] += 1
+        s.scale[b, c] = 1
+    elif a < ACTION_PRIVILEGE:  # SPECIAL_GUEST
+        c, d = divmod(a - ACTION_SPECIAL, NUM_DISTRICTS)
+        _pay(s, b, p, c, COST_SPECIAL)
+        s.princes[b, p, c, d] += 1
+    elif a < ACTION_DISCARD:  # PRIVILEGE: the card leaves the hand and counts as the target civilization
+        j = a - ACTION_PRIVILEGE
+        src = PRIVILEGE_SRC[j]
+        s.privileges[b, p] -= 1
+        s.hand[b, p, src] -= 1
+        s.hand_size[b, p] -= 1
+        s.convert_from[b] = src
+        s.convert_to[b] = PRIVILEGE_DST[j]
+        s.decision[b] = DEC_CONVERT
+    elif a < ACTION_END:  # DISCARD
+        c = a - ACTION_DISCARD
+        s.hand[b, p, c] -= 1
+        s.hand_size[b, p] -= 1
+        s.discard[b, c] += 1
+        s.owed[b, p] -= 1
+        if s.owed[b, p] == 0:
+            _next_discard_or_turn(s, b, u, col, work)
+    else:  # END of a build window or of a turn (then the hand limit)
+        if s.decision[b] == DEC_BUILD:
+            _next_pick(s, b, u, col, work)
+        elif s.hand_size[b, p] > HAND_LIMIT:
+            s.owed[b, p] = s.hand_size[b, p] - HAND_LIMIT
+            s.decision[b] = DEC_DISCARD
+        else:
+            _next_turn(s, b, u, col, work)
+
+
+@kernel
+def _advance(s, b, u, col, auto_forced, work, row):
+    """Apply single-legal-action decisions while auto_forced."""
+    while auto_forced and not s.done[b]:
+        a = _forced_action(s, b, row)
+        if a < 0:
+            return
+        _apply_action(s, b, a, u, col, work)
+
+
+# --- entry points ---------------------------------------------------------------------------------------
+
+@kernel
+def init_nb(u, auto_forced, work, row, *fields):
+    """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
+    s = _State(*fields)
+    P = s.score.shape[1]
+    for b in range(s.done.shape[0]):
+        for c in range(NUM_CIVS):  # the prestige scale in a random order
+            work[W_LIST + c] = c + 1
+        shuffle_prefix(work, W_LIST, NUM_CIVS, NUM_CIVS - 1, u, b, U_INIT_SCALE)
+        for c in range(NUM_CIVS):
+            s.scale[b, c] = work[W_LIST + c]
+            s.pile[b, c] = CARDS_PER_CIV
+            s.discard[b, c] = 0
+        first = uniform_index(u[b, U_INIT_FIRST], P)
+        for k in range(P):  # everybody on 0, stacked in seating order from the first player
+            p = (first + k) % P
+            s.stamp[b, p] = k
+            s.score[b, p] = 0
+            s.privileges[b, p] = PRIVILEGES
+            s.hand_size[b, p] = 0
+            s.owed[b, p] = 0
+            for g in range(NUM_GAIN_KINDS):
+                s.gains[b, p, g] = 0
+            for c in range(NUM_CIVS):
+                s.hand[b, p, c] = 0
+                for d in range(NUM_DISTRICTS):
+                    s.princes[b, p, c, d] = 0
+        s.stamp_counter[b] = P
+        for d in range(NUM_DISTRICTS):
+            s.mon_civ[b, d] = -1
+            s.mon_owner[b, d] = -1
+        for i in range(NUM_ISLANDS):
+            s.wonder_owner[b, i] = -1
+        s.wonder_island[b] = -1
+        s.wonder_civ[b] = -1
+        s.convert_from[b] = -1
+        s.convert_to[b] = -1
+        s.done[b] = False
+        s.truncated[b] = False
+        s.round[b] = 1
+        s.start_player[b] = first
+        _begin_round(s, b, u, U_INIT_STEP, work)
+        _advance(s, b, u, U_INIT_STEP, auto_forced, work, row)
+
+
+@kernel
+def apply_nb(actions, u, auto_forced, work, row, *fields):
+    """Apply one legal action per live row, then the forced moves; done rows are untouched."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        if s.done[b]:
+            continue
+        _apply_action(s, b, actions[b], u, 0, work)
+        _advance(s, b, u, 0, auto_forced, work, row)
+
+
+@kernel
+def advance_nb(u, auto_forced, work, row, *fields):
+    """Recompute the public hand sizes, then apply the forced moves (hand-built positions)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        for p in range(s.score.shape[1]):
+            n = 0
+            for c in range(NUM_CIVS):
+                n += s.hand[b, p, c]
+            s.hand_size[b, p] = n
+        if not s.done[b]:
+            _advance(s, b, u, 0, auto_forced, work, row)
+
+
+@kernel
+def legal_action_mask_nb(mask, *fields):
+    """mask (B, A): the legal actions of every row's actor; done rows all True."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        if s.done[b]:
+            for a in range(NUM_ACTIONS):
+                mask[b, a] = True
+        else:
+            fill_mask(s, b, mask[b])
+
+
+@kernel
+def scores_nb(out, *fields):
+    """out (B, P): the score track (final once done)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        for p in range(s.score.shape[1]):
+            out[b, p] = s.score[b, p]
+
+
+@kernel
+def observe_nb(viewer, own_hand, pile_size, unseen, *fields):
+    """The viewer's own hand, the draw-pile size and the cards the viewer cannot see per civilization
+    (everything that is neither in his hand, nor face up, nor his pending converted card)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        me = viewer[b]
+        n = 0
+        for c in range(NUM_CIVS):
+            own_hand[b, c] = s.hand[b, me, c]
+            n += s.pile[b, c]
+            unseen[b, c] = CARDS_PER_CIV - s.hand[b, me, c] - s.discard[b, c] - (1 if s.convert_from[b] == c else 0)
+        pile_size[b] = n
+
+
+@kernel
+def _deal_unseen(s, b, me, work, stream):
+    """Shuffle the cards `me` cannot see and hand them out again: the other hands keep their sizes, the
+    draw pile its size."""
+    P = s.score.shape[1]
+    n = 0
+    for c in range(NUM_CIVS):
+        k = CARDS_PER_CIV - s.hand[b, me, c] - s.discard[b, c] - (1 if s.convert_from[b] == c else 0)
+        for _ in range(k):
+            work[W_LIST + n] = c
+            n += 1
+    shuffle_stream(work, W_LIST, n, stream)
+    i = 0
+    for q in range(P):
+        if q == me:
+            continue
+        for c in range(NUM_CIVS):
+            s.hand[b, q, c] = 0
+        for _ in range(s.hand_size[b, q]):
+            s.hand[b, q, work[W_LIST + i]] += 1
+            i += 1
+    for c in range(NUM_CIVS):
+        s.pile[b, c] = 0
+    while i < n:
+        s.pile[b, work[W_LIST + i]] += 1
+        i += 1
+
+
+@kernel
+def determinize_nb(viewer, seeds, work, stream, *fields):
+    """Resample every card viewer[b] cannot see (the other hands and the draw pile), keeping every count
+    the viewer knows. Another player's pending privilege conversion must stay usable: worlds in which it
+    is not are drawn again (after 32 tries the true cards are kept)."""
+    s = _State(*fields)
+    P = s.score.shape[1]
+    for b in range(s.done.shape[0]):
+        me = viewer[b]
+        stream[0] = np.uint64(seeds[b])
+        k = 0
+        for q in range(P):
+            for c in range(NUM_CIVS):
+                work[W_SAVE + k] = s.hand[b, q, c]
+                k += 1
+        for c in range(NUM_CIVS):
+            work[W_SAVE + k + c] = s.pile[b, c]
+        actor = s.to_play[b]
+        check = not s.done[b] and s.decision[b] == DEC_CONVERT and actor != me and s.convert_to[b] >= 0
+        ok = False
+        for _ in range(32):
+            _deal_unseen(s, b, me, work, stream)
+            t = s.convert_to[b]
+            if not check or any_card_action(s, b, actor, t, s.hand[b, actor, t] + 1):
+                ok = True
+                break
+        if not ok:
+            k = 0
+            for q in range(P):
+                for c in range(NUM_CIVS):
+                    s.hand[b, q, c] = work[W_SAVE + k]
+                    k += 1
+            for c in range(NUM_CIVS):
+                s.pile[b, c] = work[W_SAVE + k + c]
+
+
+# --- validation -----------------------------------------------------------------------------------------
+
+@kernel
+def _snapshot_error(s, b, work, row):
+    """0, or the VALIDATE_ERRORS code of the first inconsistency of row b."""
+    P = s.score.shape[1]
+    dec = s.decision[b]
+    ph = s.phase[b]
+    # 1: flow
+    if s.done[b] != (dec == DEC_GAME_OVER):
+        return 1
+    if s.truncated[b] and not s.done[b]:
+        return 1
+    if s.done[b]:
+        if ph != 2:
+            return 1
+    elif ph == 0:
+        if dec != DEC_PICK and dec != DEC_BUILD and dec != DEC_WONDER:
+            return 1
+    elif ph == 1:
+        if dec != DEC_DISCARD and dec != DEC_TURN and dec != DEC_CONVERT and dec != DEC_WONDER:
+            return 1
+    else:
+        return 1
+    if (s.wonder_island[b] >= 0) != (dec == DEC_WONDER) or (s.wonder_civ[b] >= 0) != (dec == DEC_WONDER):
+        return 1
+    if (s.convert_from[b] >= 0) != (dec == DEC_CONVERT) or (s.convert_to[b] >= 0) != (dec == DEC_CONVERT):
+        return 1
+    if dec == DEC_CONVERT and s.convert_from[b] == s.convert_to[b]:
+        return 1
+    p = s.to_play[b]
+    if not s.done[b] and dec != DEC_DISCARD and not s.acted[b, p]:
+        return 1
+    owing = 0
+    for q in range(P):
+        if s.owed[b, q] > 0:
+            owing += 1
+    if dec != DEC_DISCARD and owing > 0:
+        return 1
+    if dec == DEC_DISCARD:
+        if s.owed[b, p] == 0:
+            return 1
+        any_acted = False
+        for q in range(P):
+            if s.acted[b, q]:
+                any_acted = True
+        if any_acted:  # the hand limit at the end of to_play's turn
+            if owing != 1 or not s.acted[b, p] or s.hand_size[b, p] - s.owed[b, p] != HAND_LIMIT:
+                return 1
+        else:  # rank discards: the best-ranked player still owing decides
+            for q in range(P):
+                if s.owed[b, q] > 0 and ahead(s, b, q, p):
+                    return 1
+    # 2: board and pieces
+    for d in range(NUM_DISTRICTS):
+        if (s.mon_civ[b, d] >= 0) != (s.mon_owner[b, d] >= 0):
+            return 2
+        if not in_play(s, d):
+            if s.mon_civ[b, d] >= 0:
+                return 2
+            for q in range(P):
+                for c in range(NUM_CIVS):
+                    if s.princes[b, q, c, d] > 0:
+                        return 2
+    for i in range(NUM_ISLANDS):
+        if not ISLAND_IN_PLAY[P, i]:
+            if s.wonder_owner[b, i] >= 0:
+                return 2
+            for c in range(NUM_CIVS):
+                if s.display[b, i, c] > 0:
+                    return 2
+    if s.wonder_island[b] >= 0 and s.wonder_owner[b, s.wonder_island[b]] != p:
+        return 2
+    for c in range(NUM_CIVS):
+        if monuments_built(s, b, c) > MONUMENTS_PER_CIV:
+            return 2
+        for q in range(P):
+            if supply(s, b, q, c) < 0:
+                return 2
+    for q in range(P):
+        if bases_used(s, b, q) > BASES:
+            return 2
+    guests = 0
+    for i in range(NUM_ISLANDS):
+        for c in range(NUM_CIVS):
+            guests += s.display[b, i, c]
+    if guests > PICK_PASSES * P or (ph != 0 and guests > 0):
+        return 2
+    # 3: cards
+    for c in range(NUM_CIVS):
+        n = s.pile[b, c] + s.discard[b, c] + (1 if s.convert_from[b] == c else 0)
+        for q in range(P):
+            n += s.hand[b, q, c]
+        if n != CARDS_PER_CIV:
+            return 3
+    for q in range(P):
+        n = 0
+        for c in range(NUM_CIVS):
+            n += s.hand[b, q, c]
+        if n != s.hand_size[b, q] or s.owed[b, q] > n:
+            return 3
+        limited = ph == 0 or s.done[b] or (s.acted[b, q] and q != p)
+        if limited and n > HAND_LIMIT:
+            return 3
+    if dec == DEC_CONVERT and s.privileges[b, p] >= PRIVILEGES:
+        return 3
+    # 4: the prestige scale is a permutation of 1..5
+    seen = 0
+    for c in range(NUM_CIVS):
+        seen |= 1 << (s.scale[b, c] - 1)
+    if seen != (1 << NUM_CIVS) - 1:
+        return 4
+    # 5: scores, their sources and the arrival stamps
+    last = -1
+    for q in range(P):
+        total = 0
+        for g in range(NUM_GAIN_KINDS):
+            total += s.gains[b, q, g]
+        if total != s.score[b, q]:
+            return 5
+        wonders = 0
+        bonus_max = 0
+        for i in range(NUM_ISLANDS):
+            if s.wonder_owner[b, i] == q:
+                wonders += 1
+                for d in range(ISLAND_FIRST[i], ISLAND_FIRST[i + 1]):
+                    if s.mon_civ[b, d] >= 0:
+                        bonus_max += DISTRICT_VALUE[d]
+        if s.gains[b, q, GAIN_WONDER] != WONDER_VP * wonders or s.gains[b, q, GAIN_BONUS] > bonus_max:
+            return 5
+        if s.gains[b, q, GAIN_REMOVE] % REMOVE_VP != 0:
+            return 5
+        for r in range(q):
+            if s.stamp[b, q] == s.stamp[b, r]:
+                return 5
+        last = max(last, s.stamp[b, q])
+    if s.stamp_counter[b] != last + 1:
+        return 5
+    if s.done[b] and not s.truncated[b]:
+        top = 0
+        for q in range(P):
+            top = max(top, s.score[b, q])
+        if top < END_SCORE:
+            return 5
+    if s.truncated[b] and s.round[b] != MAX_ROUNDS:
+        return 5
+    # 6: the player to act has a legal action
+    if not s.done[b]:
+        fill_mask(s, b, row)
+        for a in range(NUM_ACTIONS):
+            if row[a]:
+                return 0
+        return 6
+    return 0
+
+
+@kernel
+def validate_nb(err, work, row, *fields):
+    """err[b] = VALIDATE_ERRORS code of row b's first inconsistency, 0 if none."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        err[b] = _snapshot_error(s, b, work, row)
