@@ -173,6 +173,50 @@ def hex_lattice(coords) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     return index, q, r, neighbours
 
 
+def hex_window(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tables of the hexagonal window of `radius` around the origin in a (2R+1) x (2R+1) array.
+
+    A hex (q, r) with |q|, |r| <= R is slot (q + R) * (2R + 1) + (r + R); slots at hex distance > R
+    exist in the array but are never on the board. Returns (slot_q, slot_r, valid, neighbours): the
+    axial coordinates of every slot, whether it lies in the window, and (S, 6) the slot in each
+    HEX_D* direction (-1 outside the window). A fixed square array lets spatial encoders and
+    convolutional policies see the board as planes."""
+    side = 2 * radius + 1
+    slot = np.arange(side * side)
+    q = slot // side - radius
+    r = slot % side - radius
+    valid = hex_distance(q, r, 0, 0) <= radius
+    nq = q[:, None] + HEX_DQ[None, :]
+    nr = r[:, None] + HEX_DR[None, :]
+    inside = (np.abs(nq) <= radius) & (np.abs(nr) <= radius) & (np.abs(nq + nr) <= radius) & valid[:, None]
+    neighbours = np.where(inside, (nq + radius) * side + (nr + radius), -1)
+    return q, r, valid, neighbours
+
+
+def hex_distance(q1, r1, q2, r2):
+    """Hex distance between axial coordinates (numpy arrays or ints): max(|dq|, |dr|, |dq + dr|)."""
+    dq = np.subtract(q1, q2)
+    dr = np.subtract(r1, r2)
+    return np.maximum(np.maximum(np.abs(dq), np.abs(dr)), np.abs(dq + dr))
+
+
+def hex_rotate(q, r, k: int):
+    """Axial (q, r) turned k times 60 degrees counter-clockwise about the origin: each turn maps
+    (q, r) to (q + r, -q), i.e. direction d to direction d + 1."""
+    q, r = np.asarray(q), np.asarray(r)
+    for _ in range(k % 6):
+        q, r = q + r, -q
+    return q, r
+
+
+def hex_flowers(neighbours: np.ndarray) -> np.ndarray:
+    """(S, 7) the 7-hex "flower" footprint around every slot: the centre, then the neighbour in each
+    HEX_D* direction; a flower with a hex outside the board has -1 there (it cannot be placed).
+    A piece printed with fields (centre, E, NE, NW, W, SW, SE) and turned k times 60 degrees puts
+    its ring field i on footprint position 1 + (i + k) % 6."""
+    return np.concatenate([np.arange(neighbours.shape[0])[:, None], neighbours], axis=1)
+
+
 @kernel(inline="always")
 def hex_cell(index, q, r):
     """The cell at lattice-local axial (q, r) of a `hex_lattice` index table, -1 off the board."""

@@ -1,0 +1,1228 @@
+"""numba kernels for Attika: one loop over the batch per entry point, per-row helpers above them.
+
+Every entry point takes (inputs/outputs, the KERNEL_ARGS it uses, *state fields) and rebuilds
+`s = State(*fields)` inside (envs/base.py, "kernel calling convention"). Kernels never allocate.
+
+The map lives in the 25 x 25 window array (data.NUM_SLOTS); adjacency is the window's neighbour table
+(data.NEIGHBOURS), a tile's footprint the 7-slot flower around its centre (data.FLOWER). The rule
+helpers without a leading underscore (`requirement`, `affordable`, `can_build`, `tile_centre_ok`,
+`unrevealed`) read only public fields and the hand passed in, so the encoder, the heuristic and the
+render call them on a View with the same results the rules use.
+
+Settlements are kept canonical and incrementally: every building carries the lowest slot of its
+connected own group as its label and the set of shrines that group touches; a placement joins the
+groups next to it (one pass over the window) and the connection victory is a look at the new
+group's shrine bits.
+
+Randomness: one uniform per row seeds a splitmix64 stream (`stream`), and every chance event of the
+step (the building revealed, the tile drawn, each landscape card drawn) is the next draw from it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from meeple.envs.attika.data import (
+    ACTION_AMPHORA_CARD, ACTION_END_TURN, ACTION_PAY, ACTION_REVEAL, ACTION_ROTATE, ACTION_SELECT,
+    ACTION_SLOT, ACTION_STORE, ACTION_SUBSTITUTE, AMPHORAE, BUILDING_GROUP, BUILDINGS_PER_PLAYER,
+    BUILDS_PER_TURN, CARDS_FOR_PASSING, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_BUILD_MODE, DEC_CHOOSE_FIELD,
+    DEC_CHOOSE_ROTATION, DEC_DRAW, DEC_GAME_OVER, DEC_PAY, DEC_PENDING_REVEAL, DEC_PLACE_TILE, DEC_REVEAL_MODE,
+    DEC_START, FIRST_HAND, FLAT_PLACE, FLAT_TAIL, FLOWER, FLOWER_OK, GROUP_SIZE, IS_MAIN, LAND_BLANK,
+    LAND_NONE, LAND_SHRINE, LAND_SYMBOL, MODE_BUILD, MODE_NONE, MODE_REVEAL, NEIGHBOURS, NUM_GROUPS,
+    NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES, PREDECESSOR, REVEALS_PER_TURN, ROAD,
+    ROAD_COST, ROTATED_FACE, ROTATIONS, SETUP_CENTRES, SETUP_TILES, SHRINE_SLOTS, STACK_SIZE, TILE_PLACED,
+    TILE_REMOVED, TILE_STACK, TILE_UP,
+)
+from meeple.envs.attika.state import State as _State
+from meeple.envs.jit import kernel, splitmix_uniform, uniform_index
+
+# Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration values,
+# then the scratch arrays of state.SCRATCH in order.
+KERNEL_ARGS = ("auto_forced, flat, explicit_pay, group_settlement, max_rounds, "
+               "stream, queue, label, bits, counts")
+
+
+# --- chance --------------------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def _seed(stream, x):
+    """Seed the row's stream from its uniform x in [0, 1) (53 bits)."""
+    stream[0] = np.uint64(x * 9007199254740992.0)
+
+
+@kernel(inline="always")
+def _draw_index(stream, n):
+    """A uniform index 0..n-1 from the stream."""
+    return uniform_index(splitmix_uniform(stream), n)
+
+
+@kernel
+def _draw_card(s, b, p, stream):
+    """Player p draws one landscape card (rules: draw pile). An empty draw pile is replaced at once by
+    the shuffled discard pile; with both empty the draw is lost. The pile's order is unknowable, so
+    the card is a uniform draw from its contents."""
+    total = 0
+    for k in range(NUM_LANDSCAPES):
+        total += s.draw_pile[b, k]
+    if total == 0:
+        for k in range(NUM_LANDSCAPES):
+            s.draw_pile[b, k] = s.discard[b, k]
+            s.discard[b, k] = 0
+            total += s.draw_pile[b, k]
+        if total == 0:
+            return
+    x = _draw_index(stream, total)
+    for k in range(NUM_LANDSCAPES):
+        x -= s.draw_pile[b, k]
+        if x < 0:
+            s.draw_pile[b, k] -= 1
+            s.hand[b, p, k] += 1
+            return
+
+
+# --- rule helpers (public fields only: the encoder, heuristic and render share them) ---------------------
+
+@kernel(inline="always")
+def is_field(land):
+    """A hex of a map tile (blank or with a symbol): the only places buildings stand."""
+    return land >= LAND_BLANK and land < LAND_SHRINE
+
+
+@kernel(inline="always")
+def symbol_of(land):
+    """The landscape symbol (0..3) of a field, -1 for blank fields, shrines and empty hexes."""
+    if land >= LAND_SYMBOL and land < LAND_SHRINE:
+        return land - LAND_SYMBOL
+    return -1
+
+
+@kernel(inline="always")
+def buildable(s, b, h):
+    """Any building may go on any field without a building (rules: building fields)."""
+    return is_field(s.land[b, h]) and s.owner[b, h] < 0
+
+
+@kernel(inline="always")
+def own_adjacent(s, b, p, h):
+    """Some field next to h holds a building of p (the new building joins a settlement)."""
+    for d in range(6):
+        n = NEIGHBOURS[h, d]
+        if n >= 0 and s.owner[b, n] == p:
+            return True
+    return False
+
+
+@kernel(inline="always")
+def free_by_order(s, b, p, t, h):
+    """The sensible building order waives the whole cost: an own predecessor of t stands next to h (a
+    road: an own road). Other colours' buildings, reversed order and skipped steps do not count."""
+    pred = PREDECESSOR[t]
+    if pred < 0:
+        return False
+    for d in range(6):
+        n = NEIGHBOURS[h, d]
+        if n >= 0 and s.owner[b, n] == p and s.building[b, n] == pred:
+            return True
+    return False
+
+
+@kernel
+def requirement(s, b, p, t, h):
+    """What building t on field h costs p: (W, F, H, M specific cards, any cards).
+
+    Free by the building order, else the base cost less the landscape symbols on h and on the
+    neighbouring fields without a building (a symbol only cancels a cost symbol of its own type;
+    for a road every symbol cancels one of its 5 any cards), plus one any card per own settlement
+    when the building founds a new one (rules: building costs, settlements)."""
+    if free_by_order(s, b, p, t, h):
+        return 0, 0, 0, 0, 0
+    sw = 0
+    sf = 0
+    sh = 0
+    sm = 0
+    for j in range(7):
+        n = FLOWER[h, j]
+        if n < 0 or (j > 0 and s.owner[b, n] >= 0):
+            continue
+        k = symbol_of(s.land[b, n])
+        if k == 0:
+            sw += 1
+        elif k == 1:
+            sf += 1
+        elif k == 2:
+            sh += 1
+        elif k == 3:
+            sm += 1
+    any_cards = 0
+    if not own_adjacent(s, b, p, h):
+        any_cards += s.settlements[b, p]
+    if t == ROAD:
+        return 0, 0, 0, 0, any_cards + max(0, ROAD_COST - (sw + sf + sh + sm))
+    return (max(0, COST[t, 0] - sw), max(0, COST[t, 1] - sf), max(0, COST[t, 2] - sh), max(0, COST[t, 3] - sm),
+            any_cards)
+
+
+@kernel(inline="always")
+def affordable(n0, n1, n2, n3, r0, r1, r2, r3, g):
+    """Can hand (n0..n3) pay specific cards (r0..r3) and g any cards? Every missing specific card is
+    replaced by two any cards (rules: costs, two for one), so the hand must hold the specific cards
+    plus one extra per missing card plus g."""
+    missing = max(0, r0 - n0) + max(0, r1 - n1) + max(0, r2 - n2) + max(0, r3 - n3)
+    return n0 + n1 + n2 + n3 >= r0 + r1 + r2 + r3 + missing + g
+
+
+@kernel
+def can_build(s, b, p, t, h, hand):
+    """Building t on slot h is allowed for p holding `hand` (4 counts): an empty field, affordable."""
+    if not buildable(s, b, h):
+        return False
+    r0, r1, r2, r3, g = requirement(s, b, p, t, h)
+    return affordable(hand[0], hand[1], hand[2], hand[3], r0, r1, r2, r3, g)
+
+
+@kernel
+def any_site(s, b, p, t, hand):
+    """Some slot where p may build t."""
+    for h in range(NUM_SLOTS):
+        if can_build(s, b, p, t, h, hand):
+            return True
+    return False
+
+
+@kernel
+def tile_centre_ok(s, b, h):
+    """A tile may be centred on h (rules: map extension): its 7 hexes inside the window and uncovered,
+    one of them next to a placed field or a shrine. The footprint does not depend on the rotation."""
+    if not FLOWER_OK[h]:
+        return False
+    for j in range(7):
+        if s.land[b, FLOWER[h, j]] != LAND_NONE:
+            return False
+    for j in range(7):
+        x = FLOWER[h, j]
+        for d in range(6):
+            n = NEIGHBOURS[x, d]
+            if n >= 0 and s.land[b, n] != LAND_NONE:
+                return True
+    return False
+
+
+@kernel
+def unrevealed(s, b, p, t):
+    """Copies of type t p has not revealed yet (still in a face-down stack): all copies less those on
+    the display, on the map, and the one revealed or being paid for right now."""
+    n = COPIES[t] - s.display[b, p, t] - s.built[b, p, t]
+    if (s.to_play[b] == p and s.pending_type[b] == t and not s.done[b]
+            and (s.decision[b] == DEC_PENDING_REVEAL or s.decision[b] == DEC_PAY)):
+        n -= 1
+    return n
+
+
+@kernel(inline="always")
+def popcount4(x):
+    return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1)
+
+
+@kernel(inline="always")
+def shrine_bits_next_to(s, b, h):
+    """Bit set of the shrines next to slot h."""
+    bits = 0
+    for d in range(6):
+        n = NEIGHBOURS[h, d]
+        if n >= 0 and s.land[b, n] >= LAND_SHRINE:
+            bits |= 1 << (s.land[b, n] - LAND_SHRINE)
+    return bits
+
+
+# --- placing a building ----------------------------------------------------------------------------------
+
+@kernel
+def _join_settlement(s, b, p, h):
+    """Give the building just put on h its settlement: the groups of p next to it merge into one
+    labelled by the lowest slot, touching the union of their shrines (buildings next to the same
+    shrine are not joined through it)."""
+    label = np.int16(h)
+    shrines = shrine_bits_next_to(s, b, h)
+    n_labels = 0
+    l0 = l1 = l2 = l3 = l4 = l5 = np.int16(-1)
+    for d in range(6):
+        n = NEIGHBOURS[h, d]
+        if n < 0 or s.owner[b, n] != p:
+            continue
+        lab = s.settlement[b, n]
+        if lab == l0 or lab == l1 or lab == l2 or lab == l3 or lab == l4 or lab == l5:
+            continue
+        if n_labels == 0:
+            l0 = lab
+        elif n_labels == 1:
+            l1 = lab
+        elif n_labels == 2:
+            l2 = lab
+        elif n_labels == 3:
+            l3 = lab
+        elif n_labels == 4:
+            l4 = lab
+        else:
+            l5 = lab
+        n_labels += 1
+        shrines |= s.settlement_shrines[b, n]
+        if lab < label:
+            label = lab
+    s.settlements[b, p] += 1 - n_labels
+    if n_labels > 0:
+        for x in range(NUM_SLOTS):
+            if s.owner[b, x] == p:
+                lab = s.settlement[b, x]
+                if lab == l0 or lab == l1 or lab == l2 or lab == l3 or lab == l4 or lab == l5:
+                    s.settlement[b, x] = label
+                    s.settlement_shrines[b, x] = shrines
+    s.settlement[b, h] = label
+    s.settlement_shrines[b, h] = shrines
+
+
+@kernel
+def group_connected(s, b, p, g, queue, label):
+    """Every member of p's group g on the map forms one connected set among themselves (the strict
+    reading of "connected": other buildings do not link them). Flood fill from one member."""
+    n = 0
+    start = -1
+    for x in range(NUM_SLOTS):
+        label[x] = 0
+        if s.owner[b, x] == p and BUILDING_GROUP[s.building[b, x]] == g:
+            n += 1
+            if start < 0:
+                start = x
+    if start < 0:
+        return False
+    label[start] = 1
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        for d in range(6):
+            y = NEIGHBOURS[x, d]
+            if y >= 0 and label[y] == 0 and s.owner[b, y] == p and BUILDING_GROUP[s.building[b, y]] == g:
+                label[y] = 1
+                queue[tail] = y
+                tail += 1
+    return tail == n
+
+
+@kernel
+def _group_complete(s, b, p, g, group_settlement, queue, label):
+    """All of p's group g is on the map and connected (strict: among themselves; with
+    group_settlement: in one settlement)."""
+    n = 0
+    for t in range(NUM_TYPES):
+        if BUILDING_GROUP[t] == g:
+            n += s.built[b, p, t]
+    if n < GROUP_SIZE[g]:
+        return False
+    if not group_settlement:
+        return group_connected(s, b, p, g, queue, label)
+    lab = -1
+    for x in range(NUM_SLOTS):
+        if s.owner[b, x] == p and BUILDING_GROUP[s.building[b, x]] == g:
+            if lab >= 0 and s.settlement[b, x] != lab:
+                return False
+            lab = s.settlement[b, x]
+    return True
+
+
+@kernel
+def _reward_groups(s, b, p, t, group_settlement, stream, queue, label):
+    """A group placed complete and connected earns one amphora from the supply, once per group; with
+    the supply empty a landscape card instead, which does not end the acting part of the turn. With
+    the strict reading only the group of the new building can have become complete; with the
+    settlement reading a merge can complete any group, so all are checked."""
+    for g in range(NUM_GROUPS):
+        if s.rewarded[b, p, g] or (not group_settlement and g != BUILDING_GROUP[t]):
+            continue
+        if _group_complete(s, b, p, g, group_settlement, queue, label):
+            s.rewarded[b, p, g] = True
+            if s.amphora_supply[b] > 0:
+                s.amphora_supply[b] -= 1
+                s.amphorae[b, p] += 1
+            else:
+                _draw_card(s, b, p, stream)
+
+
+@kernel
+def _complete_placement(s, b, p, t, h, group_settlement, stream, queue, label):
+    """The building stands: settlements, the group reward, then the win check (rules: end of game):
+    all 30 buildings placed, or one settlement touching two different shrines."""
+    s.owner[b, h] = p
+    s.building[b, h] = t
+    s.built[b, p, t] += 1
+    s.placed[b, p] += 1
+    _join_settlement(s, b, p, h)
+    _reward_groups(s, b, p, t, group_settlement, stream, queue, label)
+    if s.placed[b, p] >= BUILDINGS_PER_PLAYER or popcount4(s.settlement_shrines[b, h]) >= 2:
+        s.extend_pending[b] = False  # a winning reveal pre-empts the map extension
+        s.done[b] = True
+        s.winner[b] = p
+        s.decision[b] = DEC_GAME_OVER
+
+
+@kernel
+def _auto_pay(s, b, p, r0, r1, r2, r3, g):
+    """The automatic payment (the project's default): every specific card the hand holds is paid with
+    itself; each missing one costs two any cards; the any cards come one at a time from the type the
+    hand holds most of (ties W, F, H, M). This spends the fewest cards and keeps the hand balanced."""
+    any_cards = g
+    for k in range(NUM_LANDSCAPES):
+        r = r0 if k == 0 else r1 if k == 1 else r2 if k == 2 else r3
+        m = min(r, s.hand[b, p, k])
+        s.hand[b, p, k] -= m
+        s.discard[b, k] += m
+        any_cards += 2 * (r - m)
+    for _ in range(any_cards):
+        best = 0
+        for k in range(1, NUM_LANDSCAPES):
+            if s.hand[b, p, k] > s.hand[b, p, best]:
+                best = k
+        s.hand[b, p, best] -= 1
+        s.discard[b, best] += 1
+
+
+@kernel
+def _place(s, b, p, t, h, explicit_pay, group_settlement, stream, queue, label):
+    """Build t on h for p: pay automatically and complete, or queue the explicit payment (decision PAY).
+    Returns True when the placement is complete (False: a PAY decision is pending)."""
+    r0, r1, r2, r3, g = requirement(s, b, p, t, h)
+    if explicit_pay and r0 + r1 + r2 + r3 + g > 0:
+        s.pay_spec[b, 0] = r0
+        s.pay_spec[b, 1] = r1
+        s.pay_spec[b, 2] = r2
+        s.pay_spec[b, 3] = r3
+        s.pay_any[b] = g
+        s.pay_front[b] = 0
+        s.pending_type[b] = t
+        s.pending_slot[b] = h
+        s.decision[b] = DEC_PAY
+        return False
+    _auto_pay(s, b, p, r0, r1, r2, r3, g)
+    _complete_placement(s, b, p, t, h, group_settlement, stream, queue, label)
+    return True
+
+
+# --- tiles -------------------------------------------------------------------------------------------------
+
+@kernel
+def _lay_tile(s, b, x, h, k):
+    """Tile x covers the flower around h turned k times."""
+    for j in range(7):
+        s.land[b, FLOWER[h, j]] = ROTATED_FACE[x, k, j]
+    s.tile_state[b, x] = TILE_PLACED
+    s.tile_centre[b, x] = h
+    s.tile_rot[b, x] = k
+
+
+@kernel
+def _draw_tile(s, b, stream):
+    """Turn over the top tile of the tile stack (a uniform draw: its order is unknowable); -1 if the
+    stack is empty."""
+    n = 0
+    for x in range(NUM_TILES):
+        if s.tile_state[b, x] == TILE_STACK:
+            n += 1
+    if n == 0:
+        return -1
+    i = _draw_index(stream, n)
+    for x in range(NUM_TILES):
+        if s.tile_state[b, x] == TILE_STACK:
+            if i == 0:
+                return x
+            i -= 1
+    return -1
+
+
+@kernel
+def _after_reveal(s, b, stream):
+    """The revealed building is resolved. If its reveal emptied a stack, the map grows (rules: map
+    extension): the top tile is turned over and must be placed; a tile that fits nowhere leaves the
+    game, and with the tile stack empty the turn simply goes on."""
+    s.decision[b] = DEC_REVEAL_MODE
+    if not s.extend_pending[b]:
+        return
+    s.extend_pending[b] = False
+    x = _draw_tile(s, b, stream)
+    if x < 0:
+        return
+    for h in range(NUM_SLOTS):
+        if tile_centre_ok(s, b, h):
+            s.tile_state[b, x] = TILE_UP
+            s.tile_up[b] = x
+            s.decision[b] = DEC_PLACE_TILE
+            return
+    s.tile_state[b, x] = TILE_REMOVED
+
+
+# --- the turn ------------------------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def _use_action(s, b, p, mode, allowance):
+    """Take one reveal or build: the first fixes the mode and its allowance; beyond the allowance the
+    action spends an amphora (rules: amphorae extend the turn)."""
+    if s.mode[b] != mode:
+        s.mode[b] = mode
+        s.actions_left[b] = allowance
+    if s.actions_left[b] > 0:
+        s.actions_left[b] -= 1
+    else:
+        s.amphorae[b, p] -= 1
+        s.amphora_supply[b] += 1
+
+
+@kernel
+def _reveal(s, b, p, stack, stream):
+    """Reveal the top building of own stack `stack` (rules: reveal). Stack 0 holds the unrevealed main
+    buildings, stacks 1-3 together the other unrevealed buildings in an order nobody knows, so the
+    building is a uniform draw from that union (weighted by copies)."""
+    _use_action(s, b, p, MODE_REVEAL, REVEALS_PER_TURN)
+    main = stack == 0
+    n = 0
+    for t in range(NUM_TYPES):
+        if IS_MAIN[t] == main:
+            n += unrevealed(s, b, p, t)
+    i = _draw_index(stream, n)
+    for t in range(NUM_TYPES):
+        if IS_MAIN[t] == main:
+            i -= unrevealed(s, b, p, t)
+            if i < 0:
+                s.pending_type[b] = t
+                break
+    s.stack_size[b, p, stack] -= 1
+    if s.stack_size[b, p, stack] == 0:
+        s.extend_pending[b] = True
+    s.decision[b] = DEC_PENDING_REVEAL
+
+
+@kernel
+def _next_turn(s, b, max_rounds):
+    """The next seat clockwise starts its turn; a full round done at the start player; the round cap
+    ends the game as a draw (truncation)."""
+    P = s.hand.shape[1]
+    s.to_play[b] = (s.to_play[b] + 1) % P
+    s.mode[b] = MODE_NONE
+    s.actions_left[b] = 0
+    s.decision[b] = DEC_START
+    if s.to_play[b] == s.start_player[b]:
+        s.round[b] += 1
+        if s.round[b] >= max_rounds:
+            s.done[b] = True
+            s.truncated[b] = True
+            s.decision[b] = DEC_GAME_OVER
+
+
+@kernel
+def _end_turn(s, b, p, max_rounds, stream):
+    """Cards for unused actions (rules: drawing): 3 if neither revealed nor built, otherwise one per
+    unused action of the base allowance; then the next player."""
+    n = CARDS_FOR_PASSING if s.mode[b] == MODE_NONE else s.actions_left[b]
+    for _ in range(n):
+        _draw_card(s, b, p, stream)
+    _next_turn(s, b, max_rounds)
+
+
+@kernel
+def _after_build(s, b, stream, complete):
+    """Where play goes once a placement has completed: back to building, or on with the reveal."""
+    if s.done[b] or not complete:
+        return
+    if s.mode[b] == MODE_REVEAL:
+        _after_reveal(s, b, stream)
+    else:
+        s.decision[b] = DEC_BUILD_MODE
+
+
+@kernel(inline="always")
+def _pay_unit(s, b):
+    """The unit of the explicit payment queue to pay now: -1 for an any card, else its landscape type.
+    Substitutes (pay_front) come first, then the specific units in the order W, F, H, M, then the rest."""
+    if s.pay_front[b] > 0:
+        return -1
+    for k in range(NUM_LANDSCAPES):
+        if s.pay_spec[b, k] > 0:
+            return k
+    return -1
+
+
+@kernel(inline="always")
+def _pay_feasible(s, b, p, paid, substitute):
+    """The payment queue stays payable after paying one card of type `paid` (-1: none) for the current
+    unit, or substituting it (rules: feasibility of a payment)."""
+    unit = _pay_unit(s, b)
+    n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
+    r0, r1, r2, r3 = s.pay_spec[b, 0], s.pay_spec[b, 1], s.pay_spec[b, 2], s.pay_spec[b, 3]
+    g = s.pay_front[b] + s.pay_any[b]
+    if paid >= 0:
+        if paid == 0:
+            n0 -= 1
+        elif paid == 1:
+            n1 -= 1
+        elif paid == 2:
+            n2 -= 1
+        else:
+            n3 -= 1
+        if min(n0, n1, n2, n3) < 0:
+            return False
+    if unit < 0:
+        if paid >= 0 or substitute:
+            g -= 1
+        if substitute:
+            return False
+    else:
+        if paid >= 0 and paid != unit:
+            return False
+        if unit == 0:
+            r0 -= 1
+        elif unit == 1:
+            r1 -= 1
+        elif unit == 2:
+            r2 -= 1
+        else:
+            r3 -= 1
+        if substitute:
+            g += 2
+    return affordable(n0, n1, n2, n3, r0, r1, r2, r3, g)
+
+
+@kernel
+def _pay(s, b, p, paid, substitute, group_settlement, stream, queue, label):
+    """One explicit payment step; the placement completes when the queue is empty."""
+    unit = _pay_unit(s, b)
+    if substitute:
+        s.pay_spec[b, unit] -= 1
+        s.pay_front[b] += 2
+    else:
+        s.hand[b, p, paid] -= 1
+        s.discard[b, paid] += 1
+        if unit >= 0:
+            s.pay_spec[b, unit] -= 1
+        elif s.pay_front[b] > 0:
+            s.pay_front[b] -= 1
+        else:
+            s.pay_any[b] -= 1
+    left = s.pay_front[b] + s.pay_any[b]
+    for k in range(NUM_LANDSCAPES):
+        left += s.pay_spec[b, k]
+    if left > 0:
+        return
+    t = s.pending_type[b]
+    h = s.pending_slot[b]
+    s.pending_type[b] = -1
+    s.pending_slot[b] = -1
+    _complete_placement(s, b, p, t, h, group_settlement, stream, queue, label)
+    _after_build(s, b, stream, True)
+
+
+@kernel
+def _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label):
+    """Apply one action of the factored encoding (a legal one: the caller checked)."""
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if a < ACTION_SLOT:  # SELECT_TYPE: choose the display building, then its field
+        s.pending_type[b] = a - ACTION_SELECT
+        s.decision[b] = DEC_CHOOSE_FIELD
+    elif a < ACTION_ROTATE:
+        h = a - ACTION_SLOT
+        if dec == DEC_CHOOSE_FIELD:  # build from the display (rules: build action)
+            t = s.pending_type[b]
+            s.pending_type[b] = -1
+            _use_action(s, b, p, MODE_BUILD, BUILDS_PER_TURN)
+            s.display[b, p, t] -= 1
+            _after_build(s, b, stream, _place(s, b, p, t, h, explicit_pay, group_settlement, stream, queue, label))
+        elif dec == DEC_PENDING_REVEAL:  # build the revealed building at once (part of the reveal)
+            t = s.pending_type[b]
+            s.pending_type[b] = -1
+            _after_build(s, b, stream, _place(s, b, p, t, h, explicit_pay, group_settlement, stream, queue, label))
+        else:  # PLACE_TILE: the centre; the rotation follows
+            s.pending_slot[b] = h
+            s.decision[b] = DEC_CHOOSE_ROTATION
+    elif a < ACTION_REVEAL:
+        _lay_tile(s, b, s.tile_up[b], s.pending_slot[b], a - ACTION_ROTATE)
+        s.tile_up[b] = -1
+        s.pending_slot[b] = -1
+        s.decision[b] = DEC_REVEAL_MODE
+    elif a < ACTION_STORE:
+        _reveal(s, b, p, a - ACTION_REVEAL, stream)
+    elif a == ACTION_STORE:  # the revealed building waits on its display slot
+        s.display[b, p, s.pending_type[b]] += 1
+        s.pending_type[b] = -1
+        _after_reveal(s, b, stream)
+    elif a == ACTION_AMPHORA_CARD:  # a card now; no reveal or build after it
+        s.amphorae[b, p] -= 1
+        s.amphora_supply[b] += 1
+        _draw_card(s, b, p, stream)
+        s.decision[b] = DEC_DRAW
+    elif a == ACTION_END_TURN:
+        _end_turn(s, b, p, max_rounds, stream)
+    elif a < ACTION_SUBSTITUTE:
+        _pay(s, b, p, a - ACTION_PAY, False, group_settlement, stream, queue, label)
+    else:
+        _pay(s, b, p, -1, True, group_settlement, stream, queue, label)
+
+
+# --- legality ------------------------------------------------------------------------------------------------
+
+@kernel(inline="always")
+def _may_act(s, b, p):
+    """Another reveal or build is allowed: allowance left, or an amphora to extend the turn (the mode is
+    fixed; before it, START offers the full allowance)."""
+    return s.decision[b] == DEC_START or s.actions_left[b] > 0 or s.amphorae[b, p] > 0
+
+
+@kernel
+def _may_select(s, b, p, t):
+    """SELECT_TYPE(t) is legal: t waits on p's display and some field takes it."""
+    return s.display[b, p, t] > 0 and any_site(s, b, p, t, s.hand[b, p])
+
+
+@kernel
+def _may_reveal(s, b, p, stack):
+    return s.stack_size[b, p, stack] > 0 and _may_act(s, b, p)
+
+
+@kernel
+def _mask_row(s, b, mask, flat):
+    """Write row b of the legal action mask (factored or flat encoding)."""
+    p = s.to_play[b]
+    dec = s.decision[b]
+    tail = FLAT_TAIL - ACTION_REVEAL if flat else 0
+    if dec == DEC_START or dec == DEC_BUILD_MODE:
+        if _may_act(s, b, p):
+            for t in range(NUM_TYPES):
+                if s.display[b, p, t] <= 0:
+                    continue
+                if flat:
+                    for h in range(NUM_SLOTS):
+                        if can_build(s, b, p, t, h, s.hand[b, p]):
+                            mask[b, t * NUM_SLOTS + h] = True
+                else:
+                    mask[b, ACTION_SELECT + t] = any_site(s, b, p, t, s.hand[b, p])
+    if dec == DEC_START or dec == DEC_REVEAL_MODE:
+        for stack in range(NUM_STACKS):
+            mask[b, tail + ACTION_REVEAL + stack] = _may_reveal(s, b, p, stack)
+    if dec == DEC_START or dec == DEC_REVEAL_MODE or dec == DEC_BUILD_MODE or dec == DEC_DRAW:
+        mask[b, tail + ACTION_AMPHORA_CARD] = s.amphorae[b, p] > 0
+        mask[b, tail + ACTION_END_TURN] = True
+    elif dec == DEC_CHOOSE_FIELD:
+        t = s.pending_type[b]
+        for h in range(NUM_SLOTS):
+            mask[b, ACTION_SLOT + h] = can_build(s, b, p, t, h, s.hand[b, p])
+    elif dec == DEC_PENDING_REVEAL:
+        t = s.pending_type[b]
+        for h in range(NUM_SLOTS):
+            if can_build(s, b, p, t, h, s.hand[b, p]):
+                mask[b, t * NUM_SLOTS + h if flat else ACTION_SLOT + h] = True
+        mask[b, tail + ACTION_STORE] = True
+    elif dec == DEC_PLACE_TILE:
+        for h in range(NUM_SLOTS):
+            if tile_centre_ok(s, b, h):
+                if flat:
+                    for k in range(ROTATIONS):
+                        mask[b, FLAT_PLACE + k * NUM_SLOTS + h] = True
+                else:
+                    mask[b, ACTION_SLOT + h] = True
+    elif dec == DEC_CHOOSE_ROTATION:
+        for k in range(ROTATIONS):
+            mask[b, ACTION_ROTATE + k] = True
+    elif dec == DEC_PAY:
+        for k in range(NUM_LANDSCAPES):
+            mask[b, tail + ACTION_PAY + k] = _pay_feasible(s, b, p, k, False)
+        mask[b, tail + ACTION_SUBSTITUTE] = _pay_unit(s, b) >= 0 and _pay_feasible(s, b, p, -1, True)
+
+
+@kernel
+def _forced(s, b, flat):
+    """The only legal action of row b (factored encoding), or -1 if there is a choice. Each decision
+    stops counting at the second legal action; most are decided by a cheap test."""
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if dec == DEC_START or dec == DEC_BUILD_MODE or dec == DEC_REVEAL_MODE or dec == DEC_DRAW:
+        if s.amphorae[b, p] > 0:
+            return -1  # END_TURN and AMPHORA_CARD
+        if dec == DEC_START or dec == DEC_REVEAL_MODE:
+            for stack in range(NUM_STACKS):
+                if _may_reveal(s, b, p, stack):
+                    return -1
+        if (dec == DEC_START or dec == DEC_BUILD_MODE) and _may_act(s, b, p):
+            for t in range(NUM_TYPES):
+                if _may_select(s, b, p, t):
+                    return -1
+        return ACTION_END_TURN
+    if dec == DEC_PENDING_REVEAL:
+        if any_site(s, b, p, s.pending_type[b], s.hand[b, p]):
+            return -1
+        return ACTION_STORE
+    if flat:
+        if dec != DEC_PAY:
+            return -1
+    only = -1
+    if dec == DEC_CHOOSE_FIELD or dec == DEC_PLACE_TILE:
+        t = s.pending_type[b]
+        for h in range(NUM_SLOTS):
+            ok = can_build(s, b, p, t, h, s.hand[b, p]) if dec == DEC_CHOOSE_FIELD else tile_centre_ok(s, b, h)
+            if ok:
+                if only >= 0:
+                    return -1
+                only = ACTION_SLOT + h
+        return only
+    if dec == DEC_PAY:
+        for k in range(NUM_LANDSCAPES):
+            if _pay_feasible(s, b, p, k, False):
+                if only >= 0:
+                    return -1
+                only = ACTION_PAY + k
+        if _pay_unit(s, b) >= 0 and _pay_feasible(s, b, p, -1, True):
+            if only >= 0:
+                return -1
+            only = ACTION_SUBSTITUTE
+        return only
+    return -1
+
+
+@kernel
+def _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label):
+    """Apply decisions with exactly one legal action (when auto_forced) until a real choice or the end."""
+    while auto_forced and not s.done[b]:
+        a = _forced(s, b, flat)
+        if a < 0:
+            return
+        _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+
+
+@kernel
+def _apply_flat(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label):
+    """A flat action as the one or two factored actions it stands for (the intermediate decision never
+    reaches the player)."""
+    if a < FLAT_PLACE:
+        t, h = divmod(a, NUM_SLOTS)
+        if s.decision[b] != DEC_PENDING_REVEAL:
+            _act(s, b, ACTION_SELECT + t, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        _act(s, b, ACTION_SLOT + h, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+    elif a < FLAT_TAIL:
+        k, h = divmod(a - FLAT_PLACE, NUM_SLOTS)
+        _act(s, b, ACTION_SLOT + h, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        _act(s, b, ACTION_ROTATE + k, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+    else:
+        _act(s, b, a - FLAT_TAIL + ACTION_REVEAL, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+
+
+# --- derived fields ------------------------------------------------------------------------------------------
+
+@kernel
+def _settlement_labels(s, b, out_label, out_bits, queue):
+    """Recompute every building's settlement label (lowest slot of its connected own group) and the
+    group's shrine bits from the map alone; returns nothing, fills out_label / out_bits."""
+    for x in range(NUM_SLOTS):
+        out_label[x] = -1
+        out_bits[x] = 0
+    for x in range(NUM_SLOTS):  # ascending, so the first slot reached is the group's lowest
+        if s.owner[b, x] < 0 or out_label[x] >= 0:
+            continue
+        p = s.owner[b, x]
+        out_label[x] = x
+        queue[0] = x
+        head = 0
+        tail = 1
+        bits = 0
+        while head < tail:
+            y = queue[head]
+            head += 1
+            bits |= shrine_bits_next_to(s, b, y)
+            for d in range(6):
+                n = NEIGHBOURS[y, d]
+                if n >= 0 and s.owner[b, n] == p and out_label[n] < 0:
+                    out_label[n] = x
+                    queue[tail] = n
+                    tail += 1
+        for i in range(tail):
+            out_bits[queue[i]] = bits
+
+
+@kernel
+def _derive(s, b, queue, label, bits):
+    """Recompute the DERIVED fields of row b (settlements, built, placed) from the map."""
+    P = s.hand.shape[1]
+    _settlement_labels(s, b, label, bits, queue)
+    for p in range(P):
+        s.settlements[b, p] = 0
+        s.placed[b, p] = 0
+        for t in range(NUM_TYPES):
+            s.built[b, p, t] = 0
+    for x in range(NUM_SLOTS):
+        s.settlement[b, x] = label[x]
+        s.settlement_shrines[b, x] = bits[x]
+        p = s.owner[b, x]
+        if p >= 0:
+            s.built[b, p, s.building[b, x]] += 1
+            s.placed[b, p] += 1
+            if label[x] == x:
+                s.settlements[b, p] += 1
+
+
+# --- entry points --------------------------------------------------------------------------------------------
+
+@kernel
+def init_nb(u, stream, *fields):
+    """Set up new games (rules: setup): the tiles of the layout drawn and turned at random, the shrines,
+    each player's four first buildings revealed from the four stacks, the start player, the hands of
+    4, 5, 6, 7 cards in turn order."""
+    s = _State(*fields)
+    P = s.hand.shape[1]
+    for b in range(s.done.shape[0]):
+        _seed(stream, u[b, 0])
+        s.to_play[b] = 0
+        s.done[b] = False
+        s.truncated[b] = False
+        s.winner[b] = -1
+        s.round[b] = 0
+        s.mode[b] = MODE_NONE
+        s.actions_left[b] = 0
+        s.pending_type[b] = -1
+        s.pending_slot[b] = -1
+        s.tile_up[b] = -1
+        s.extend_pending[b] = False
+        s.pay_front[b] = 0
+        s.pay_any[b] = 0
+        for k in range(NUM_LANDSCAPES):
+            s.pay_spec[b, k] = 0
+            s.draw_pile[b, k] = CARDS_PER_LANDSCAPE
+            s.discard[b, k] = 0
+        for x in range(NUM_SLOTS):
+            s.land[b, x] = LAND_NONE
+            s.owner[b, x] = -1
+            s.building[b, x] = -1
+            s.settlement[b, x] = -1
+            s.settlement_shrines[b, x] = 0
+        for x in range(NUM_TILES):
+            s.tile_state[b, x] = TILE_STACK
+            s.tile_centre[b, x] = -1
+            s.tile_rot[b, x] = 0
+        for i in range(SETUP_TILES[P]):
+            x = _draw_tile(s, b, stream)
+            _lay_tile(s, b, x, SETUP_CENTRES[P, i], _draw_index(stream, ROTATIONS))
+        for i in range(P):
+            s.land[b, SHRINE_SLOTS[P, i]] = LAND_SHRINE + i
+        s.amphora_supply[b] = AMPHORAE
+        for p in range(P):
+            s.amphorae[b, p] = 0
+            s.settlements[b, p] = 0
+            s.placed[b, p] = 0
+            for g in range(NUM_GROUPS):
+                s.rewarded[b, p, g] = False
+            for t in range(NUM_TYPES):
+                s.display[b, p, t] = 0
+                s.built[b, p, t] = 0
+            for k in range(NUM_LANDSCAPES):
+                s.hand[b, p, k] = 0
+            for stack in range(NUM_STACKS):
+                s.stack_size[b, p, stack] = STACK_SIZE[stack]
+            # the top building of every stack goes face up onto the display
+            s.decision[b] = DEC_START
+            s.to_play[b] = p
+            for stack in range(NUM_STACKS):
+                main = stack == 0
+                n = 0
+                for t in range(NUM_TYPES):
+                    if IS_MAIN[t] == main:
+                        n += unrevealed(s, b, p, t)
+                i = _draw_index(stream, n)
+                for t in range(NUM_TYPES):
+                    if IS_MAIN[t] == main:
+                        i -= unrevealed(s, b, p, t)
+                        if i < 0:
+                            s.display[b, p, t] += 1
+                            break
+                s.stack_size[b, p, stack] -= 1
+        s.start_player[b] = _draw_index(stream, P)
+        for n in range(P):
+            p = (s.start_player[b] + n) % P
+            for _ in range(FIRST_HAND + n):
+                _draw_card(s, b, p, stream)
+        s.to_play[b] = s.start_player[b]
+        s.decision[b] = DEC_START
+
+
+@kernel
+def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label,
+             *fields):
+    """Apply one (checked, legal) action per live row, then the forced decisions."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        if s.done[b]:
+            continue
+        _seed(stream, u[b, 0])
+        if flat:
+            _apply_flat(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        else:
+            _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+
+
+@kernel
+def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits,
+               *fields):
+    """Recompute the derived fields, then apply forced decisions (hand-built positions)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        _derive(s, b, queue, label, bits)
+        if not s.done[b]:
+            _seed(stream, u[b, 0])
+            _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+
+
+@kernel
+def legal_action_mask_nb(mask, flat, *fields):
+    """mask (B, A): the legal actions of every row's actor; done rows all True."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        if s.done[b]:
+            mask[b, :] = True
+            continue
+        mask[b, :] = False
+        _mask_row(s, b, mask, flat)
+
+
+@kernel
+def scores_nb(out, *fields):
+    """1 for the winner, 0 for everyone else (and for everyone in a truncated game or before the end)."""
+    s = _State(*fields)
+    for b in range(s.done.shape[0]):
+        for p in range(out.shape[1]):
+            out[b, p] = 1 if s.winner[b] == p else 0
+
+
+@kernel
+def observe_nb(viewer, own_hand, hand_size, draw_size, *fields):
+    """The viewer's own cards and everyone's card counts (rules: hidden information)."""
+    s = _State(*fields)
+    P = s.hand.shape[1]
+    for b in range(s.done.shape[0]):
+        for k in range(NUM_LANDSCAPES):
+            own_hand[b, k] = s.hand[b, viewer[b], k]
+        for p in range(P):
+            n = 0
+            for k in range(NUM_LANDSCAPES):
+                n += s.hand[b, p, k]
+            hand_size[b, p] = n
+        n = 0
+        for k in range(NUM_LANDSCAPES):
+            n += s.draw_pile[b, k]
+        draw_size[b] = n
+
+
+@kernel
+def determinize_nb(viewer, seeds, stream, counts, *fields):
+    """Deal the cards viewer[b] cannot see again: every other hand (same size) and the draw pile (same
+    size) from their pooled contents. The discard pile and the viewer's hand are seen; buildings and
+    tiles keep no hidden order (their next draw is uniform from what is known), so nothing else is hidden."""
+    s = _State(*fields)
+    P = s.hand.shape[1]
+    for b in range(s.done.shape[0]):
+        stream[0] = np.uint64(seeds[b])
+        me = viewer[b]
+        total = 0
+        for k in range(NUM_LANDSCAPES):
+            counts[k] = s.draw_pile[b, k]
+            for p in range(P):
+                if p != me:
+                    counts[k] += s.hand[b, p, k]
+            total += counts[k]
+        for p in range(P):
+            if p == me:
+                continue
+            n = 0
+            for k in range(NUM_LANDSCAPES):
+                n += s.hand[b, p, k]
+                s.hand[b, p, k] = 0
+            for _ in range(n):
+                x = _draw_index(stream, total)
+                for k in range(NUM_LANDSCAPES):
+                    x -= counts[k]
+                    if x < 0:
+                        counts[k] -= 1
+                        s.hand[b, p, k] += 1
+                        break
+                total -= 1
+        for k in range(NUM_LANDSCAPES):
+            s.draw_pile[b, k] = counts[k]
+
+
+@kernel
+def validate_nb(err, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts, *fields):
+    """err[b] = the first VALIDATE_ERRORS code row b breaks (0 if none). Checks in an order where each
+    relies only on what the earlier ones established, so no check indexes with an unchecked value."""
+    s = _State(*fields)
+    P = s.hand.shape[1]
+    for b in range(s.done.shape[0]):
+        err[b] = _validate_row(s, b, P, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts)
+
+
+@kernel
+def _validate_row(s, b, P, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts):
+    # 1. the map: shrines exactly at the layout's slots, fields exactly the footprints of the placed tiles
+    n_placed = 0
+    for x in range(NUM_SLOTS):
+        queue[x] = 0  # tiles covering the slot
+    for x in range(NUM_TILES):
+        st = s.tile_state[b, x]
+        if st == TILE_PLACED:
+            n_placed += 1
+            h = s.tile_centre[b, x]
+            if h < 0 or not FLOWER_OK[h]:
+                return 1
+            for j in range(7):
+                queue[FLOWER[h, j]] += 1
+        elif s.tile_centre[b, x] != -1 or s.tile_rot[b, x] != 0:
+            return 1
+    if n_placed < SETUP_TILES[P]:
+        return 1
+    for x in range(NUM_SLOTS):
+        land = s.land[b, x]
+        if queue[x] > 1:
+            return 1
+        if land >= LAND_SHRINE:
+            if land - LAND_SHRINE >= P or SHRINE_SLOTS[P, land - LAND_SHRINE] != x or queue[x] != 0:
+                return 1
+        elif (land != LAND_NONE) != (queue[x] == 1):
+            return 1
+    for i in range(P):
+        if s.land[b, SHRINE_SLOTS[P, i]] != LAND_SHRINE + i:
+            return 1
+    # 2. buildings stand on fields, one owner and type each; derived fields match a recomputation
+    for x in range(NUM_SLOTS):
+        if (s.owner[b, x] >= 0) != (s.building[b, x] >= 0):
+            return 2
+        if s.owner[b, x] >= 0 and not is_field(s.land[b, x]):
+            return 2
+        if s.owner[b, x] >= P:
+            return 2
+    _settlement_labels(s, b, label, bits, queue)
+    for x in range(NUM_SLOTS):
+        if s.settlement[b, x] != label[x] or s.settlement_shrines[b, x] != bits[x]:
+            return 3
+    for p in range(P):
+        for t in range(NUM_TYPES):
+            counts[t] = 0
+        n_settlements = 0
+        n_placed_p = 0
+        for x in range(NUM_SLOTS):
+            if s.owner[b, x] == p:
+                counts[s.building[b, x]] += 1
+                n_placed_p += 1
+                if label[x] == x:
+                    n_settlements += 1
+        if s.settlements[b, p] != n_settlements or s.placed[b, p] != n_placed_p:
+            return 3
+        for t in range(NUM_TYPES):
+            if s.built[b, p, t] != counts[t]:
+                return 3
+    # 3. flow: the decision and the fields it uses
+    dec = s.decision[b]
+    if s.done[b] != (dec == DEC_GAME_OVER) or s.round[b] > max_rounds or s.round[b] < 0:
+        return 4
+    if s.truncated[b] and (not s.done[b] or s.winner[b] >= 0 or s.round[b] != max_rounds):
+        return 4
+    if s.done[b] and not s.truncated[b] and s.winner[b] < 0:
+        return 4
+    if not s.done[b] and (s.winner[b] >= 0 or s.round[b] >= max_rounds):
+        return 4
+    if s.mode[b] == MODE_NONE and (s.actions_left[b] != 0 or not (dec == DEC_START or dec == DEC_DRAW
+                                                                  or dec == DEC_CHOOSE_FIELD or dec == DEC_GAME_OVER)):
+        return 4
+    if s.mode[b] == MODE_REVEAL and (s.actions_left[b] > REVEALS_PER_TURN - 1 or dec == DEC_START
+                                     or dec == DEC_BUILD_MODE or dec == DEC_CHOOSE_FIELD):
+        return 4
+    if s.mode[b] == MODE_BUILD and (s.actions_left[b] > BUILDS_PER_TURN - 1 or dec == DEC_START
+                                    or dec == DEC_REVEAL_MODE or dec == DEC_PENDING_REVEAL
+                                    or dec == DEC_PLACE_TILE or dec == DEC_CHOOSE_ROTATION):
+        return 4
+    has_type = dec == DEC_PENDING_REVEAL or dec == DEC_CHOOSE_FIELD or dec == DEC_PAY
+    if has_type != (s.pending_type[b] >= 0):
+        return 4
+    has_slot = dec == DEC_CHOOSE_ROTATION or dec == DEC_PAY
+    if has_slot != (s.pending_slot[b] >= 0):
+        return 4
+    has_tile = dec == DEC_PLACE_TILE or dec == DEC_CHOOSE_ROTATION
+    if has_tile != (s.tile_up[b] >= 0):
+        return 5
+    for x in range(NUM_TILES):
+        if (s.tile_state[b, x] == TILE_UP) != (x == s.tile_up[b]):
+            return 5
+    if s.extend_pending[b] and not (dec == DEC_PENDING_REVEAL or (dec == DEC_PAY and s.mode[b] == MODE_REVEAL)):
+        return 5
+    if dec == DEC_CHOOSE_ROTATION and not tile_centre_ok(s, b, s.pending_slot[b]):
+        return 5
+    if dec == DEC_PLACE_TILE:  # the tile has somewhere to go (one that has not is removed at once)
+        fits = False
+        for h in range(NUM_SLOTS):
+            if tile_centre_ok(s, b, h):
+                fits = True
+                break
+        if not fits:
+            return 5
+    # 4. every player's 30 buildings: display + map + the one in hand + face-down stacks
+    for p in range(P):
+        main_left = 0
+        other_left = 0
+        for t in range(NUM_TYPES):
+            n = unrevealed(s, b, p, t)
+            if n < 0:
+                return 6
+            if IS_MAIN[t]:
+                main_left += n
+            else:
+                other_left += n
+        if s.stack_size[b, p, 0] != main_left:
+            return 6
+        if s.stack_size[b, p, 1] + s.stack_size[b, p, 2] + s.stack_size[b, p, 3] != other_left:
+            return 6
+    p = s.to_play[b]
+    if dec == DEC_CHOOSE_FIELD and (s.display[b, p, s.pending_type[b]] <= 0
+                                    or not any_site(s, b, p, s.pending_type[b], s.hand[b, p])):
+        return 6
+    if dec == DEC_PAY:
+        h = s.pending_slot[b]
+        if not explicit_pay or not buildable(s, b, h):
+            return 7
+        left = s.pay_front[b] + s.pay_any[b]
+        for k in range(NUM_LANDSCAPES):
+            left += s.pay_spec[b, k]
+        if left == 0 or not affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
+                                       s.pay_spec[b, 0], s.pay_spec[b, 1], s.pay_spec[b, 2], s.pay_spec[b, 3],
+                                       s.pay_front[b] + s.pay_any[b]):
+            return 7
+    elif s.pay_front[b] != 0 or s.pay_any[b] != 0 or s.pay_spec[b, 0] != 0 or s.pay_spec[b, 1] != 0 \
+            or s.pay_spec[b, 2] != 0 or s.pay_spec[b, 3] != 0:
+        return 7
+    # 5. cards: 15 of each type between the hands, the draw pile and the discard pile
+    for k in range(NUM_LANDSCAPES):
+        n = s.draw_pile[b, k] + s.discard[b, k]
+        for q in range(P):
+            n += s.hand[b, q, k]
+        if n != CARDS_PER_LANDSCAPE:
+            return 8
+    # 6. amphorae: 15 between the supply and the players; a rewarded group is complete
+    n = s.amphora_supply[b]
+    for q in range(P):
+        n += s.amphorae[b, q]
+    if n != AMPHORAE:
+        return 9
+    for q in range(P):
+        for g in range(NUM_GROUPS):
+            if s.rewarded[b, q, g] and not _group_complete(s, b, q, g, group_settlement, queue, label):
+                return 9
+    # 7. the end: a win exactly when a player meets a condition
+    for q in range(P):
+        wins = s.placed[b, q] >= BUILDINGS_PER_PLAYER
+        for x in range(NUM_SLOTS):
+            if s.owner[b, x] == q and popcount4(s.settlement_shrines[b, x]) >= 2:
+                wins = True
+        if wins != (s.winner[b] == q):
+            return 10
+    return 0

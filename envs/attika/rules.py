@@ -1,0 +1,130 @@
+"""Attika (Marcel-André Casasola Merkle, Hans im Glück 2003; the Yucata.de rules), as a batched rules core.
+
+Rules in brief (docs/attika.md): 2-4 players each build a Greek city-state of 30 buildings on a map of
+7-hex tiles. A turn is either up to 2 reveals (turn over the top building of an own face-down stack and
+build it at once or store it on the display) or up to 3 builds from the display, never both; each
+unused action is one landscape card at the end of the turn, a turn without either three. A building
+costs its landscape cards less the symbols on its site and the empty fields around it, nothing at all
+next to its own predecessor in the building order, and one extra card per own settlement when it
+founds a new one; a missing card may be replaced by two any cards. Completing a thematic group
+connected earns an amphora (an extra action or a card). Emptying a stack adds a map tile. The first
+player to place all 30 buildings, or to connect two shrines with one settlement, wins at once.
+
+Hidden information: the landscape cards in hand (counts are public) and the draw pile. The state is a
+struct of numpy arrays with batch axis B, declared once in the field table of `state.py`; the rules live
+in numba kernels (`kernels.py`); the lifecycle (init, apply, observe, determinize, validate, save/load)
+is `envs.base.RulesBase`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from meeple.envs import base, core
+from meeple.envs.attika import data, kernels, state
+from meeple.envs.attika.state import State, View  # noqa: F401  (re-exported)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Variant flags (all JSON-serialisable)."""
+
+    num_players: int = 2
+    """2-4 players."""
+    auto_forced: bool = True
+    """Decisions with exactly one legal action (END_TURN with nothing else to do, STORE of a revealed
+    building that fits nowhere, the only field or tile centre) are applied without asking."""
+    actions: str = "factored"
+    """"factored" (668 actions: SELECT_TYPE then SLOT for a build, SLOT then ROTATE for a tile) or "flat"
+    (19,387 actions: BUILD(type, hex) and PLACE(hex, rotation) in one step each). The same game."""
+    payment: str = "auto"
+    """"auto": the fewest cards, matching ones first, the rest from the largest pile in hand; "explicit":
+    a PAY decision hands over one card (or a two-for-one substitution) at a time."""
+    group_connection: str = "strict"
+    """When a complete group earns its amphora: "strict" (its members connected among themselves) or
+    "settlement" (all of them in one settlement, checked after every own placement)."""
+    max_rounds: int = data.DEFAULT_MAX_ROUNDS
+    """Truncation: after this many complete rounds the game ends as a draw (the rules know no stalemate)."""
+    reward: str = "rank"
+    """"rank": the winner +1, the others share -1 (zero-sum); "win_loss": the winner +1, every other
+    player -1. A truncated game is 0 for everyone either way."""
+
+    def __post_init__(self) -> None:
+        base.check_int(self, "num_players", data.MIN_PLAYERS, data.MAX_PLAYERS)
+        base.check_bool(self, "auto_forced")
+        base.check_choice(self, "actions", ("factored", "flat"))
+        base.check_choice(self, "payment", ("auto", "explicit"))
+        base.check_choice(self, "group_connection", ("strict", "settlement"))
+        base.check_int(self, "max_rounds", 1, 10_000)
+        base.check_choice(self, "reward", ("rank", "win_loss"))
+
+
+VALIDATE_ERRORS = {
+    1: "map inconsistent: fields are not exactly the footprints of the placed tiles (inside the window, no "
+       "overlap, at least the setup tiles), or shrines not at the layout's hexes",
+    2: "a building off a field, or owner and building type disagree",
+    3: "derived fields (settlements, their shrines, buildings placed per type) differ from their recomputation",
+    4: "flow fields inconsistent (decision vs done / winner / truncation / round cap, mode vs decision, "
+       "allowance, pending building or slot)",
+    5: "tile flow inconsistent (face-up tile vs decision and tile states, a pending map extension outside a "
+       "reveal, a chosen centre or face-up tile with nowhere to go)",
+    6: "buildings not conserved: display + map + the one in hand exceed the copies, stack sizes do not match "
+       "the unrevealed buildings, or a chosen display building with no field to go to",
+    7: "explicit payment inconsistent (a payment queue outside PAY, an empty or unpayable queue, an occupied "
+       "site, or PAY without the explicit payment variant)",
+    8: "landscape cards not conserved (15 of each type between hands, draw pile and discard pile)",
+    9: "amphorae not conserved (15 between supply and players) or a group rewarded that is not complete",
+    10: "winner inconsistent with the win conditions (30 buildings placed, a settlement touching two shrines)",
+}
+
+
+class Attika(base.RulesBase):
+    """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
+
+    FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
+    Config = Config
+    kernels = kernels
+    render_module = "meeple.envs.attika.render"
+    UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
+    UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
+    VALIDATE_ERRORS = VALIDATE_ERRORS
+
+    def configure(self) -> None:
+        flat = self.config.actions == "flat"
+        self.info = data.info(self.num_players, flat, self.config.max_rounds)
+        self.num_actions = self.info.num_actions
+        self.action_names = data.action_names(flat)
+
+    def kernel_config(self) -> tuple:
+        c = self.config
+        return (bool(c.auto_forced), c.actions == "flat", c.payment == "explicit",
+                c.group_connection == "settlement", int(c.max_rounds))
+
+    def returns(self, state: State) -> np.ndarray:
+        """(B, P) float32 at the end, 0 before: "rank" gives the winner +1 and the others -1 / (P - 1)
+        each (zero-sum, like every meeple game); "win_loss" the winner +1 and the others -1. A truncated
+        game (no winner) is 0 for everyone."""
+        out = super().returns(state)
+        if self.config.reward == "win_loss":
+            won = (state.winner >= 0) & state.done
+            out[won] = np.where(out[won] > 0, 1.0, -1.0).astype(np.float32)
+        return out
+
+    def requirement(self, state: State, row: int, player: int, building: int, slot: int) -> tuple[int, ...]:
+        """What `player` would pay to put `building` (type id) on window `slot` in row `row`:
+        (W, F, H, M specific cards, any cards), the rules' cost before payment. For tools and tests."""
+        self.check_state(state)
+        if not (0 <= row < state.done.shape[0] and 0 <= player < self.num_players
+                and 0 <= building < data.NUM_TYPES and 0 <= slot < data.NUM_SLOTS):
+            raise ValueError("row, player, building or slot out of range")
+        return tuple(int(x) for x in kernels.requirement(state, row, player, building, slot))
+
+
+def hex_slot(q: int, r: int) -> int:
+    """The window slot of axial hex (q, r) (the SLOT actions address slots)."""
+    return data.slot(q, r)
+
+
+__all__ = ["Attika", "Config", "State", "View", "VALIDATE_ERRORS", "hex_slot", "core"]
