@@ -102,6 +102,31 @@ class Attika(base.RulesBase):
         return (bool(c.auto_forced), c.actions == "flat", c.payment == "explicit",
                 c.group_connection == "settlement", int(c.max_rounds))
 
+    def validate(self, state: State, history: bool = True) -> None:
+        """ValueError unless `state` is a position the rules can reach: the base checks (fields, ranges, the
+        snapshot kernel `validate_nb`: map, buildings, derived fields, flow, tiles, conservation of
+        buildings, cards and amphorae, the winner), then, with history, what only a played game
+        guarantees: every field shows its tile's printed symbol, and every stack has lost its first
+        building to the setup. history=False skips those two: for positions built by hand (tests,
+        tools), such as maps of blank tiles."""
+        super().validate(state)
+        if not history:
+            return
+        B = state.done.shape[0]
+        rows = np.arange(B)
+        for x in range(data.NUM_TILES):
+            placed = state.tile_state[:, x] == data.TILE_PLACED
+            if not placed.any():
+                continue
+            centre = state.tile_centre[placed, x].astype(np.int64)
+            shown = state.land[rows[placed][:, None], data.FLOWER[centre]]
+            if (shown != data.ROTATED_FACE[x, state.tile_rot[placed, x]]).any():
+                raise ValueError(f"invalid state: tile {x} does not show its printed face")
+        full = state.stack_size >= data.STACK_SIZE[None, None, :]
+        if full.any():
+            raise ValueError(f"invalid state: a stack larger than after the setup reveals (rows "
+                             f"{np.flatnonzero(full.any(axis=(1, 2)))[:5].tolist()})")
+
     def returns(self, state: State) -> np.ndarray:
         """(B, P) float32 at the end, 0 before: "rank" gives the winner +1 and the others -1 / (P - 1)
         each (zero-sum, like every meeple game); "win_loss" the winner +1 and the others -1. A truncated

@@ -60,7 +60,7 @@ FIELDS = (
     # --- per player ---
     Field("hand", ("P", NUM_LANDSCAPES), I8, 0, CARDS_PER_LANDSCAPE, PRIVATE, "landscape cards per type W F H M"),
     Field("display", ("P", NUM_TYPES), I8, 0, int(COPIES.max()), doc="revealed buildings waiting on the display board"),
-    Field("stack_size", ("P", NUM_STACKS), I8, 0, int(STACK_SIZE.max()) - 1,
+    Field("stack_size", ("P", NUM_STACKS), I8, 0, int(STACK_SIZE.max()),
           doc="face-down buildings per stack (0 = main buildings)"),
     Field("amphorae", ("P",), I8, 0, AMPHORAE),
     Field("rewarded", ("P", NUM_GROUPS), BOOL, doc="the group has earned its amphora"),
