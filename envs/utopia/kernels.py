@@ -9,7 +9,8 @@ The next actor is always the best-ranked player who has not yet acted in the pas
 ranking being score descending, then arrival stamp ascending (who reached the score first). `acted`
 is set when a player's pick or turn begins, so the player in `to_play` has always acted. The
 automatic steps (skipped picks and empty build windows, the clean-up, the deal, Phase 3, the end of
-the round and of the game, the start-space rule, the guest draw) run in `_next_pick` / `_next_turn`;
+the round and of the game, the start-space rule, the guest draw) run in `_settle` (decision -1 means
+"find the next actor");
 `_advance` then applies single-legal-action decisions when `auto_forced`.
 
 Randomness: the prestige scale and the first player come from the init uniforms; each round's guest
@@ -210,6 +211,7 @@ def _card_mask(s, b, p, c, avail, row):
     """Write the card actions of civilization c that `avail` usable cards pay for; True if there is one."""
     if avail < 1:
         return False
+    c = np.int64(c)  # an int8 civilization (convert_to) would overflow ACTION_* + c without the JIT
     found = False
     sup = supply(s, b, p, c)
     for k in range(1, 3):
@@ -395,7 +397,7 @@ def _begin_round(s, b, u, col, work):
     for p in range(s.score.shape[1]):
         s.acted[b, p] = False
     _draw_guests(s, b, u, col)
-    _next_pick(s, b, u, col, work)
+    s.decision[b] = -1
 
 
 @kernel
@@ -452,12 +454,13 @@ def _begin_development(s, b, u, col, work):
     for k in range(P):
         p = work[W_ORDER + k]
         s.owed[b, p] = min(RANK_DISCARDS[P, k], s.hand_size[b, p])
-    _next_discard_or_turn(s, b, u, col, work)
+    s.decision[b] = -1
 
 
 @kernel
-def _next_discard_or_turn(s, b, u, col, work):
-    """The best-ranked player still owing discards decides; otherwise the next turn begins."""
+def _next_in_development(s, b, u, col, work):
+    """The best-ranked player still owing discards decides; otherwise the next turn begins; after the
+    last turn, Phase 3 and the end of the round."""
     best = -1
     for p in range(s.score.shape[1]):
         if s.owed[b, p] > 0 and (best < 0 or ahead(s, b, p, best)):
@@ -466,11 +469,6 @@ def _next_discard_or_turn(s, b, u, col, work):
         s.to_play[b] = best
         s.decision[b] = DEC_DISCARD
         return
-    _next_turn(s, b, u, col, work)
-
-
-@kernel
-def _next_turn(s, b, u, col, work):
     p = _best_unacted(s, b)
     if p >= 0:
         s.acted[b, p] = True
@@ -478,6 +476,16 @@ def _next_turn(s, b, u, col, work):
         s.decision[b] = DEC_TURN
         return
     _prestige_and_round_end(s, b, u, col, work)
+
+
+@kernel
+def _settle(s, b, u, col, work):
+    """Run the automatic steps until somebody has a decision (decision -1 = "find the next actor")."""
+    while not s.done[b] and s.decision[b] < 0:
+        if s.phase[b] == 0:
+            _next_pick(s, b, u, col, work)
+        else:
+            _next_in_development(s, b, u, col, work)
 
 
 @kernel
@@ -562,10 +570,7 @@ def _apply_action(s, b, a, u, col, work):
         c, d = divmod(a - ACTION_PLACE, NUM_DISTRICTS)
         s.display[b, DISTRICT_ISLAND[d], c] -= 1
         s.princes[b, p, c, d] += 1
-        if any_build(s, b, p):
-            s.decision[b] = DEC_BUILD
-        else:
-            _next_pick(s, b, u, col, work)
+        s.decision[b] = DEC_BUILD if any_build(s, b, p) else -1
     elif a < ACTION_WONDER:  # BUILD_MONUMENT: no points now; the wonder's owner gains the printed value
         c, d = divmod(a - ACTION_MONUMENT, NUM_DISTRICTS)
         s.princes[b, p, c, d] -= 3
@@ -643,15 +648,14 @@ def _apply_action(s, b, a, u, col, work):
         s.discard[b, c] += 1
         s.owed[b, p] -= 1
         if s.owed[b, p] == 0:
-            _next_discard_or_turn(s, b, u, col, work)
+            s.decision[b] = -1
     else:  # END of a build window or of a turn (then the hand limit)
-        if s.decision[b] == DEC_BUILD:
-            _next_pick(s, b, u, col, work)
-        elif s.hand_size[b, p] > HAND_LIMIT:
+        if s.decision[b] == DEC_TURN and s.hand_size[b, p] > HAND_LIMIT:
             s.owed[b, p] = s.hand_size[b, p] - HAND_LIMIT
             s.decision[b] = DEC_DISCARD
         else:
-            _next_turn(s, b, u, col, work)
+            s.decision[b] = -1
+    _settle(s, b, u, col, work)
 
 
 @kernel
@@ -708,6 +712,7 @@ def init_nb(u, auto_forced, work, row, *fields):
         s.round[b] = 1
         s.start_player[b] = first
         _begin_round(s, b, u, U_INIT_STEP, work)
+        _settle(s, b, u, U_INIT_STEP, work)
         _advance(s, b, u, U_INIT_STEP, auto_forced, work, row)
 
 
