@@ -92,8 +92,16 @@ NUM_SLOTS = WINDOW_SIDE * WINDOW_SIDE  # 625 slots; 469 lie in the window
 SLOT_Q, SLOT_R, SLOT_VALID, NEIGHBOURS = hex_window(WINDOW_RADIUS)
 FLOWER = hex_flowers(NEIGHBOURS)  # (S, 7): centre and ring in direction order
 FLOWER_OK = (FLOWER >= 0).all(axis=1) & SLOT_VALID  # a tile centred here stays inside the window
+# the 12 hexes at distance exactly 2 from each slot (-1 outside the window): a tile centred on the slot
+# touches the map iff one of them is covered (its own 7 hexes being free)
+RING2 = np.full((NUM_SLOTS, 12), -1, dtype=np.int64)
+for _h in range(NUM_SLOTS):
+    _ring = sorted({int(NEIGHBOURS[n, d]) for n in NEIGHBOURS[_h] if n >= 0 for d in range(6)}
+                   - set(FLOWER[_h].tolist()) - {-1})
+    RING2[_h, :len(_ring)] = _ring
 NEIGHBOURS = NEIGHBOURS.astype(np.int16)
 FLOWER = FLOWER.astype(np.int16)
+RING2 = RING2.astype(np.int16)
 
 
 def slot(q: int, r: int) -> int:

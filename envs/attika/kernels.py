@@ -29,7 +29,7 @@ from meeple.envs.attika.data import (
     DEC_CHOOSE_ROTATION, DEC_DRAW, DEC_GAME_OVER, DEC_PAY, DEC_PENDING_REVEAL, DEC_PLACE_TILE, DEC_REVEAL_MODE,
     DEC_START, FIRST_HAND, FLAT_PLACE, FLAT_TAIL, FLOWER, FLOWER_OK, GROUP_SIZE, IS_MAIN, LAND_BLANK,
     LAND_NONE, LAND_SHRINE, LAND_SYMBOL, MODE_BUILD, MODE_NONE, MODE_REVEAL, NEIGHBOURS, NUM_GROUPS,
-    NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES, PREDECESSOR, REVEALS_PER_TURN, ROAD,
+    NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES, PREDECESSOR, REVEALS_PER_TURN, RING2, ROAD,
     ROAD_COST, ROTATED_FACE, ROTATIONS, SETUP_CENTRES, SETUP_TILES, SHRINE_SLOTS, STACK_SIZE, TILE_PLACED,
     TILE_REMOVED, TILE_STACK, TILE_UP,
 )
@@ -39,7 +39,7 @@ from meeple.envs.jit import kernel, splitmix_uniform, uniform_index
 # Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration values,
 # then the scratch arrays of state.SCRATCH in order.
 KERNEL_ARGS = ("auto_forced, flat, explicit_pay, group_settlement, max_rounds, "
-               "stream, queue, label, bits, counts")
+               "stream, queue, label, bits, counts, sites, site_info")
 
 
 # --- chance --------------------------------------------------------------------------------------------
@@ -189,6 +189,141 @@ def any_site(s, b, p, t, hand):
     return False
 
 
+# Masks ask "where can p build t" for every display type at once. The answer depends on a field only
+# through the landscape symbols counted there, whether an own building is next to it and which own
+# building types are next to it, so one pass over the window packs that per empty field (site_info),
+# and every type is then checked against the packed list.
+SITE_ADJ = 12  # bit of site_info: an own building is next to the field
+SITE_PRED = 13  # bits 13..37: own building types next to the field
+
+
+@kernel(inline="always")
+def _site_entry(s, b, p, h, sites, site_info, n):
+    """Append empty field h to the site table (see site_table); returns the new length."""
+    info = np.int64(0)
+    for j in range(7):
+        x = FLOWER[h, j]
+        if x < 0:
+            continue
+        if j > 0 and s.owner[b, x] >= 0:
+            if s.owner[b, x] == p:
+                info |= (np.int64(1) << SITE_ADJ) | (np.int64(1) << (SITE_PRED + s.building[b, x]))
+            continue
+        k = symbol_of(s.land[b, x])
+        if k >= 0:
+            info += np.int64(1) << (3 * k)
+    sites[n] = h
+    site_info[n] = info
+    return n + 1
+
+
+@kernel
+def site_table(s, b, p, sites, site_info):
+    """List the empty fields in `sites` with their packed cost inputs for p in `site_info`: the symbol
+    counts W, F, H, M (3 bits each) on the field and its neighbours without a building, bit SITE_ADJ
+    (own building adjacent) and bits SITE_PRED + t (an own building of type t adjacent). Returns how
+    many fields there are."""
+    n = 0
+    for tile in range(NUM_TILES):  # the fields are the footprints of the placed tiles (fewer than the window)
+        if s.tile_state[b, tile] != TILE_PLACED:
+            continue
+        for f in range(7):
+            h = FLOWER[s.tile_centre[b, tile], f]
+            if s.owner[b, h] < 0:
+                n = _site_entry(s, b, p, h, sites, site_info, n)
+    return n
+
+
+@kernel(inline="always")
+def site_ok(info, t, n0, n1, n2, n3, settlements):
+    """can_build for a field of the site table: the same rules as `requirement` on the packed inputs."""
+    pred = PREDECESSOR[t]
+    if pred >= 0 and (info >> (SITE_PRED + pred)) & 1:
+        return True
+    sw = info & 7
+    sf = (info >> 3) & 7
+    sh = (info >> 6) & 7
+    sm = (info >> 9) & 7
+    g = 0 if (info >> SITE_ADJ) & 1 else settlements
+    if t == ROAD:
+        return affordable(n0, n1, n2, n3, 0, 0, 0, 0, g + max(0, ROAD_COST - (sw + sf + sh + sm)))
+    return affordable(n0, n1, n2, n3, max(0, COST[t, 0] - sw), max(0, COST[t, 1] - sf), max(0, COST[t, 2] - sh),
+                      max(0, COST[t, 3] - sm), g)
+
+
+@kernel(inline="always")
+def worst_case_ok(s, b, p, t):
+    """p can pay for t on any empty field: the full cost with no symbol counted and the new-settlement
+    surcharge (symbols, a neighbour and the building order only ever lower the cost). The quick accept
+    that spares most masks the site table."""
+    g = s.settlements[b, p]
+    if t == ROAD:
+        return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3], 0, 0, 0, 0, g + ROAD_COST)
+    return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
+                      COST[t, 0], COST[t, 1], COST[t, 2], COST[t, 3], g)
+
+
+@kernel(inline="always")
+def empty_fields(s, b):
+    """Fields without a building: 7 per placed tile less every building on the map."""
+    n = 0
+    for tile in range(NUM_TILES):
+        if s.tile_state[b, tile] == TILE_PLACED:
+            n += 7
+    for p in range(s.placed.shape[1]):
+        n -= s.placed[b, p]
+    return n
+
+
+@kernel
+def _mark_empty_fields(s, b, mask, base):
+    """mask[b, base + h] = True for every empty field h."""
+    for tile in range(NUM_TILES):
+        if s.tile_state[b, tile] != TILE_PLACED:
+            continue
+        for f in range(7):
+            h = FLOWER[s.tile_centre[b, tile], f]
+            if s.owner[b, h] < 0:
+                mask[b, base + h] = True
+
+
+@kernel
+def _selectable(s, b, p, sites, site_info):
+    """Bit set of the display types p may select now (some field takes them). The site table is built
+    only if a type fails the worst-case test."""
+    out = np.int64(0)
+    n = -1
+    has_empty = empty_fields(s, b) > 0
+    for t in range(NUM_TYPES):
+        if s.display[b, p, t] <= 0:
+            continue
+        if worst_case_ok(s, b, p, t):
+            ok = has_empty
+        else:
+            if n < 0:
+                n = site_table(s, b, p, sites, site_info)
+            ok = _sites_for(s, b, p, t, sites, site_info, n, True)[0] > 0
+        if ok:
+            out |= np.int64(1) << t
+    return out
+
+
+@kernel
+def _sites_for(s, b, p, t, sites, site_info, n, first_only):
+    """(how many fields of the site table take t for p, the last of them): stops at the first with
+    first_only."""
+    count = 0
+    last = -1
+    for i in range(n):
+        if site_ok(site_info[i], t, s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
+                   s.settlements[b, p]):
+            count += 1
+            last = sites[i]
+            if first_only:
+                break
+    return count, last
+
+
 @kernel
 def tile_centre_ok(s, b, h):
     """A tile may be centred on h (rules: map extension): its 7 hexes inside the window and uncovered,
@@ -198,12 +333,10 @@ def tile_centre_ok(s, b, h):
     for j in range(7):
         if s.land[b, FLOWER[h, j]] != LAND_NONE:
             return False
-    for j in range(7):
-        x = FLOWER[h, j]
-        for d in range(6):
-            n = NEIGHBOURS[x, d]
-            if n >= 0 and s.land[b, n] != LAND_NONE:
-                return True
+    for j in range(12):  # a hex next to the footprint is at distance 2 from the centre
+        x = RING2[h, j]
+        if x >= 0 and s.land[b, x] != LAND_NONE:
+            return True
     return False
 
 
@@ -270,12 +403,16 @@ def _join_settlement(s, b, p, h):
             label = lab
     s.settlements[b, p] += 1 - n_labels
     if n_labels > 0:
-        for x in range(NUM_SLOTS):
-            if s.owner[b, x] == p:
-                lab = s.settlement[b, x]
-                if lab == l0 or lab == l1 or lab == l2 or lab == l3 or lab == l4 or lab == l5:
-                    s.settlement[b, x] = label
-                    s.settlement_shrines[b, x] = shrines
+        for tile in range(NUM_TILES):  # buildings stand only on the placed tiles' fields
+            if s.tile_state[b, tile] != TILE_PLACED:
+                continue
+            for f in range(7):
+                x = FLOWER[s.tile_centre[b, tile], f]
+                if s.owner[b, x] == p:
+                    lab = s.settlement[b, x]
+                    if lab == l0 or lab == l1 or lab == l2 or lab == l3 or lab == l4 or lab == l5:
+                        s.settlement[b, x] = label
+                        s.settlement_shrines[b, x] = shrines
     s.settlement[b, h] = label
     s.settlement_shrines[b, h] = shrines
 
@@ -687,38 +824,51 @@ def _may_reveal(s, b, p, stack):
 
 
 @kernel
-def _mask_row(s, b, mask, flat):
+def _mask_row(s, b, mask, flat, sites, site_info):
     """Write row b of the legal action mask (factored or flat encoding)."""
     p = s.to_play[b]
     dec = s.decision[b]
     tail = FLAT_TAIL - ACTION_REVEAL if flat else 0
+    hand = s.hand
     if dec == DEC_START or dec == DEC_BUILD_MODE:
         if _may_act(s, b, p):
-            for t in range(NUM_TYPES):
-                if s.display[b, p, t] <= 0:
-                    continue
-                if flat:
-                    for h in range(NUM_SLOTS):
-                        if can_build(s, b, p, t, h, s.hand[b, p]):
-                            mask[b, t * NUM_SLOTS + h] = True
-                else:
-                    mask[b, ACTION_SELECT + t] = any_site(s, b, p, t, s.hand[b, p])
+            if flat:
+                n = -1
+                for t in range(NUM_TYPES):
+                    if s.display[b, p, t] <= 0:
+                        continue
+                    if worst_case_ok(s, b, p, t):
+                        _mark_empty_fields(s, b, mask, t * NUM_SLOTS)
+                        continue
+                    if n < 0:
+                        n = site_table(s, b, p, sites, site_info)
+                    for i in range(n):
+                        if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
+                                   s.settlements[b, p]):
+                            mask[b, t * NUM_SLOTS + sites[i]] = True
+            else:
+                selectable = _selectable(s, b, p, sites, site_info)
+                for t in range(NUM_TYPES):
+                    mask[b, ACTION_SELECT + t] = (selectable >> t) & 1
     if dec == DEC_START or dec == DEC_REVEAL_MODE:
         for stack in range(NUM_STACKS):
             mask[b, tail + ACTION_REVEAL + stack] = _may_reveal(s, b, p, stack)
     if dec == DEC_START or dec == DEC_REVEAL_MODE or dec == DEC_BUILD_MODE or dec == DEC_DRAW:
         mask[b, tail + ACTION_AMPHORA_CARD] = s.amphorae[b, p] > 0
         mask[b, tail + ACTION_END_TURN] = True
-    elif dec == DEC_CHOOSE_FIELD:
+    elif dec == DEC_CHOOSE_FIELD or dec == DEC_PENDING_REVEAL:
         t = s.pending_type[b]
-        for h in range(NUM_SLOTS):
-            mask[b, ACTION_SLOT + h] = can_build(s, b, p, t, h, s.hand[b, p])
-    elif dec == DEC_PENDING_REVEAL:
-        t = s.pending_type[b]
-        for h in range(NUM_SLOTS):
-            if can_build(s, b, p, t, h, s.hand[b, p]):
-                mask[b, t * NUM_SLOTS + h if flat else ACTION_SLOT + h] = True
-        mask[b, tail + ACTION_STORE] = True
+        base = t * NUM_SLOTS if flat else ACTION_SLOT
+        if worst_case_ok(s, b, p, t):
+            _mark_empty_fields(s, b, mask, base)
+        else:
+            n = site_table(s, b, p, sites, site_info)
+            for i in range(n):
+                if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
+                           s.settlements[b, p]):
+                    mask[b, base + sites[i]] = True
+        if dec == DEC_PENDING_REVEAL:
+            mask[b, tail + ACTION_STORE] = True
     elif dec == DEC_PLACE_TILE:
         for h in range(NUM_SLOTS):
             if tile_centre_ok(s, b, h):
@@ -737,7 +887,7 @@ def _mask_row(s, b, mask, flat):
 
 
 @kernel
-def _forced(s, b, flat):
+def _forced(s, b, flat, sites, site_info):
     """The only legal action of row b (factored encoding), or -1 if there is a choice. Each decision
     stops counting at the second legal action; most are decided by a cheap test."""
     p = s.to_play[b]
@@ -750,23 +900,21 @@ def _forced(s, b, flat):
                 if _may_reveal(s, b, p, stack):
                     return -1
         if (dec == DEC_START or dec == DEC_BUILD_MODE) and _may_act(s, b, p):
-            for t in range(NUM_TYPES):
-                if _may_select(s, b, p, t):
-                    return -1
+            if _selectable(s, b, p, sites, site_info) != 0:
+                return -1
         return ACTION_END_TURN
-    if dec == DEC_PENDING_REVEAL:
-        if any_site(s, b, p, s.pending_type[b], s.hand[b, p]):
+    if dec == DEC_PENDING_REVEAL or (dec == DEC_CHOOSE_FIELD and not flat):
+        if empty_fields(s, b) > 1 and worst_case_ok(s, b, p, s.pending_type[b]):
             return -1
-        return ACTION_STORE
-    if flat:
-        if dec != DEC_PAY:
-            return -1
+        n = site_table(s, b, p, sites, site_info)
+        count, last = _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, dec == DEC_PENDING_REVEAL)
+        if dec == DEC_PENDING_REVEAL:
+            return -1 if count > 0 else ACTION_STORE
+        return ACTION_SLOT + last if count == 1 else -1
     only = -1
-    if dec == DEC_CHOOSE_FIELD or dec == DEC_PLACE_TILE:
-        t = s.pending_type[b]
+    if dec == DEC_PLACE_TILE and not flat:
         for h in range(NUM_SLOTS):
-            ok = can_build(s, b, p, t, h, s.hand[b, p]) if dec == DEC_CHOOSE_FIELD else tile_centre_ok(s, b, h)
-            if ok:
+            if tile_centre_ok(s, b, h):
                 if only >= 0:
                     return -1
                 only = ACTION_SLOT + h
@@ -786,10 +934,11 @@ def _forced(s, b, flat):
 
 
 @kernel
-def _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label):
+def _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
+             site_info):
     """Apply decisions with exactly one legal action (when auto_forced) until a real choice or the end."""
     while auto_forced and not s.done[b]:
-        a = _forced(s, b, flat)
+        a = _forced(s, b, flat, sites, site_info)
         if a < 0:
             return
         _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
@@ -950,7 +1099,7 @@ def init_nb(u, stream, *fields):
 
 @kernel
 def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label,
-             *fields):
+             sites, site_info, *fields):
     """Apply one (checked, legal) action per live row, then the forced decisions."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -961,23 +1110,25 @@ def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_
             _apply_flat(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
         else:
             _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
-        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
+                 site_info)
 
 
 @kernel
 def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits,
-               *fields):
+               sites, site_info, *fields):
     """Recompute the derived fields, then apply forced decisions (hand-built positions)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
         _derive(s, b, queue, label, bits)
         if not s.done[b]:
             _seed(stream, u[b, 0])
-            _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+            _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
+                     site_info)
 
 
 @kernel
-def legal_action_mask_nb(mask, flat, *fields):
+def legal_action_mask_nb(mask, flat, sites, site_info, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -985,7 +1136,7 @@ def legal_action_mask_nb(mask, flat, *fields):
             mask[b, :] = True
             continue
         mask[b, :] = False
-        _mask_row(s, b, mask, flat)
+        _mask_row(s, b, mask, flat, sites, site_info)
 
 
 @kernel

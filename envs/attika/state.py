@@ -87,6 +87,8 @@ SCRATCH = (
     Field("label", (NUM_SLOTS,), I16, doc="validate: recomputed settlements; group check: visit marks"),
     Field("bits", (NUM_SLOTS,), I8, doc="validate: recomputed settlement shrines"),
     Field("counts", (NUM_TYPES,), I64, doc="validate / determinize: per-type tallies"),
+    Field("sites", (NUM_SLOTS,), I16, doc="masks: the empty fields (kernels.site_table)"),
+    Field("site_info", (NUM_SLOTS,), I64, doc="masks: packed cost inputs of each empty field"),
 )
 
 CLASSES = state_classes(FIELDS, VIEW_FIELDS, SCRATCH)
