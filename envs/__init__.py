@@ -52,6 +52,13 @@ GAMES: dict[str, GameEntry] = {
         heuristic="meeple.agents.heuristics.carpe_diem",
         test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4}),
     ),
+    "utopia": GameEntry(
+        rules="meeple.envs.utopia.rules:Utopia",
+        env="meeple.envs.utopia_v0",
+        encoder="meeple.encoders.utopia",
+        heuristic="meeple.agents.heuristics.utopia",
+        test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 5}),
+    ),
 }
 
 

@@ -56,12 +56,18 @@ DECISION_COVERAGE = {RTTA: _rtta_decisions, "hadara": _hadara_decisions}
 HIDDEN_FIELDS = {
     "hadara": ("inner", "drawn", "pending", "colony_stack"),  # inner stacks, pairs, commitments, colony backs
     "carpe_diem": ("fountain_hand", "fountain_returned"),
+    "utopia": ("hand", "pile"),  # other players' cards and the draw pile's composition
 }
 
 # Measured with evaluate.py over 1000 two-player games against random: the heuristic of each game here
 # won all of them, its mean score ahead of random's by ~33 (RTTA), ~85 VP (Hadara) and ~180 VP (Carpe
 # Diem). The thresholds leave a wide margin.
 MIN_SCORE_LEAD = {RTTA: 10, "hadara": 50, "carpe_diem": 50}
+
+# Share of positions determinize must change (default 0.5). Utopia hides only the cards in hands and in
+# the draw pile; random players spend nearly every card (END is one of ~100 legal actions), so with 2
+# players the one opponent holds no card in about two thirds of the positions and nothing is hidden there.
+MIN_RESAMPLED = {"utopia": 0.25}
 
 
 def _heuristic_class(name: str) -> type:
@@ -167,7 +173,7 @@ def test_heuristic_ignores_hidden_information(game_case) -> None:
             if differs.any():
                 changed_fields.add(field)
     if game.info.has_hidden_information:
-        assert changed_rows.mean() > 0.5, (changed_rows.mean(), changed_fields)
+        assert changed_rows.mean() > MIN_RESAMPLED.get(name, 0.5), (changed_rows.mean(), changed_fields)
         assert set(HIDDEN_FIELDS.get(name, ())) <= changed_fields, changed_fields
     else:
         assert not changed_fields

@@ -104,7 +104,7 @@ def test_uniforms_must_be_finite_and_in_unit_interval(case) -> None:
 
 def test_state_of_another_player_count_is_rejected(case) -> None:
     name, config, game, state = case
-    lo, hi = {"roll_through_the_ages": (1, 4), "hadara": (2, 5), "carpe_diem": (2, 4)}[name]
+    lo, hi = {"roll_through_the_ages": (1, 4), "hadara": (2, 5), "carpe_diem": (2, 4), "utopia": (2, 5)}[name]
     other_p = config["num_players"] + 1 if config["num_players"] < hi else lo
     other = make(name, **{**config, "num_players": other_p})  # the trade variant is tested at 3 players: 4 exists
     alien = other.init(np.random.default_rng(0), 4)

@@ -488,3 +488,52 @@ def test_validate_rejects_inconsistent_positions():
     bad.stamp_counter[0] = 9
     with pytest.raises(ValueError, match="stamp"):
         game.validate(bad)
+
+
+# --- saves, encoder, render --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("P", [2, 5])
+def test_saved_state_fuzz(P):
+    """Mutated saves are refused or load into positions that play to the end with validate passing."""
+    from meeple.envs.fuzz import fuzz_saves
+
+    report = fuzz_saves(Utopia(num_players=P), 150, np.random.default_rng(P))
+    assert not report.failures, report.failures[:3]
+    assert report.rejected and report.played
+
+
+def test_encoder_writes_every_block_by_name_and_matches_the_state():
+    from meeple.encoders import utopia as enc
+    from meeple.encoders.base import unwritten_blocks
+
+    assert unwritten_blocks(enc.AT, "AT", enc.encode_nb) == []
+    game = Utopia(num_players=3)
+    rng = np.random.default_rng(4)
+    state = game.init(rng, 32)
+    for _ in range(120):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    encoder = enc.make_encoder(game)
+    parts = encoder.split(encoder.encode(game.observe(state, 1)))
+    order = [1, 2, 0]
+    np.testing.assert_allclose(parts["score"][:, :3], np.minimum(state.score[:, order] / 50, 4), rtol=1e-6)
+    np.testing.assert_allclose(parts["own_hand"], state.hand[:, 1] / 10, rtol=1e-6)
+    districts = parts["districts"]
+    np.testing.assert_allclose(districts[:, :, enc.F_PRINCES:].reshape(32, 24, 5, 5)[:, :, :3],
+                               state.princes[:, order].transpose(0, 3, 1, 2) / 8, rtol=1e-6)
+    has = state.mon_civ >= 0
+    np.testing.assert_array_equal(districts[:, :, enc.F_MON_CIV:enc.F_MON_CIV + 5].argmax(axis=2)[has], state.mon_civ[has])
+    np.testing.assert_array_equal(parts["scale"].argmax(axis=2) + 1, state.scale)
+
+
+def test_renders():
+    game = Utopia(num_players=5)
+    rng = np.random.default_rng(6)
+    state = game.init(rng, 1)
+    for _ in range(150):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    text = game.render_text(state)
+    assert "Prestige scale" in text and "FIR-1" in text and "WAT-5" in text
+    assert game.render_modes() == ["ansi", "rgb_array"]
+    picture = game.render_rgb(state)
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    assert game.action_to_str(state, 840).startswith("LAND_GREx2_FIR-3>WIN-4")
