@@ -1,0 +1,638 @@
+"""Views of Attika: readable action names, a text score sheet and an RGB picture.
+
+`score_sheet` and `render_rgb` show public information by default (what a spectator at the table
+sees): card counts, never their types. Pass `seat=p` to show that seat's own cards as well (a
+player's view). `action_to_str` describes an action for the seat to play, so it may name that seat's
+own cards: for a legal build it gives the cost by the rules' own helper (`kernels.requirement`), the
+cards the automatic payment hands over and the immediate effects (a new settlement, a group's
+amphora, a win), found by applying the action to a copy of the row without the automatic follow-ups.
+
+Text map: one line per hex row r, each row indented by half a cell more than the one above (axial
+hexes in offset rows), 4 characters per hex: `.` blank field, `w f h m` empty field with a landscape
+symbol, `@` shrine, seat digit + 2-letter building code (`0Fo` = player_0's Fortress) for a building;
+`( )` around a hex marks the site being paid for or the centre chosen for the face-up tile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from meeple.envs import core
+from meeple.envs.attika import data, kernels
+from meeple.envs.attika.data import (
+    ACTION_AMPHORA_CARD, ACTION_END_TURN, ACTION_PAY, ACTION_REVEAL, ACTION_ROTATE, ACTION_SELECT, ACTION_SLOT,
+    ACTION_STORE, ACTION_SUBSTITUTE, BUILDING_NAMES, BUILDINGS_PER_PLAYER, CARDS_FOR_PASSING, DECISION_NAMES,
+    FLAT_PLACE, FLAT_TAIL, FLOWER, GROUP_NAMES, LAND_BLANK, LAND_NONE, LAND_SHRINE, LAND_SYMBOL, LANDSCAPES,
+    MODE_BUILD, MODE_NAMES, MODE_NONE, MODE_REVEAL, NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES,
+    PREDECESSOR, ROTATED_FACE, SLOT_Q, SLOT_R, TILE_PLACED, TILE_STACK, TILE_STATE_NAMES,
+)
+
+# 2-letter codes of the building types (text map, picture)
+TYPE_CODES = ("Qu", "Fo", "To", "Ha", "Sh", "Li", "We", "Co", "Mi", "Vi", "Si", "Mn", "Vy", "Vn", "Te", "Or", "Ag",
+              "St", "Th", "Tv", "So", "Gy", "Lb", "Pa", "Rd")
+assert len(TYPE_CODES) == NUM_TYPES and len(set(TYPE_CODES)) == NUM_TYPES
+TILE_NAMES = tuple(f"T{x + 1:02d}" for x in range(NUM_TILES))  # T01 .. T22, in data.TILE_CODES order
+STACK_NAMES = ("main stack", "stack 1", "stack 2", "stack 3")
+GROUP_SHORT = ("def", "sea", "sup", "coin", "vit", "city", "road")
+
+
+def hex_text(h: int) -> str:
+    """'(q,r)' of window slot h."""
+    return f"({int(SLOT_Q[h])},{int(SLOT_R[h])})"
+
+
+def tile_text(x: int, rot: int = 0) -> str:
+    """'T05 (H.F.F..)': the tile's fields in footprint order centre, E, NE, NW, W, SW, SE when turned rot."""
+    code = "".join("." if v == LAND_BLANK else LANDSCAPES[int(v) - LAND_SYMBOL] for v in ROTATED_FACE[x, rot])
+    return f"{TILE_NAMES[x]} ({code})"
+
+
+def cards_text(counts: Any) -> str:
+    """'W1 F0 H2 M0'."""
+    return " ".join(f"{LANDSCAPES[k]}{int(counts[k])}" for k in range(NUM_LANDSCAPES))
+
+
+def display_text(state: Any, row: int, p: int) -> str:
+    """'Fortress, Tower x2' or '-'."""
+    out = []
+    for t in range(NUM_TYPES):
+        n = int(state.display[row, p, t])
+        if n:
+            out.append(BUILDING_NAMES[t] + (f" x{n}" if n > 1 else ""))
+    return ", ".join(out) or "-"
+
+
+# --- costs and effects (the rules' own helpers) ------------------------------------------------------
+
+def cost_text(state: Any, row: int, p: int, t: int, h: int) -> str:
+    """What building t on slot h costs p, in words: 'free: next to own Quarry', 'paying W1 F1 + 1 any',
+    '... + 3 any (2 for a new settlement)', 'free: the landscape covers the cost'."""
+    if kernels.free_by_order(state, row, p, t, h):
+        return f"free: next to own {BUILDING_NAMES[int(PREDECESSOR[t])]}"
+    req = [int(v) for v in kernels.requirement(state, row, p, t, h)]
+    spec, any_cards = req[:NUM_LANDSCAPES], req[NUM_LANDSCAPES]
+    if sum(req) == 0:
+        return "free: the landscape covers the cost"
+    surcharge = 0 if kernels.own_adjacent(state, row, p, h) else int(state.settlements[row, p])
+    parts = [f"{LANDSCAPES[k]}{n}" for k, n in enumerate(spec) if n]
+    text = "paying " + " ".join(parts)
+    if any_cards:
+        text += (" + " if parts else "") + f"{any_cards} any"
+        if surcharge:
+            text += f" ({surcharge} for a new settlement)"
+    hand = state.hand[row, p]
+    missing = [f"{LANDSCAPES[k]}{n - int(hand[k])}" for k, n in enumerate(spec) if n > hand[k]]
+    if missing:
+        text += "; two-for-one for " + " ".join(missing)
+    return text
+
+
+_SIMULATORS: dict[tuple, Any] = {}
+
+
+def _simulate(game: Any, state: Any, row: int, action: int) -> Any:
+    """Row `row` after `action` without the automatic follow-ups (a copy of the game with auto_forced off)."""
+    config = game.config
+    key = (type(game), config)
+    sim = _SIMULATORS.get(key)
+    if sim is None:
+        values = {k: getattr(config, k) for k in config.__dataclass_fields__}
+        values["auto_forced"] = False
+        sim = _SIMULATORS[key] = type(game)(**values)
+    u = np.full((1, sim.uniforms_per_step), 0.5)
+    return sim.apply(core.take(state, [row]), np.array([action], dtype=np.int64), u)
+
+
+def _effects(game: Any, state: Any, row: int, action: int, p: int) -> str:
+    """The immediate effects of a legal action that may complete a placement: the cards handed over (with
+    automatic payment), a new settlement or a merge, a group's amphora, the win."""
+    after = _simulate(game, state, row, action)
+    out = []
+    paid = state.hand[row, p].astype(int) - after.hand[0, p].astype(int)
+    if int(after.decision[0]) != data.DEC_PAY and paid.sum() > 0:
+        out.append("hands over " + " ".join(f"{LANDSCAPES[k]}{n}" for k, n in enumerate(paid) if n > 0))
+    placed = int(after.placed[0, p]) - int(state.placed[row, p])
+    if placed > 0:
+        d = int(after.settlements[0, p]) - int(state.settlements[row, p])
+        if d > 0:
+            out.append(f"founds settlement {int(after.settlements[0, p])}")
+        elif d < 0:
+            out.append(f"joins {1 - d} settlements into one")
+    for g in range(data.NUM_GROUPS):
+        if after.rewarded[0, p, g] and not state.rewarded[row, p, g]:
+            gain = "+1 amphora" if int(after.amphorae[0, p]) > int(state.amphorae[row, p]) else "a card (no amphora left)"
+            out.append(f"completes {GROUP_NAMES[g]}: {gain}")
+    if after.done[0] and int(after.winner[0]) == p:
+        why = "all 30 buildings" if int(after.placed[0, p]) >= BUILDINGS_PER_PLAYER else "two shrines connected"
+        out.append(f"WINS ({why})")
+    return "; ".join(out)
+
+
+def _uses_amphora(state: Any, row: int, mode: int) -> bool:
+    """The next reveal or build of this mode goes beyond the turn's allowance (spends an amphora)."""
+    return int(state.mode[row]) == mode and int(state.actions_left[row]) == 0
+
+
+# --- action_to_str --------------------------------------------------------------------------------------
+
+def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
+    """'SLOT_0_-1: build Fortress on (0,-1) (free: next to own Quarry)', 'END_TURN: end turn (draw 2)'.
+
+    Works for every index in every state and in both encodings (an illegal action is described as far
+    as it means anything there and marked "[illegal now]")."""
+    if not 0 <= action < game.num_actions:
+        return f"INVALID_{action}"
+    name = game.action_names[action]
+    if state is None or state.done[row]:
+        return name
+    one = state if state.done.shape[0] == 1 else core.take(state, [row])  # the same object: checked once
+    legal = bool(game.legal_action_mask(one)[0, action])
+    detail = _detail(game, state, row, action, legal)
+    text = f"{name}: {detail}" if detail else name
+    return text if legal else text + " [illegal now]"
+
+
+def _build_text(game: Any, state: Any, row: int, action: int, t: int, h: int, legal: bool, revealed: bool) -> str:
+    p = int(state.to_play[row])
+    what = BUILDING_NAMES[t] + (" (revealed)" if revealed else "")
+    text = f"build {what} on {hex_text(h)}"
+    if not kernels.buildable(state, row, h):
+        return text + ", no free field there"
+    text += f", {cost_text(state, row, p, t, h)}"
+    if not revealed and _uses_amphora(state, row, MODE_BUILD):
+        text += "; spends an amphora"
+    if legal:
+        effects = _effects(game, state, row, action, p)
+        if effects:
+            text += "; " + effects
+    return text
+
+
+def _tail_text(game: Any, state: Any, row: int, action: int, action_index: int, legal: bool) -> str:
+    """The actions common to both encodings: `action` as a factored index (REVEAL .. SUBSTITUTE),
+    `action_index` the index in the game's own encoding."""
+    s = state
+    p = int(s.to_play[row])
+    if action < ACTION_STORE:
+        stack = action - ACTION_REVEAL
+        n = int(s.stack_size[row, p, stack])
+        text = f"reveal from {STACK_NAMES[stack]} ({n} left)"
+        if _uses_amphora(s, row, MODE_REVEAL):
+            text += "; spends an amphora"
+        if n == 1:
+            text += "; empties it: a map tile follows"
+        return text
+    if action == ACTION_STORE:
+        t = int(s.pending_type[row])
+        return f"store {BUILDING_NAMES[t]} on the display" if t >= 0 else "store the revealed building"
+    if action == ACTION_AMPHORA_CARD:
+        return f"amphora for a card ({int(s.amphorae[row, p])} held; no reveal or build after it)"
+    if action == ACTION_END_TURN:
+        mode = int(s.mode[row])
+        n = CARDS_FOR_PASSING if mode == MODE_NONE else int(s.actions_left[row])
+        return f"end turn (draw {n})"
+    unit = _pay_unit(s, row)
+    owed = "an any card" if unit < 0 else f"the {LANDSCAPES[unit]} owed"
+    if action < ACTION_SUBSTITUTE:
+        return f"pay {LANDSCAPES[action - ACTION_PAY]} for {owed}" + _pay_effects(game, s, row, action_index, legal)
+    return f"substitute: two any cards for {owed}"
+
+
+def _pay_unit(state: Any, row: int) -> int:
+    """The unit of the explicit payment queue paid next: -1 for an any card, else its landscape type."""
+    return int(kernels._pay_unit(state, row))
+
+
+def _pay_effects(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
+    """The placement a legal last payment step completes, with its effects ('' otherwise)."""
+    if not legal or int(state.decision[row]) != data.DEC_PAY:
+        return ""
+    left = int(state.pay_front[row]) + int(state.pay_any[row]) + int(state.pay_spec[row].sum())
+    if left != 1:
+        return ""
+    effects = _effects(game, state, row, action, int(state.to_play[row]))
+    placed = f"completes {BUILDING_NAMES[int(state.pending_type[row])]} on {hex_text(int(state.pending_slot[row]))}"
+    return "; " + placed + ("; " + effects if effects else "")
+
+
+def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
+    s = state
+    dec = int(s.decision[row])
+    if game.config.actions == "flat":
+        if action < FLAT_PLACE:
+            t, h = divmod(action, NUM_SLOTS)
+            revealed = dec == data.DEC_PENDING_REVEAL
+            return _build_text(game, s, row, action, t, h, legal, revealed)
+        if action < FLAT_TAIL:
+            k, h = divmod(action - FLAT_PLACE, NUM_SLOTS)
+            x = int(s.tile_up[row])
+            if x < 0:
+                return f"place the face-up tile centred on {hex_text(h)} turned {k}"
+            return f"place tile {tile_text(x, k)} centre {hex_text(h)} rotation {k}"
+        return _tail_text(game, s, row, action - FLAT_TAIL + ACTION_REVEAL, action, legal)
+    if action < ACTION_SLOT:
+        t = action - ACTION_SELECT
+        text = f"select {BUILDING_NAMES[t]}"
+        if _uses_amphora(s, row, MODE_BUILD):
+            text += " (the build spends an amphora)"
+        return text
+    if action < ACTION_ROTATE:
+        h = action - ACTION_SLOT
+        if dec == data.DEC_CHOOSE_FIELD or dec == data.DEC_PENDING_REVEAL:
+            t = int(s.pending_type[row])
+            return _build_text(game, s, row, action, t, h, legal, dec == data.DEC_PENDING_REVEAL)
+        x = int(s.tile_up[row])
+        if dec == data.DEC_PLACE_TILE and x >= 0:
+            return f"place tile {tile_text(x)} centre {hex_text(h)}"
+        return f"hex {hex_text(h)}"
+    if action < ACTION_REVEAL:
+        k = action - ACTION_ROTATE
+        x, h = int(s.tile_up[row]), int(s.pending_slot[row])
+        if dec == data.DEC_CHOOSE_ROTATION and x >= 0 and h >= 0:
+            return f"rotate {k}: {tile_text(x, k)} centred on {hex_text(h)}"
+        return f"rotate {k}"
+    return _tail_text(game, s, row, action, action, legal)
+
+
+# --- text score sheet -----------------------------------------------------------------------------------
+
+def _occupied(state: Any, row: int) -> np.ndarray:
+    """Window slots covered by the map (fields and shrines)."""
+    return np.flatnonzero(state.land[row] != LAND_NONE)
+
+
+def _cell_text(state: Any, row: int, h: int) -> str:
+    land = int(state.land[row, h])
+    owner = int(state.owner[row, h])
+    if owner >= 0:
+        return f"{owner}{TYPE_CODES[int(state.building[row, h])]}"
+    if land == LAND_NONE:
+        return "   "
+    if land >= LAND_SHRINE:
+        return " @ "
+    if land == LAND_BLANK:
+        return " . "
+    return f" {LANDSCAPES[land - LAND_SYMBOL].lower()} "
+
+
+def map_lines(state: Any, row: int) -> list[str]:
+    """The map as text, cropped to the covered hexes (see the module docstring)."""
+    marked = int(state.pending_slot[row])
+    slots = _occupied(state, row)
+    if marked >= 0:
+        slots = np.union1d(slots, [marked])
+    q, r = SLOT_Q[slots].astype(int), SLOT_R[slots].astype(int)
+    x = 2 * q + r  # half-cell columns
+    x0 = int(x.min())
+    lines = []
+    for rr in range(int(r.min()), int(r.max()) + 1):
+        in_row = slots[r == rr]
+        width = 2 * (int(x.max()) - x0) + 4
+        chars = [" "] * width
+        for h in in_row:
+            col = 2 * (2 * int(SLOT_Q[h]) + rr - x0)
+            cell = _cell_text(state, row, int(h))
+            if h == marked:
+                cell = "(" + cell[1] + ")" if cell[0] == " " else cell
+                if int(state.land[row, h]) == LAND_NONE:
+                    cell = "(*)"
+            chars[col:col + 3] = list(cell)
+        qs = SLOT_Q[in_row]
+        span = f"q {int(qs.min())}..{int(qs.max())}" if len(in_row) else ""
+        lines.append(f"r{rr:+3d} " + "".join(chars).rstrip().ljust(width) + f"   {span}")
+    return lines
+
+
+def _player_lines(game: Any, state: Any, row: int, p: int, seat: int | None) -> list[str]:
+    s = state
+    marks = []
+    if p == int(s.start_player[row]):
+        marks.append("start player")
+    if p == int(s.to_play[row]) and not s.done[row]:
+        marks.append("to play")
+    if p == int(s.winner[row]):
+        marks.append("WINNER")
+    n_cards = int(s.hand[row, p].sum())
+    hand = f"{cards_text(s.hand[row, p])} ({n_cards} cards)" if seat == p else f"{n_cards} cards"
+    stacks = " ".join(str(int(s.stack_size[row, p, k])) for k in range(NUM_STACKS))
+    groups = ", ".join(GROUP_NAMES[g] for g in range(data.NUM_GROUPS) if s.rewarded[row, p, g]) or "-"
+    return [
+        f"player_{p}" + (f" ({', '.join(marks)})" if marks else "")
+        + f": {int(s.placed[row, p])}/{BUILDINGS_PER_PLAYER} buildings placed, {int(s.settlements[row, p])} settlements",
+        f"  hand {hand}; amphorae {int(s.amphorae[row, p])}; stacks (main, 1, 2, 3) {stacks}",
+        f"  display: {display_text(s, row, p)}",
+        f"  groups rewarded: {groups}",
+    ]
+
+
+def status_text(state: Any, row: int, max_rounds: int) -> str:
+    s = state
+    if s.done[row]:
+        if s.truncated[row]:
+            return f"Game over: round cap {max_rounds} reached, a draw"
+        return f"Game over: player_{int(s.winner[row])} wins"
+    dec = int(s.decision[row])
+    mode = int(s.mode[row])
+    text = f"player_{int(s.to_play[row])} to play: {DECISION_NAMES[dec]}; mode {MODE_NAMES[mode]}"
+    if mode != MODE_NONE:
+        n = int(s.actions_left[row])
+        text += f", {n} action{'' if n == 1 else 's'} left"
+    return text
+
+
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
+    """The map, every player and the supplies. Public information only, unless `seat` names the seat
+    whose own cards to show (its view)."""
+    s = state
+    P = game.num_players
+    lines = [f"Attika — {P} players, round {int(s.round[row]) + 1}/{game.config.max_rounds}",
+             status_text(s, row, game.config.max_rounds)]
+    t = int(s.pending_type[row])
+    dec = int(s.decision[row])
+    if t >= 0 and not s.done[row]:
+        what = {data.DEC_PENDING_REVEAL: "revealed", data.DEC_CHOOSE_FIELD: "to build",
+                data.DEC_PAY: "being paid for"}.get(dec, "pending")
+        line = f"{what}: {BUILDING_NAMES[t]}"
+        if dec == data.DEC_PAY:
+            line += (f" on {hex_text(int(s.pending_slot[row]))}; owed {cards_text(s.pay_spec[row])} + "
+                     f"{int(s.pay_front[row]) + int(s.pay_any[row])} any")
+        lines.append(line)
+    x = int(s.tile_up[row])
+    if x >= 0:
+        centre = int(s.pending_slot[row])
+        lines.append(f"face-up tile: {tile_text(x)}" + (f", centre {hex_text(centre)} chosen" if centre >= 0 else ""))
+    lines.append("")
+    lines.extend(map_lines(s, row))
+    lines.append("")
+    for p in range(P):
+        lines.extend(_player_lines(game, s, row, p, seat))
+    tiles = s.tile_state[row]
+    lines.append(f"supply: amphorae {int(s.amphora_supply[row])}; draw pile {int(s.draw_pile[row].sum())} cards; "
+                 f"discard {cards_text(s.discard[row])}; tile stack {int((tiles == TILE_STACK).sum())}, "
+                 f"placed {int((tiles == TILE_PLACED).sum())}, removed {int((tiles == data.TILE_REMOVED).sum())}")
+    return "\n".join(lines)
+
+
+# --- RGB picture --------------------------------------------------------------------------------------------
+
+LAND_RGB = ((70, 140, 215), (62, 138, 70), (206, 168, 112), (150, 150, 156))  # W F H M
+BLANK_RGB = (240, 230, 204)
+SHRINE_RGB = (252, 250, 244)
+GOLD = (196, 152, 40)
+SEAT_RGB = ((212, 52, 52), (240, 200, 30), (80, 200, 96), (48, 92, 212))  # red, yellow, green, blue
+SEAT_TEXT = ((255, 255, 255), (20, 20, 20), (20, 20, 20), (255, 255, 255))
+BG_RGB = (232, 226, 212)
+PANEL_RGB = (246, 242, 232)
+INK = (30, 30, 30)
+EDGE_RGB = (150, 136, 112)
+TILE_EDGE = (70, 50, 30)
+MARK_RGB = (240, 110, 20)
+HEX = 20  # hex circumradius in pixels
+PANEL_W = 360
+HEADER_H = 44
+SQRT3 = 3 ** 0.5
+AXIAL_DIRS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def _centre(q: float, r: float, size: float = HEX) -> tuple[float, float]:
+    """Pixel centre of axial hex (q, r), pointy-top, about the origin."""
+    return size * SQRT3 * (q + r / 2), size * 1.5 * r
+
+
+def _corners(cx: float, cy: float, size: float) -> list[tuple[float, float]]:
+    return [(cx + size * np.cos(np.pi / 6 + k * np.pi / 3), cy + size * np.sin(np.pi / 6 + k * np.pi / 3))
+            for k in range(6)]
+
+
+def _land_rgb(land: int) -> tuple[int, int, int]:
+    if land >= LAND_SYMBOL and land < LAND_SHRINE:
+        return LAND_RGB[land - LAND_SYMBOL]
+    return BLANK_RGB
+
+
+def _shrine(draw: Any, cx: float, cy: float, size: float) -> None:
+    """A small temple: pediment, three columns, base (gold on marble)."""
+    w = size * 0.62
+    draw.polygon([(cx - w, cy - size * 0.12), (cx, cy - size * 0.52), (cx + w, cy - size * 0.12)], fill=GOLD, outline=INK)
+    for i in (-1, 0, 1):
+        x = cx + i * w * 0.62
+        draw.rectangle([x - size * 0.08, cy - size * 0.1, x + size * 0.08, cy + size * 0.34], fill=GOLD)
+    draw.rectangle([cx - w, cy + size * 0.34, cx + w, cy + size * 0.46], fill=GOLD, outline=INK)
+
+
+def _building(draw: Any, cx: float, cy: float, size: float, p: int, t: int, font: Any) -> None:
+    r = size * 0.64
+    draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=SEAT_RGB[p], outline=INK, width=2)
+    draw.text((cx, cy), TYPE_CODES[t], fill=SEAT_TEXT[p], font=font, anchor="mm")
+
+
+def _tile_outlines(draw: Any, cells: dict, origin: tuple[float, float], size: float, width: int) -> None:
+    """Edges between hexes of different tiles (and the outside) of every tile: cells maps (q, r) -> tile."""
+    ox, oy = origin
+    for (q, r), x in cells.items():
+        cx, cy = _centre(q, r, size)
+        for dq, dr in AXIAL_DIRS:
+            if cells.get((q + dq, r + dr), -1) == x:
+                continue
+            nx, ny = _centre(q + dq, r + dr, size)
+            mx, my = (cx + nx) / 2 + ox, (cy + ny) / 2 + oy
+            ux, uy = -(ny - cy), nx - cx  # perpendicular to the centre line, length sqrt(3) * size
+            k = 0.5 / SQRT3
+            draw.line([(mx - ux * k, my - uy * k), (mx + ux * k, my + uy * k)], fill=TILE_EDGE, width=width)
+
+
+def draw_tile(draw: Any, x: int, cx: float, cy: float, size: float, rot: int = 0) -> None:
+    """Tile x turned rot as a free-standing flower centred at pixel (cx, cy)."""
+    cells = {}
+    for j in range(7):
+        dq, dr = (0, 0) if j == 0 else AXIAL_DIRS[j - 1]
+        px, py = _centre(dq, dr, size)
+        draw.polygon(_corners(cx + px, cy + py, size), fill=_land_rgb(int(ROTATED_FACE[x, rot, j])), outline=EDGE_RGB)
+        cells[(dq, dr)] = x
+    _tile_outlines(draw, cells, (cx, cy), size, 2)
+
+
+def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
+    """(H, W, 3) uint8 picture of row `row`: the map cropped to its hexes (fields coloured by landscape
+    symbol, tile outlines, shrines, buildings as discs in player colours with their type code), a side
+    panel with every player's display, cards (counts; the types too for `seat`), amphorae, stacks and
+    groups, the supplies, the face-up tile, and a legend."""
+    from PIL import Image, ImageDraw
+
+    s = state
+    P = game.num_players
+    font, small, big = _font(12), _font(11), _font(15)
+    code_font = _font(11)
+    # --- the map's extent ---
+    slots = _occupied(s, row)
+    marked = int(s.pending_slot[row])
+    flower = []
+    if marked >= 0 and int(s.decision[row]) == data.DEC_CHOOSE_ROTATION:
+        flower = [int(v) for v in FLOWER[marked] if v >= 0]
+    extent = np.union1d(slots, flower) if flower else slots
+    px = np.array([_centre(int(SLOT_Q[h]), int(SLOT_R[h])) for h in extent])
+    pad = HEX + 10
+    x0, y0 = px[:, 0].min() - pad, px[:, 1].min() - pad
+    map_w = int(px[:, 0].max() - x0 + pad)
+    map_h = int(px[:, 1].max() - y0 + pad)
+    panel_h = 300 + 118 * P
+    width = max(map_w, 420) + PANEL_W
+    height = max(HEADER_H + map_h, panel_h)
+    img = Image.new("RGB", (width, height), BG_RGB)
+    draw = ImageDraw.Draw(img)
+    origin = (-x0 + (max(map_w, 420) - map_w) / 2, HEADER_H - y0)
+    # --- header ---
+    draw.text((12, 8), f"Attika  {P} players  round {int(s.round[row]) + 1}/{game.config.max_rounds}", fill=INK, font=big)
+    draw.text((12, 26), status_text(s, row, game.config.max_rounds), fill=INK, font=font)
+    # --- fields, shrines, buildings ---
+    cells = {}
+    for x in range(NUM_TILES):
+        if int(s.tile_state[row, x]) == TILE_PLACED:
+            for h in FLOWER[int(s.tile_centre[row, x])]:
+                cells[(int(SLOT_Q[h]), int(SLOT_R[h]))] = x
+    for h in slots:
+        cx, cy = _centre(int(SLOT_Q[h]), int(SLOT_R[h]))
+        cx, cy = cx + origin[0], cy + origin[1]
+        land = int(s.land[row, h])
+        if land >= LAND_SHRINE:
+            draw.polygon(_corners(cx, cy, HEX), fill=SHRINE_RGB, outline=GOLD)
+            _shrine(draw, cx, cy, HEX)
+            continue
+        draw.polygon(_corners(cx, cy, HEX), fill=_land_rgb(land), outline=EDGE_RGB)
+    _tile_outlines(draw, cells, origin, HEX, 3)
+    for h in flower:
+        cx, cy = _centre(int(SLOT_Q[h]), int(SLOT_R[h]))
+        draw.polygon(_corners(cx + origin[0], cy + origin[1], HEX - 2), outline=MARK_RGB, width=2)
+    if marked >= 0:
+        cx, cy = _centre(int(SLOT_Q[marked]), int(SLOT_R[marked]))
+        draw.polygon(_corners(cx + origin[0], cy + origin[1], HEX - 1), outline=MARK_RGB, width=4)
+    for h in np.flatnonzero(s.owner[row] >= 0):
+        cx, cy = _centre(int(SLOT_Q[h]), int(SLOT_R[h]))
+        _building(draw, cx + origin[0], cy + origin[1], HEX, int(s.owner[row, h]), int(s.building[row, h]), code_font)
+    # --- side panel ---
+    left = width - PANEL_W
+    draw.rectangle([left, 0, width, height], fill=PANEL_RGB, outline=EDGE_RGB)
+    y = 10
+    for p in range(P):
+        y = _panel_player(draw, s, row, p, seat, left + 10, y, font, small) + 8
+    y = _panel_common(draw, s, row, left + 10, y, font, small)
+    _legend(draw, P, left + 10, max(y + 8, height - 78), small)
+    return np.asarray(img, dtype=np.uint8)
+
+
+def _panel_player(draw: Any, s: Any, row: int, p: int, seat: int | None, x: int, y: int, font: Any, small: Any) -> int:
+    marks = []
+    if p == int(s.start_player[row]):
+        marks.append("start")
+    if p == int(s.to_play[row]) and not s.done[row]:
+        marks.append("to play")
+    if p == int(s.winner[row]):
+        marks.append("WINNER")
+    draw.ellipse([x, y + 1, x + 13, y + 14], fill=SEAT_RGB[p], outline=INK)
+    draw.text((x + 19, y), f"player_{p}" + (f"  ({', '.join(marks)})" if marks else ""), fill=INK, font=font)
+    n = int(s.hand[row, p].sum())
+    hand = "  ".join(f"{LANDSCAPES[k]}{int(s.hand[row, p, k])}" for k in range(NUM_LANDSCAPES)) if seat == p else f"{n} cards"
+    draw.text((x, y + 17), f"hand {hand}   amphorae {int(s.amphorae[row, p])}   placed {int(s.placed[row, p])}/30   "
+              f"settlements {int(s.settlements[row, p])}", fill=INK, font=small)
+    stacks = " / ".join(str(int(v)) for v in s.stack_size[row, p])
+    groups = ", ".join(GROUP_SHORT[g] for g in range(data.NUM_GROUPS) if s.rewarded[row, p, g]) or "-"
+    draw.text((x, y + 32), f"stacks (main / 1 / 2 / 3) {stacks}    groups rewarded {groups}", fill=INK, font=small)
+    # display board: one chip per type waiting there, with its count
+    cy = y + 48
+    cx = x
+    draw.text((x, cy + 4), "display", fill=INK, font=small)
+    cx += 46
+    shown = False
+    for t in range(NUM_TYPES):
+        n = int(s.display[row, p, t])
+        if not n:
+            continue
+        if cx + 32 > x + PANEL_W - 14:
+            cx = x + 46
+            cy += 22
+        draw.rounded_rectangle([cx, cy, cx + 30, cy + 19], radius=4, fill=SEAT_RGB[p], outline=INK)
+        draw.text((cx + 15, cy + 10), TYPE_CODES[t] + (str(n) if n > 1 else ""), fill=SEAT_TEXT[p], font=small,
+                  anchor="mm")
+        cx += 33
+        shown = True
+    if not shown:
+        draw.text((cx, cy + 4), "-", fill=INK, font=small)
+    return cy + 24
+
+
+def _panel_common(draw: Any, s: Any, row: int, x: int, y: int, font: Any, small: Any) -> int:
+    tiles = s.tile_state[row]
+    draw.line([x, y, x + PANEL_W - 20, y], fill=EDGE_RGB)
+    y += 6
+    draw.text((x, y), f"amphora supply {int(s.amphora_supply[row])}   draw pile {int(s.draw_pile[row].sum())}   "
+              f"tile stack {int((tiles == TILE_STACK).sum())}", fill=INK, font=small)
+    y += 16
+    discard = "  ".join(f"{LANDSCAPES[k]}{int(s.discard[row, k])}" for k in range(NUM_LANDSCAPES))
+    draw.text((x, y), f"discard {discard}    tiles removed {int((tiles == data.TILE_REMOVED).sum())}",
+              fill=INK, font=small)
+    y += 18
+    t = int(s.pending_type[row])
+    if t >= 0 and not s.done[row]:
+        dec = int(s.decision[row])
+        what = {data.DEC_PENDING_REVEAL: "revealed", data.DEC_CHOOSE_FIELD: "to build",
+                data.DEC_PAY: "being paid for"}.get(dec, "pending")
+        line = f"{what}: {BUILDING_NAMES[t]}"
+        if dec == data.DEC_PAY:
+            owed = "  ".join(f"{LANDSCAPES[k]}{int(s.pay_spec[row, k])}" for k in range(NUM_LANDSCAPES))
+            line += f"   owed {owed}  + {int(s.pay_front[row]) + int(s.pay_any[row])} any"
+        draw.text((x, y), line, fill=INK, font=font)
+        y += 18
+    x_up = int(s.tile_up[row])
+    if x_up >= 0:
+        draw.text((x, y), f"face-up tile {TILE_NAMES[x_up]}", fill=INK, font=font)
+        draw_tile(draw, x_up, x + 150, y + 30, 12)
+        y += 66
+    return y
+
+
+def _legend(draw: Any, P: int, x: int, y: int, small: Any) -> None:
+    draw.line([x, y - 4, x + PANEL_W - 20, y - 4], fill=EDGE_RGB)
+    entries = [(LAND_RGB[k], data.LANDSCAPE_NAMES[k]) for k in range(NUM_LANDSCAPES)] + [(BLANK_RGB, "blank")]
+    cx = x
+    for rgb, label in entries:
+        draw.polygon(_corners(cx + 8, y + 9, 8), fill=rgb, outline=EDGE_RGB)
+        draw.text((cx + 19, y + 9), label, fill=INK, font=small, anchor="lm")
+        cx += 22 + int(draw.textlength(label, font=small)) + 10
+    y += 22
+    draw.polygon(_corners(x + 8, y + 9, 9), fill=SHRINE_RGB, outline=GOLD)
+    _shrine(draw, x + 8, y + 9, 9)
+    draw.text((x + 21, y + 9), "shrine", fill=INK, font=small, anchor="lm")
+    cx = x + 70
+    for p in range(P):
+        draw.ellipse([cx, y + 2, cx + 14, y + 16], fill=SEAT_RGB[p], outline=INK)
+        draw.text((cx + 18, y + 9), f"player_{p}", fill=INK, font=small, anchor="lm")
+        cx += 68
+    y += 22
+    draw.text((x, y), "buildings: seat colour + type code; orange: site / tile centre chosen", fill=INK, font=small)
+
+
+# chance outcomes narrated by golden playthroughs (envs/playthrough.py): the building a reveal turns
+# over (pending_type; display when a building that fits nowhere is stored at once, and for the setup's
+# first four per seat), the map tiles drawn (tile_state, tile_up) and where and how the setup laid them
+# (tile_centre, tile_rot), the landscape cards dealt and drawn (hand: every seat's W F H M). A field is
+# narrated whenever it changes, so a selection, a payment or a placement shows there too.
+CHANCE_FIELDS = {
+    "pending_type": lambda t: BUILDING_NAMES[t],
+    "display": str,
+    "tile_up": lambda x: TILE_NAMES[x],
+    "tile_state": lambda st: TILE_STATE_NAMES[st],
+    "tile_centre": hex_text,
+    "tile_rot": str,
+    "hand": str,
+}
