@@ -328,7 +328,36 @@ def fill_mask(s, b, row):
 
 @kernel
 def _forced_action(s, b, row):
-    """The single legal action of row b if there is exactly one, else -1 (derived from fill_mask)."""
+    """The single legal action of row b if there is exactly one, else -1.
+
+    It runs after every decision, so the common cases use the legality predicates directly instead of a
+    full mask (1,904 entries): a pick always offers every district of the guest's island (5 or more),
+    END is always legal in a build window and a turn, so those are forced only when nothing else is
+    (any_build, any_card_action, can_convert: the same predicates fill_mask uses). The rare privilege
+    conversion fills the mask and counts."""
+    p = s.to_play[b]
+    dec = s.decision[b]
+    if dec == DEC_PICK:
+        return -1
+    if dec == DEC_BUILD:
+        return -1 if any_build(s, b, p) else ACTION_END
+    if dec == DEC_TURN:
+        for c in range(NUM_CIVS):
+            if any_card_action(s, b, p, c, s.hand[b, p, c]):
+                return -1
+        if s.privileges[b, p] >= 1:
+            for j in range(PRIVILEGE_SRC.shape[0]):
+                if can_convert(s, b, p, PRIVILEGE_SRC[j], PRIVILEGE_DST[j]):
+                    return -1
+        return -1 if any_build(s, b, p) else ACTION_END
+    if dec == DEC_DISCARD:
+        only = -1
+        for c in range(NUM_CIVS):
+            if s.hand[b, p, c] > 0:
+                if only >= 0:
+                    return -1
+                only = ACTION_DISCARD + c
+        return only
     fill_mask(s, b, row)
     only = -1
     for a in range(NUM_ACTIONS):
