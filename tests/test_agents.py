@@ -47,9 +47,18 @@ def _hadara_decisions(config: dict) -> dict[str, bool]:
     return {**dict.fromkeys(required, True), "SETUP_SIDE": bool(config.get("advanced"))}
 
 
+def _attika_decisions(config: dict) -> dict[str, bool]:
+    # CHOOSE_FIELD / CHOOSE_ROTATION are the second steps of the factored actions, PAY exists only with
+    # explicit payment; DRAW follows the heuristic's own AMPHORA_CARD (a surplus amphora on a turn it passes)
+    factored = config.get("actions", "factored") == "factored"
+    return {"START": True, "PENDING_REVEAL": True, "PLACE_TILE": True, "CHOOSE_ROTATION": factored,
+            "REVEAL_MODE": True, "BUILD_MODE": True, "CHOOSE_FIELD": factored, "DRAW": True,
+            "PAY": config.get("payment", "auto") == "explicit"}
+
+
 # Decision kinds (the game's data.DECISION_NAMES) that must (True) or must not (False) reach the
 # heuristic in the legal-play batch; a game not named here must meet every kind but GAME_OVER.
-DECISION_COVERAGE = {RTTA: _rtta_decisions, "hadara": _hadara_decisions}
+DECISION_COVERAGE = {RTTA: _rtta_decisions, "hadara": _hadara_decisions, "attika": _attika_decisions}
 
 # State fields that determinize must resample in some of the positions checked: proof that the
 # hidden-information check varied what the heuristic must not read.
@@ -57,6 +66,7 @@ HIDDEN_FIELDS = {
     "hadara": ("inner", "drawn", "pending", "colony_stack"),  # inner stacks, pairs, commitments, colony backs
     "carpe_diem": ("fountain_hand", "fountain_returned"),
     "utopia": ("hand", "pile"),  # other players' cards and the draw pile's composition
+    "attika": ("hand", "draw_pile"),  # other players' landscape cards and the draw pile's composition
 }
 
 # Measured with evaluate.py over 1000 two-player games against random: the heuristic of each game here

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meeple.encoders import carpe_diem, hadara, roll_through_the_ages
+from meeple.encoders import attika, carpe_diem, hadara, roll_through_the_ages
 from meeple.encoders.base import block_offsets, seat_of, unwritten_blocks
 
 KERNELS = [
@@ -14,6 +14,7 @@ KERNELS = [
     pytest.param(roll_through_the_ages.AT, "AT", (roll_through_the_ages.encode_nb,), id="roll_through_the_ages"),
     pytest.param(carpe_diem.AT, "AT", (carpe_diem.compact_encode_nb,), id="carpe_diem-compact"),
     pytest.param(carpe_diem.AT_FULL, "AT_FULL", (carpe_diem.full_encode_nb,), id="carpe_diem-full"),
+    pytest.param(attika.AT, "AT", (attika.encode_nb,), id="attika"),
 ]
 
 
@@ -27,6 +28,7 @@ def test_every_block_is_written_by_name(offsets, alias, kernels):
     (roll_through_the_ages.AT, roll_through_the_ages.BLOCKS),
     (carpe_diem.AT, carpe_diem.COMPACT_BLOCKS),
     (carpe_diem.AT_FULL, carpe_diem.FULL_BLOCKS),
+    pytest.param(attika.AT, attika.BLOCKS, id="attika"),
 ])
 def test_offsets_follow_the_block_table(offsets, blocks):
     starts = np.cumsum([0] + [int(np.prod(shape)) for _, shape, _ in blocks])[:-1]
