@@ -96,7 +96,7 @@ def encode_nb(out, *fields):
     for b in range(v.score.shape[0]):
         row = out[b]
         row[:] = 0.0
-        me = v.viewer[b]
+        me = np.int64(v.viewer[b])  # int64: int8 seats and values join block offsets below
         for slot in range(SEATS):
             row[AT.present + slot] = 1.0 if slot < P else 0.0
         for slot in range(P):
@@ -104,7 +104,7 @@ def encode_nb(out, *fields):
             row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
             row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
             row[AT.score + slot] = _clip(v.score[b, q] / SCORE_SCALE)
-            row[AT.rank + slot * MAX_PLAYERS + K.rank_position(v, b, q)] = 1.0
+            row[AT.rank + slot * MAX_PLAYERS + np.int64(K.rank_position(v, b, q))] = 1.0
             row[AT.acted + slot] = 1.0 if v.acted[b, q] else 0.0
             for c in range(NUM_CIVS):
                 row[AT.supply + slot * NUM_CIVS + c] = K.supply(v, b, q, c) / PRINCES_PER_CIV
@@ -123,21 +123,21 @@ def encode_nb(out, *fields):
                 row[base + F_SECTOR + DISTRICT_SECTOR[d]] = 1.0
             row[base + F_IN_PLAY] = 1.0 if DISTRICT_IN_PLAY[P, d] else 0.0
             if v.mon_civ[b, d] >= 0:
-                row[base + F_MON_CIV + v.mon_civ[b, d]] = 1.0
-                owner = v.mon_owner[b, d]
+                row[base + F_MON_CIV + np.int64(v.mon_civ[b, d])] = 1.0
+                owner = np.int64(v.mon_owner[b, d])
                 row[base + F_MON_OWNER + (owner - me + P) % P] = 1.0
             for slot in range(P):
                 q = seat_of(me, slot, P)
                 for c in range(NUM_CIVS):
                     row[base + F_PRINCES + slot * NUM_CIVS + c] = v.princes[b, q, c, d] / PRINCES_PER_CIV
         for i in range(NUM_ISLANDS):
-            w = v.wonder_owner[b, i]
+            w = np.int64(v.wonder_owner[b, i])
             row[AT.wonder_owner + i * (SEATS + 1) + ((w - me + P) % P if w >= 0 else SEATS)] = 1.0
             row[AT.islands_in_play + i] = 1.0 if ISLAND_IN_PLAY[P, i] else 0.0
             for c in range(NUM_CIVS):
                 row[AT.display + i * NUM_CIVS + c] = v.display[b, i, c] / 2.0
         for c in range(NUM_CIVS):
-            row[AT.scale + c * SCALE_MAX + v.scale[b, c] - 1] = 1.0
+            row[AT.scale + c * SCALE_MAX + np.int64(v.scale[b, c]) - 1] = 1.0
             row[AT.monuments_left + c] = (MONUMENTS_PER_CIV - K.monuments_built(v, b, c)) / MONUMENTS_PER_CIV
             row[AT.own_hand + c] = v.own_hand[b, c] / CARDS_PER_CIV
             row[AT.unseen + c] = v.unseen[b, c] / CARDS_PER_CIV
@@ -145,17 +145,17 @@ def encode_nb(out, *fields):
         row[AT.pile_size] = v.pile_size[b] / NUM_CARDS
         row[AT.num_players + P - 2] = 1.0
         row[AT.round] = v.round[b] / MAX_ROUNDS
-        row[AT.phase + v.phase[b]] = 1.0
-        row[AT.pick_pass + v.pick_pass[b]] = 1.0
-        row[AT.decision + v.decision[b]] = 1.0
+        row[AT.phase + np.int64(v.phase[b])] = 1.0
+        row[AT.pick_pass + np.int64(v.pick_pass[b])] = 1.0
+        row[AT.decision + np.int64(v.decision[b])] = 1.0
         if v.wonder_island[b] >= 0:
-            row[AT.wonder_pending + v.wonder_island[b]] = 1.0
+            row[AT.wonder_pending + np.int64(v.wonder_island[b])] = 1.0
         if v.wonder_civ[b] >= 0:
-            row[AT.wonder_pending + NUM_ISLANDS + v.wonder_civ[b]] = 1.0
+            row[AT.wonder_pending + NUM_ISLANDS + np.int64(v.wonder_civ[b])] = 1.0
         if v.convert_from[b] >= 0:
-            row[AT.convert_pending + v.convert_from[b]] = 1.0
+            row[AT.convert_pending + np.int64(v.convert_from[b])] = 1.0
         if v.convert_to[b] >= 0:
-            row[AT.convert_pending + NUM_CIVS + v.convert_to[b]] = 1.0
+            row[AT.convert_pending + NUM_CIVS + np.int64(v.convert_to[b])] = 1.0
 
 
 class UtopiaEncoder(Encoder):

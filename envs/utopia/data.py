@@ -70,10 +70,11 @@ def _parse_board() -> tuple:
     rows = [line.split(",") for line in BOARD.strip().splitlines()]
     assert [int(r[0]) for r in rows] == list(range(NUM_DISTRICTS))
     codes = tuple(r[1] for r in rows)
-    island = np.array([int(r[2]) for r in rows], dtype=np.int8)
+    # int64: kernels add these to action and encoder offsets (int8 would overflow without the JIT)
+    island = np.array([int(r[2]) for r in rows], dtype=np.int64)
     sea = np.array([int(r[3]) for r in rows], dtype=np.bool_)
-    sector = np.array([int(r[4]) for r in rows], dtype=np.int8)
-    value = np.array([int(r[5]) for r in rows], dtype=np.int8)
+    sector = np.array([int(r[4]) for r in rows], dtype=np.int64)
+    value = np.array([int(r[5]) for r in rows], dtype=np.int64)
     neighbours = [sorted(int(x) for x in r[6].split()) for r in rows]
     return codes, island, sea, sector, value, neighbours
 
@@ -81,13 +82,13 @@ def _parse_board() -> tuple:
 DISTRICT_CODES, DISTRICT_ISLAND, DISTRICT_SEA, DISTRICT_SECTOR, DISTRICT_VALUE, _NEIGHBOURS = _parse_board()
 
 # directed land edges (alley or bridge), district by district, neighbours ascending
-LAND_EDGES = np.array([(d, n) for d in range(NUM_DISTRICTS) for n in _NEIGHBOURS[d]], dtype=np.int8)
+LAND_EDGES = np.array([(d, n) for d in range(NUM_DISTRICTS) for n in _NEIGHBOURS[d]], dtype=np.int64)
 NUM_LAND_EDGES = len(LAND_EDGES)
-SEA_DISTRICTS = np.flatnonzero(DISTRICT_SEA).astype(np.int8)
+SEA_DISTRICTS = np.flatnonzero(DISTRICT_SEA).astype(np.int64)
 # directed sea routes: from a sea district to every other sea district in the same or an adjacent
 # sector (the sectors lie in a row, so adjacent means ids differing by one)
 SEA_ROUTES = np.array([(a, t) for a in SEA_DISTRICTS for t in SEA_DISTRICTS
-                       if t != a and abs(int(DISTRICT_SECTOR[a]) - int(DISTRICT_SECTOR[t])) <= 1], dtype=np.int8)
+                       if t != a and abs(int(DISTRICT_SECTOR[a]) - int(DISTRICT_SECTOR[t])) <= 1], dtype=np.int64)
 NUM_SEA_ROUTES = len(SEA_ROUTES)
 ISLAND_DISTRICTS = [np.flatnonzero(DISTRICT_ISLAND == i) for i in range(NUM_ISLANDS)]
 ISLAND_FIRST = np.array([int(d[0]) for d in ISLAND_DISTRICTS] + [NUM_DISTRICTS], dtype=np.int64)  # contiguous ids
