@@ -241,11 +241,12 @@ FLAT_ACTION_GROUPS: tuple[tuple[int, int, str, str, str], ...] = (
 )
 
 
-def action_names(flat: bool = False) -> tuple[str, ...]:
-    """Symbolic name of every action index (action_to_str and the docs)."""
-    if flat:
+def action_names(num_actions: int = NUM_ACTIONS) -> tuple[str, ...]:
+    """Symbolic name of every action index (action_to_str and the docs): the factored encoding for
+    NUM_ACTIONS, the flat one for NUM_FLAT_ACTIONS."""
+    if num_actions == NUM_FLAT_ACTIONS:
         return action_names_from_groups(FLAT_ACTION_GROUPS, NUM_FLAT_ACTIONS, _slot_fields)
-    return action_names_from_groups(ACTION_GROUPS, NUM_ACTIONS, _slot_fields)
+    return action_names_from_groups(ACTION_GROUPS, num_actions, _slot_fields)
 
 
 # --- randomness ----------------------------------------------------------------------------------------

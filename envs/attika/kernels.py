@@ -56,19 +56,28 @@ def _draw_index(stream, n):
     return uniform_index(splitmix_uniform(stream), n)
 
 
+@kernel(inline="always")
+def _refill_draw_pile(s, b):
+    """The discard pile, shuffled, becomes the draw pile; returns the new draw pile's size."""
+    total = 0
+    for k in range(NUM_LANDSCAPES):
+        s.draw_pile[b, k] += s.discard[b, k]
+        s.discard[b, k] = 0
+        total += s.draw_pile[b, k]
+    return total
+
+
 @kernel
 def _draw_card(s, b, p, stream):
-    """Player p draws one landscape card (rules: draw pile). An empty draw pile is replaced at once by
-    the shuffled discard pile; with both empty the draw is lost. The pile's order is unknowable, so
-    the card is a uniform draw from its contents."""
+    """Player p draws one landscape card (rules: draw pile). The pile's order is unknowable, so the card
+    is a uniform draw from its contents. The moment the draw pile runs out, the discard pile is shuffled
+    into a new one (the rules say at once, so cards paid later stay on the discard pile); if it was
+    empty then, the next draw tries again, and with both piles empty a draw is lost."""
     total = 0
     for k in range(NUM_LANDSCAPES):
         total += s.draw_pile[b, k]
     if total == 0:
-        for k in range(NUM_LANDSCAPES):
-            s.draw_pile[b, k] = s.discard[b, k]
-            s.discard[b, k] = 0
-            total += s.draw_pile[b, k]
+        total = _refill_draw_pile(s, b)
         if total == 0:
             return
     x = _draw_index(stream, total)
@@ -77,7 +86,9 @@ def _draw_card(s, b, p, stream):
         if x < 0:
             s.draw_pile[b, k] -= 1
             s.hand[b, p, k] += 1
-            return
+            break
+    if total == 1:
+        _refill_draw_pile(s, b)
 
 
 # --- rule helpers (public fields only: the encoder, heuristic and render share them) ---------------------
@@ -858,7 +869,7 @@ def _mask_row(s, b, mask, flat, sites, site_info):
         mask[b, tail + ACTION_END_TURN] = True
     elif dec == DEC_CHOOSE_FIELD or dec == DEC_PENDING_REVEAL:
         t = s.pending_type[b]
-        base = t * NUM_SLOTS if flat else ACTION_SLOT
+        base = np.int64(t) * NUM_SLOTS if flat else ACTION_SLOT  # int64: t is an int8 without the JIT
         if worst_case_ok(s, b, p, t):
             _mark_empty_fields(s, b, mask, base)
         else:

@@ -95,7 +95,7 @@ class Attika(base.RulesBase):
         flat = self.config.actions == "flat"
         self.info = data.info(self.num_players, flat, self.config.max_rounds)
         self.num_actions = self.info.num_actions
-        self.action_names = data.action_names(flat)
+        self.action_names = data.action_names(self.num_actions)
 
     def kernel_config(self) -> tuple:
         c = self.config
