@@ -81,6 +81,7 @@ PARAM_NAMES = (
     "path_value",      # a building on a shortest connection of the closest shrine pair
     "path_decay",      # x per building of detour (or of extra length of a farther pair)
     "block_value",     # / C: a field on an opponent's shortest connection (C buildings still missing)
+    "block_ahead",     # x block_value against an opponent no farther from a connection than the player
     "block_win",       # a field where an opponent's next building would connect two shrines
     "base_value",      # any building (30 placed win; it stays on the map)
     "free_bonus",      # a building the building order makes free
@@ -99,10 +100,10 @@ PARAM_NAMES = (
     "tile_opponent",   # per building a tile saves the closest opponent's connection
 )
 DEFAULT_PARAMS = np.array(
-    [6.0, 0.35, 3.0, 40.0, 0.3, 0.5, 3.0, 0.6, 1.0, 0.5, 1.5, 0.5, 0.0, 2.0, 4.0, 2.0, 1.0, 8.0, 2.0],
+    [4.0, 0.35, 3.0, 3.0, 40.0, 0.3, 0.5, 3.0, 0.6, 1.0, 0.5, 1.5, 0.5, 0.0, 2.0, 4.0, 2.0, 1.0, 8.0, 2.0],
     dtype=np.float64,
 )
-(_PATH, _DECAY, _BLOCK, _BLOCK_WIN, _BASE, _FREE, _GROUP, _SUCC, _CARD, _SCARCE, _NEWSET, _STORE, _REVEAL_BIAS,
+(_PATH, _DECAY, _BLOCK, _BLOCK_AHEAD, _BLOCK_WIN, _BASE, _FREE, _GROUP, _SUCC, _CARD, _SCARCE, _NEWSET, _STORE, _REVEAL_BIAS,
  _AMPHORA, _TILE, _TILE_OPP, _KEEP, _CARD_REF, _BLOCKED) = range(len(PARAM_NAMES))
 assert DEFAULT_PARAMS.shape == (len(PARAM_NAMES),)
 
@@ -124,6 +125,7 @@ SCRATCH = (
     Field("path", (NUM_SLOTS,), F64, doc="path value of each empty field (0..1) for the acting player"),
     Field("block", (NUM_SLOTS,), F64, doc="blocking value of each empty field"),
     Field("empties", (NUM_SLOTS + 1,), I32, doc="the empty fields; count last"),
+    Field("nodes", (NUM_SLOTS + 1,), I32, doc="the fields, then those of a tile being tried; count last"),
     Field("mark", (NUM_SLOTS,), I64, doc="flood-fill stamps"),
     Field("queue", (NUM_SLOTS,), I32, doc="flood-fill queue"),
     Field("stamp", (1,), I64, doc="the last stamp used"),
@@ -155,11 +157,12 @@ def _step_cost(v, b, p, x, virt):
 
 
 @kernel
-def _bfs(v, b, p, src, dist, dq, virt):
+def _bfs(v, b, p, src, dist, dq, virt, nodes):
     """dist[x]: the fewest buildings p needs on a chain from a field next to shrine slot src to x
-    (x included): 0-1 breadth-first search (0 through own buildings, 1 through empty fields)."""
-    for x in range(NUM_SLOTS):
-        dist[x] = INF
+    (x included): 0-1 breadth-first search (0 through own buildings, 1 through empty fields). Only
+    the nodes (fields) are set: the search never reads another slot's distance."""
+    for i in range(nodes[NUM_SLOTS]):
+        dist[nodes[i]] = INF
     head = MID
     tail = MID
     for d in range(6):
@@ -199,12 +202,13 @@ def _bfs(v, b, p, src, dist, dq, virt):
 def _connect(v, b, p, P, w):
     """Distances from every shrine for p (w.dist), C(i, j) for every pair (w.pair); returns min C."""
     for i in range(P):
-        _bfs(v, b, p, SHRINE_SLOTS[P, i], w.dist[i], w.deque, w.virt)
+        _bfs(v, b, p, SHRINE_SLOTS[P, i], w.dist[i], w.deque, w.virt, w.nodes)
     best = INF
     for i in range(P):
         for j in range(i + 1, P):
             c = INF
-            for x in range(NUM_SLOTS):
+            for k in range(w.nodes[NUM_SLOTS]):
+                x = w.nodes[k]
                 di = w.dist[i, x]
                 dj = w.dist[j, x]
                 if di >= INF or dj >= INF:
@@ -253,52 +257,69 @@ def _analyse(v, b, p, P, params, w):
     """Fill w.empties, w.path (p's connection value of each empty field) and w.block (the value of
     occupying it against the opponents)."""
     n = 0
+    m = 0
     for x in range(NUM_SLOTS):
         w.virt[x] = 0
         w.path[x] = 0.0
         w.block[x] = 0.0
-        if is_field(v.land[b, x]) and v.owner[b, x] < 0:
-            w.empties[n] = x
-            n += 1
+        if is_field(v.land[b, x]):
+            w.nodes[m] = x
+            m += 1
+            if v.owner[b, x] < 0:
+                w.empties[n] = x
+                n += 1
     w.empties[NUM_SLOTS] = n
-    for o in range(P):
-        if o == p:
-            continue
-        cmin = _connect(v, b, o, P, w)
-        for k in range(n):
-            x = w.empties[k]
-            if cmin < INF and _detour(w, P, x, cmin) == 0:
-                w.block[x] += params[_BLOCK] / max(cmin, 1)
-            if _wins_at(v, b, o, x):
-                w.block[x] += params[_BLOCK_WIN]
-    cmin = _connect(v, b, p, P, w)  # last: p's distances stay in w.dist
-    held = v.own_hand[b, 0] + v.own_hand[b, 1] + v.own_hand[b, 2] + v.own_hand[b, 3]
-    w.ctx[_X_CARD] = params[_CARD] * min(1.0, params[_CARD_REF] / (held + 1.0))
-    w.ctx[_X_BASE] = params[_BLOCKED] if cmin >= INF else params[_BASE]
-    w.ctx[_X_CMIN] = cmin
+    w.nodes[NUM_SLOTS] = m
+    cmin = _connect(v, b, p, P, w)
     if cmin < INF:
         for k in range(n):
             x = w.empties[k]
             det = _detour(w, P, x, cmin)
             if det <= 4:
                 w.path[x] = params[_DECAY] ** det
+    for o in range(P):
+        if o == p:
+            continue
+        co = _connect(v, b, o, P, w)
+        weight = params[_BLOCK] / max(co, 1)
+        if co <= cmin:
+            weight *= params[_BLOCK_AHEAD]  # the opponent leads the race
+        for k in range(n):
+            x = w.empties[k]
+            if co < INF and _detour(w, P, x, co) == 0:
+                w.block[x] += weight
+            if _wins_at(v, b, o, x):
+                w.block[x] += params[_BLOCK_WIN]
+    held = v.own_hand[b, 0] + v.own_hand[b, 1] + v.own_hand[b, 2] + v.own_hand[b, 3]
+    w.ctx[_X_CARD] = params[_CARD] * min(1.0, params[_CARD_REF] / (held + 1.0))
+    w.ctx[_X_BASE] = params[_BLOCKED] if cmin >= INF else params[_BASE]
+    w.ctx[_X_CMIN] = cmin
     return cmin
 
 
 # --- builds --------------------------------------------------------------------------------------
 
 @kernel
-def _completes_group(v, b, p, t, h, group_settlement, w):
-    """Building t on h completes its group, connected, for the first time (an amphora)."""
+def _type_info(v, b, p, t, from_display):
+    """What a build of t means beyond its field: (it would be the last of its group not yet rewarded,
+    successors of t still to come: on the display or face down)."""
     g = BUILDING_GROUP[t]
-    if v.rewarded[b, p, g]:
-        return False
     n = 0
+    rest = 0
     for u in range(NUM_TYPES):
         if BUILDING_GROUP[u] == g:
             n += v.built[b, p, u]
-    if n + 1 != GROUP_SIZE[g]:
-        return False
+        if PREDECESSOR[u] == t:
+            rest += v.display[b, p, u] + unrevealed(v, b, p, u)
+    if t == ROAD and from_display:
+        rest -= 1  # the road being built
+    return (not v.rewarded[b, p, g]) and n + 1 == GROUP_SIZE[g], rest
+
+
+@kernel
+def _completes_group(v, b, p, t, h, group_settlement, w):
+    """The last building t of its group, put on h, leaves the group connected (an amphora)."""
+    g = BUILDING_GROUP[t]
     if group_settlement:  # every member in a settlement that h joins
         for x in range(NUM_SLOTS):
             if v.owner[b, x] == p and BUILDING_GROUP[v.building[b, x]] == g:
@@ -329,8 +350,9 @@ def _completes_group(v, b, p, t, h, group_settlement, w):
 
 
 @kernel
-def _build_value(v, b, p, t, h, from_display, group_settlement, params, w):
-    """(value in cards, affordable) of p building t on empty field h (module docstring)."""
+def _build_value(v, b, p, t, h, last, rest, group_settlement, params, w):
+    """(value in cards, affordable) of p building t on empty field h (module docstring); last, rest:
+    `_type_info`."""
     hand = v.own_hand[b]
     r0, r1, r2, r3, g = requirement(v, b, p, t, h)
     ok = affordable(hand[0], hand[1], hand[2], hand[3], r0, r1, r2, r3, g)
@@ -346,16 +368,9 @@ def _build_value(v, b, p, t, h, from_display, group_settlement, params, w):
         val += params[_FREE]
     if path < 1.0 and v.placed[b, p] > 0 and not own_adjacent(v, b, p, h):
         val -= params[_NEWSET]
-    if _completes_group(v, b, p, t, h, group_settlement, w):
+    if last and _completes_group(v, b, p, t, h, group_settlement, w):
         val += params[_GROUP]
-    # successors still to come that could stand free next to it
-    rest = 0
-    for u in range(NUM_TYPES):
-        if PREDECESSOR[u] == t:
-            rest += v.display[b, p, u] + unrevealed(v, b, p, u)
-    if t == ROAD and from_display:
-        rest -= 1  # the road being built
-    if rest > 0:
+    if rest > 0:  # successors still to come that could stand free next to it
         nb = -1.0
         for d in range(6):
             y = NEIGHBOURS[h, d]
@@ -372,9 +387,10 @@ def _eval_type(v, b, p, t, from_display, group_settlement, params, w):
     w.aff_val[t] = NEVER
     w.aff_slot[t] = -1
     w.pot_val[t] = NEVER
+    last, rest = _type_info(v, b, p, t, from_display)
     for k in range(w.empties[NUM_SLOTS]):
         h = w.empties[k]
-        val, ok = _build_value(v, b, p, t, h, from_display, group_settlement, params, w)
+        val, ok = _build_value(v, b, p, t, h, last, rest, group_settlement, params, w)
         if val > w.pot_val[t]:
             w.pot_val[t] = val
         if ok and val > w.aff_val[t]:
@@ -476,10 +492,11 @@ def _field_action(v, b, p, t, from_display, mask_row, flat, group_settlement, pa
     best = NEVER
     best_h = -1
     pot = NEVER
+    last, rest = _type_info(v, b, p, t, from_display)
     for k in range(w.empties[NUM_SLOTS]):
         h = w.empties[k]
         a = t * NUM_SLOTS + h if flat else ACTION_SLOT + h
-        val, ok = _build_value(v, b, p, t, h, from_display, group_settlement, params, w)
+        val, ok = _build_value(v, b, p, t, h, last, rest, group_settlement, params, w)
         if val > pot:
             pot = val
         if ok and mask_row[a] and val > best:
@@ -499,8 +516,11 @@ def _field_action(v, b, p, t, from_display, mask_row, flat, group_settlement, pa
 def _tile_centre_value(v, b, p, P, h, c_now, opp_now, params, w):
     """Value of the face-up tile centred on h: connection buildings it saves p and the closest opponent,
     ties broken towards p's buildings and shortest connections."""
+    m = w.nodes[NUM_SLOTS]
     for j in range(FIELDS_PER_TILE):
         w.virt[FLOWER[h, j]] = 1
+        w.nodes[m + j] = FLOWER[h, j]
+    w.nodes[NUM_SLOTS] = m + FIELDS_PER_TILE
     val = 0.0
     c = _connect(v, b, p, P, w)
     if c_now < INF and c < INF:
@@ -517,6 +537,7 @@ def _tile_centre_value(v, b, p, P, h, c_now, opp_now, params, w):
         val -= params[_TILE_OPP] * (opp_now - opp)
     for j in range(FIELDS_PER_TILE):
         w.virt[FLOWER[h, j]] = 0
+    w.nodes[NUM_SLOTS] = m
     near = 0.0
     for j in range(FIELDS_PER_TILE):
         x = FLOWER[h, j]
