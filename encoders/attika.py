@@ -171,10 +171,10 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
     for b in range(v.display.shape[0]):
         row = out[b]
         row[:] = 0.0
-        me = v.viewer[b]
+        me = np.int64(v.viewer[b])  # int64 offsets also without the JIT (int8 * 625 overflows)
         hand = v.own_hand[b]
         deciding = v.to_play[b] == me and not v.done[b]
-        dec = v.decision[b]
+        dec = np.int64(v.decision[b])
         # the building kinds the viewer may build now: its display, or the revealed one
         revealed = v.pending_type[b] if deciding and dec == DEC_PENDING_REVEAL else -1
         placing = deciding and dec == DEC_PLACE_TILE
@@ -190,14 +190,14 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 row[AT.shrine + h] = 1.0
                 continue
             row[AT.field + h] = 1.0
-            k = symbol_of(land)
+            k = np.int64(symbol_of(land))
             if k >= 0:
                 row[AT.symbol + k * NUM_SLOTS + h] = 1.0
             o = v.owner[b, h]
             if o >= 0:
                 rel = o - me if o >= me else o - me + P
                 row[AT.seat_buildings + rel * NUM_SLOTS + h] = 1.0
-                row[AT.building_type + v.building[b, h] * NUM_SLOTS + h] = 1.0
+                row[AT.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
                 row[AT.linked + h] = popcount4(v.settlement_shrines[b, h]) * 0.5
                 continue
             # an empty field: the viewer's cost features
@@ -237,7 +237,7 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                     break
             row[AT.free_display + h] = 1.0 if free else 0.0
             row[AT.buildable + h] = 1.0 if afford else 0.0
-        ps = v.pending_slot[b]
+        ps = np.int64(v.pending_slot[b])
         if ps >= 0 and not v.done[b] and (dec == DEC_CHOOSE_ROTATION or dec == DEC_PAY):
             row[AT.pending_slot + ps] = 1.0
         # --- per seat ---
@@ -283,14 +283,14 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 n += 1
         row[AT.tiles_left] = n / NUM_TILES
         row[AT.decision + dec] = 1.0
-        row[AT.mode + v.mode[b]] = 1.0
+        row[AT.mode + np.int64(v.mode[b])] = 1.0
         row[AT.actions_left] = v.actions_left[b] / 3.0
         if v.pending_type[b] >= 0:
-            row[AT.pending_type + v.pending_type[b]] = 1.0
+            row[AT.pending_type + np.int64(v.pending_type[b])] = 1.0
         x = v.tile_up[b]
         if x >= 0:
             for j in range(FIELDS_PER_TILE):
-                f = TILE_FACE[x, j]
+                f = np.int64(TILE_FACE[x, j])
                 row[AT.tile_up + j * 5 + (f - LAND_SYMBOL + 1 if f >= LAND_SYMBOL else 0)] = 1.0
         row[AT.payment] = _clip(v.pay_front[b] / PAY_SCALE)
         for k in range(NUM_LANDSCAPES):

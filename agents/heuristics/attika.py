@@ -682,9 +682,10 @@ def heuristic_actions_nb(mask, u, out, fallback, params, flat, group_settlement,
             elif dec == DEC_START or dec == DEC_BUILD_MODE or dec == DEC_REVEAL_MODE:
                 a = _turn_action(v, b, p, dec, mask[b], flat, group_settlement, params, w)
             elif dec == DEC_PENDING_REVEAL:
-                a = _field_action(v, b, p, v.pending_type[b], False, mask[b], flat, group_settlement, params, w)
+                t = np.int64(v.pending_type[b])  # int64: t * 625 without the JIT
+                a = _field_action(v, b, p, t, False, mask[b], flat, group_settlement, params, w)
             elif dec == DEC_CHOOSE_FIELD:
-                a = _field_action(v, b, p, v.pending_type[b], True, mask[b], flat, group_settlement, params, w)
+                a = _field_action(v, b, p, np.int64(v.pending_type[b]), True, mask[b], flat, group_settlement, params, w)
         if a < 0 or a >= A or not mask[b, a]:
             fallback[b] = True
             a = pick_legal_nb(mask[b], u[b])
