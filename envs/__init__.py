@@ -52,6 +52,14 @@ GAMES: dict[str, GameEntry] = {
         heuristic="meeple.agents.heuristics.carpe_diem",
         test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4}),
     ),
+    "attika": GameEntry(
+        rules="meeple.envs.attika.rules:Attika",
+        env="meeple.envs.attika_v0",
+        encoder="meeple.encoders.attika",
+        heuristic="meeple.agents.heuristics.attika",
+        test_configs=({"num_players": 2}, {"num_players": 3}, {"num_players": 4},
+                      {"num_players": 3, "payment": "explicit"}, {"num_players": 2, "actions": "flat"}),
+    ),
     "utopia": GameEntry(
         rules="meeple.envs.utopia.rules:Utopia",
         env="meeple.envs.utopia_v0",

@@ -1179,40 +1179,80 @@ def observe_nb(viewer, own_hand, hand_size, draw_size, *fields):
 
 
 @kernel
-def determinize_nb(viewer, seeds, stream, counts, *fields):
+def _deal_hidden(s, b, me, counts, stream):
+    """Deal every hand but the viewer's (same sizes) and the draw pile from the pooled cards in counts[0:4]."""
+    P = s.hand.shape[1]
+    total = counts[0] + counts[1] + counts[2] + counts[3]
+    for p in range(P):
+        if p == me:
+            continue
+        n = 0
+        for k in range(NUM_LANDSCAPES):
+            n += s.hand[b, p, k]
+            s.hand[b, p, k] = 0
+        for _ in range(n):
+            x = _draw_index(stream, total)
+            for k in range(NUM_LANDSCAPES):
+                x -= counts[k]
+                if x < 0:
+                    counts[k] -= 1
+                    s.hand[b, p, k] += 1
+                    break
+            total -= 1
+    for k in range(NUM_LANDSCAPES):
+        s.draw_pile[b, k] = counts[k]
+
+
+@kernel
+def _hand_fits_decision(s, b, sites, site_info):
+    """The player to move can still finish the decision in progress with the hand it holds: a selected
+    display building has a field it can pay for, an explicit payment queue stays payable. (Both were
+    true of the real hand, so a resampled world must keep them.)"""
+    p = s.to_play[b]
+    if s.decision[b] == DEC_CHOOSE_FIELD:
+        n = site_table(s, b, p, sites, site_info)
+        return _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, True)[0] > 0
+    if s.decision[b] == DEC_PAY:
+        return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3], s.pay_spec[b, 0],
+                          s.pay_spec[b, 1], s.pay_spec[b, 2], s.pay_spec[b, 3], s.pay_front[b] + s.pay_any[b])
+    return True
+
+
+DETERMINIZE_TRIES = 64
+
+
+@kernel
+def determinize_nb(viewer, seeds, stream, counts, sites, site_info, *fields):
     """Deal the cards viewer[b] cannot see again: every other hand (same size) and the draw pile (same
     size) from their pooled contents. The discard pile and the viewer's hand are seen; buildings and
-    tiles keep no hidden order (their next draw is uniform from what is known), so nothing else is hidden."""
+    tiles keep no hidden order (their next draw is uniform from what is known), so nothing else is
+    hidden. If another player is midway through a build (a type selected, or paying explicitly), the
+    deal is repeated until that player's hand can still finish it, as the real hand could; after
+    DETERMINIZE_TRIES failed deals (very unlikely) the real hands are kept."""
     s = _State(*fields)
     P = s.hand.shape[1]
     for b in range(s.done.shape[0]):
         stream[0] = np.uint64(seeds[b])
         me = viewer[b]
-        total = 0
-        for k in range(NUM_LANDSCAPES):
-            counts[k] = s.draw_pile[b, k]
+        for k in range(NUM_LANDSCAPES):  # counts[4 + 4p + k]: the real hands, counts[20 + k] the real pile
+            counts[20 + k] = s.draw_pile[b, k]
             for p in range(P):
-                if p != me:
-                    counts[k] += s.hand[b, p, k]
-            total += counts[k]
-        for p in range(P):
-            if p == me:
-                continue
-            n = 0
+                counts[4 + 4 * p + k] = s.hand[b, p, k]
+        constrained = (s.to_play[b] != me and not s.done[b]
+                       and (s.decision[b] == DEC_CHOOSE_FIELD or s.decision[b] == DEC_PAY))
+        for attempt in range(DETERMINIZE_TRIES + 1):
             for k in range(NUM_LANDSCAPES):
-                n += s.hand[b, p, k]
-                s.hand[b, p, k] = 0
-            for _ in range(n):
-                x = _draw_index(stream, total)
-                for k in range(NUM_LANDSCAPES):
-                    x -= counts[k]
-                    if x < 0:
-                        counts[k] -= 1
-                        s.hand[b, p, k] += 1
-                        break
-                total -= 1
-        for k in range(NUM_LANDSCAPES):
-            s.draw_pile[b, k] = counts[k]
+                s.draw_pile[b, k] = counts[20 + k]
+                counts[k] = counts[20 + k]
+                for p in range(P):
+                    s.hand[b, p, k] = counts[4 + 4 * p + k]
+                    if p != me:
+                        counts[k] += counts[4 + 4 * p + k]
+            if attempt == DETERMINIZE_TRIES:  # give up: the real hands and pile
+                break
+            _deal_hidden(s, b, me, counts, stream)
+            if not constrained or _hand_fits_decision(s, b, sites, site_info):
+                break
 
 
 @kernel
