@@ -23,7 +23,7 @@ the hexagonal window of radius 12 are zero in every plane (`valid` marks the win
     3-6 symbol       landscape symbol W, F, H, M of the field
     7-10 seat        a building of relative seat 0..3 (seat block: 0 = the viewer)
     11-35 type       building type 0..24 (data.BUILDING_NAMES) of the building on the field, any owner
-    36 linked        the building's settlement touches a shrine (0.5) or two (1.0; a won game)
+    36 linked        the building's settlement touches a shrine (0.5) or more (1.0: a won game)
     37-40 sigma      empty fields: landscape symbols W, F, H, M on the field and on its neighbouring
                      fields without a building (the cost reduction a building there gets) / 4, clipped
     41 own_adjacent  empty field next to a viewer's building (building there founds no new settlement)
@@ -104,7 +104,7 @@ PLANE_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("symbol", (NUM_LANDSCAPES, SIDE, SIDE), "planes 3-6: landscape symbol W, F, H, M of the field"),
     ("seat_buildings", (SEATS, SIDE, SIDE), "planes 7-10: a building of relative seat k (0 = viewer)"),
     ("building_type", (NUM_TYPES, SIDE, SIDE), "planes 11-35: type of the building on the field (any owner)"),
-    ("linked", (1, SIDE, SIDE), "plane 36: shrines touched by the building's settlement / 2"),
+    ("linked", (1, SIDE, SIDE), "plane 36: shrines touched by the building's settlement / 2, clipped"),
     ("sigma", (NUM_LANDSCAPES, SIDE, SIDE),
      "planes 37-40: empty fields: symbols W, F, H, M on the site and its neighbouring fields without a building / 4, clipped"),
     ("own_adjacent", (1, SIDE, SIDE), "plane 41: empty field next to a viewer's building"),
@@ -130,7 +130,7 @@ SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("rewarded", (SEATS, NUM_GROUPS), "1 per group that has earned its amphora"),
     ("settlements", (SEATS,), "settlements on the map / 8, clipped"),
     ("placed", (SEATS,), "buildings on the map / 30"),
-    ("shrines_touched", (SEATS,), "most shrines one settlement of the seat touches / 2"),
+    ("shrines_touched", (SEATS,), "most shrines one settlement of the seat touches / 2, clipped"),
 ]
 SEAT_BLOCK_NAMES = ("seat_buildings",) + tuple(name for name, _, _ in SEAT_BLOCKS)
 
@@ -198,7 +198,7 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 rel = o - me if o >= me else o - me + P
                 row[AT.seat_buildings + rel * NUM_SLOTS + h] = 1.0
                 row[AT.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
-                row[AT.linked + h] = popcount4(v.settlement_shrines[b, h]) * 0.5
+                row[AT.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
                 continue
             # an empty field: the viewer's cost features
             s0 = 0
@@ -267,7 +267,7 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
             o = v.owner[b, h]
             if o >= 0:
                 rel = o - me if o >= me else o - me + P
-                x = popcount4(v.settlement_shrines[b, h]) * 0.5
+                x = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
                 if x > row[AT.shrines_touched + rel]:
                     row[AT.shrines_touched + rel] = x
         # --- global ---
