@@ -211,30 +211,25 @@ SITE_PRED = 13  # bits 13..37: own building types next to the field
 @kernel(inline="always")
 def _site_entry(s, b, p, h, sites, site_info, n):
     """Append empty field h to the site table (see site_table); returns the new length."""
-    info = np.int64(0)
-    for j in range(7):
-        x = FLOWER[h, j]
-        if x < 0:
-            continue
-        if j > 0 and s.owner[b, x] >= 0:
-            if s.owner[b, x] == p:
-                info |= (np.int64(1) << SITE_ADJ) | (np.int64(1) << (SITE_PRED + s.building[b, x]))
-            continue
-        k = symbol_of(s.land[b, x])
-        if k >= 0:
-            info += np.int64(1) << (3 * k)
+    adj = np.int64(s.adjacent[b, p, h])
+    info = np.int64(s.sigma[b, h]) | (adj << SITE_PRED)
+    if adj != 0:
+        info |= np.int64(1) << SITE_ADJ
     sites[n] = h
     site_info[n] = info
     return n + 1
 
 
-@kernel
+@kernel(inline="always")
 def site_table(s, b, p, sites, site_info):
     """List the empty fields in `sites` with their packed cost inputs for p in `site_info`: the symbol
     counts W, F, H, M (3 bits each) on the field and its neighbours without a building, bit SITE_ADJ
     (own building adjacent) and bits SITE_PRED + t (an own building of type t adjacent). Returns how
-    many fields there are."""
+    many fields there are, and a summary for quick rejects: the most symbols of each type and in all
+    at any field, and the union of the adjacency bits."""
     n = 0
+    m0 = m1 = m2 = m3 = m_all = 0
+    adj_any = np.int64(0)
     for tile in range(NUM_TILES):  # the fields are the footprints of the placed tiles (fewer than the window)
         if s.tile_state[b, tile] != TILE_PLACED:
             continue
@@ -242,7 +237,14 @@ def site_table(s, b, p, sites, site_info):
             h = FLOWER[s.tile_centre[b, tile], f]
             if s.owner[b, h] < 0:
                 n = _site_entry(s, b, p, h, sites, site_info, n)
-    return n
+                info = site_info[n - 1]
+                adj_any |= info
+                m0 = max(m0, info & 7)
+                m1 = max(m1, (info >> 3) & 7)
+                m2 = max(m2, (info >> 6) & 7)
+                m3 = max(m3, (info >> 9) & 7)
+                m_all = max(m_all, (info & 7) + ((info >> 3) & 7) + ((info >> 6) & 7) + ((info >> 9) & 7))
+    return n, m0, m1, m2, m3, m_all, adj_any
 
 
 @kernel(inline="always")
@@ -286,7 +288,7 @@ def empty_fields(s, b):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def _mark_empty_fields(s, b, mask, base):
     """mask[b, base + h] = True for every empty field h."""
     for tile in range(NUM_TILES):
@@ -298,13 +300,17 @@ def _mark_empty_fields(s, b, mask, base):
                 mask[b, base + h] = True
 
 
-@kernel
+@kernel(inline="always")
 def _selectable(s, b, p, sites, site_info):
     """Bit set of the display types p may select now (some field takes them). The site table is built
-    only if a type fails the worst-case test."""
+    only if a type fails the worst-case test; a type that cannot be paid even at the best symbols of
+    any field, without surcharge, and has no free field is rejected without scanning the fields."""
     out = np.int64(0)
     n = -1
+    m0 = m1 = m2 = m3 = m_all = 0
+    adj_any = np.int64(0)
     has_empty = empty_fields(s, b) > 0
+    n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
     for t in range(NUM_TYPES):
         if s.display[b, p, t] <= 0:
             continue
@@ -312,14 +318,21 @@ def _selectable(s, b, p, sites, site_info):
             ok = has_empty
         else:
             if n < 0:
-                n = site_table(s, b, p, sites, site_info)
-            ok = _sites_for(s, b, p, t, sites, site_info, n, True)[0] > 0
+                n, m0, m1, m2, m3, m_all, adj_any = site_table(s, b, p, sites, site_info)
+            pred = PREDECESSOR[t]
+            free_somewhere = pred >= 0 and (adj_any >> (SITE_PRED + pred)) & 1
+            if t == ROAD:
+                best = affordable(n0, n1, n2, n3, 0, 0, 0, 0, max(0, ROAD_COST - m_all))
+            else:
+                best = affordable(n0, n1, n2, n3, max(0, COST[t, 0] - m0), max(0, COST[t, 1] - m1),
+                                  max(0, COST[t, 2] - m2), max(0, COST[t, 3] - m3), 0)
+            ok = (free_somewhere or best) and _sites_for(s, b, p, t, sites, site_info, n, True)[0] > 0
         if ok:
             out |= np.int64(1) << t
     return out
 
 
-@kernel
+@kernel(inline="always")
 def _sites_for(s, b, p, t, sites, site_info, n, first_only):
     """(how many fields of the site table take t for p, the last of them): stops at the first with
     first_only."""
@@ -335,7 +348,7 @@ def _sites_for(s, b, p, t, sites, site_info, n, first_only):
     return count, last
 
 
-@kernel
+@kernel(inline="always")
 def tile_centre_ok(s, b, h):
     """A tile may be centred on h (rules: map extension): its 7 hexes inside the window and uncovered,
     one of them next to a placed field or a shrine. The footprint does not depend on the rotation."""
@@ -351,7 +364,7 @@ def tile_centre_ok(s, b, h):
     return False
 
 
-@kernel
+@kernel(inline="always")
 def unrevealed(s, b, p, t):
     """Copies of type t p has not revealed yet (still in a face-down stack): all copies less those on
     the display, on the map, and the one revealed or being paid for right now."""
@@ -497,10 +510,26 @@ def _reward_groups(s, b, p, t, group_settlement, stream, queue, label):
                 _draw_card(s, b, p, stream)
 
 
+@kernel(inline="always")
+def _sigma_add(s, b, x, k, delta):
+    """Field x's symbol k starts (delta 1) or stops (delta -1) counting for every hex of its flower."""
+    for j in range(7):
+        y = FLOWER[x, j]
+        if y >= 0:
+            s.sigma[b, y] += delta << (3 * k)
+
+
 @kernel
 def _complete_placement(s, b, p, t, h, group_settlement, stream, queue, label):
     """The building stands: settlements, the group reward, then the win check (rules: end of game):
     all 30 buildings placed, or one settlement touching two different shrines."""
+    k = symbol_of(s.land[b, h])
+    if k >= 0:  # a symbol under a building no longer lowers costs around it
+        _sigma_add(s, b, h, k, -1)
+    for d in range(6):
+        n = NEIGHBOURS[h, d]
+        if n >= 0:
+            s.adjacent[b, p, n] |= 1 << t
     s.owner[b, h] = p
     s.building[b, h] = t
     s.built[b, p, t] += 1
@@ -562,7 +591,11 @@ def _place(s, b, p, t, h, explicit_pay, group_settlement, stream, queue, label):
 def _lay_tile(s, b, x, h, k):
     """Tile x covers the flower around h turned k times."""
     for j in range(7):
-        s.land[b, FLOWER[h, j]] = ROTATED_FACE[x, k, j]
+        y = FLOWER[h, j]
+        s.land[b, y] = ROTATED_FACE[x, k, j]
+        symbol = symbol_of(s.land[b, y])
+        if symbol >= 0:
+            _sigma_add(s, b, y, symbol, 1)
     s.tile_state[b, x] = TILE_PLACED
     s.tile_centre[b, x] = h
     s.tile_rot[b, x] = k
@@ -823,13 +856,13 @@ def _may_act(s, b, p):
     return s.decision[b] == DEC_START or s.actions_left[b] > 0 or s.amphorae[b, p] > 0
 
 
-@kernel
+@kernel(inline="always")
 def _may_select(s, b, p, t):
     """SELECT_TYPE(t) is legal: t waits on p's display and some field takes it."""
     return s.display[b, p, t] > 0 and any_site(s, b, p, t, s.hand[b, p])
 
 
-@kernel
+@kernel(inline="always")
 def _may_reveal(s, b, p, stack):
     return s.stack_size[b, p, stack] > 0 and _may_act(s, b, p)
 
@@ -852,7 +885,7 @@ def _mask_row(s, b, mask, flat, sites, site_info):
                         _mark_empty_fields(s, b, mask, t * NUM_SLOTS)
                         continue
                     if n < 0:
-                        n = site_table(s, b, p, sites, site_info)
+                        n = site_table(s, b, p, sites, site_info)[0]
                     for i in range(n):
                         if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
                                    s.settlements[b, p]):
@@ -873,7 +906,7 @@ def _mask_row(s, b, mask, flat, sites, site_info):
         if worst_case_ok(s, b, p, t):
             _mark_empty_fields(s, b, mask, base)
         else:
-            n = site_table(s, b, p, sites, site_info)
+            n = site_table(s, b, p, sites, site_info)[0]
             for i in range(n):
                 if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
                            s.settlements[b, p]):
@@ -917,7 +950,7 @@ def _forced(s, b, flat, sites, site_info):
     if dec == DEC_PENDING_REVEAL or (dec == DEC_CHOOSE_FIELD and not flat):
         if empty_fields(s, b) > 1 and worst_case_ok(s, b, p, s.pending_type[b]):
             return -1
-        n = site_table(s, b, p, sites, site_info)
+        n = site_table(s, b, p, sites, site_info)[0]
         count, last = _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, dec == DEC_PENDING_REVEAL)
         if dec == DEC_PENDING_REVEAL:
             return -1 if count > 0 else ACTION_STORE
@@ -1005,6 +1038,31 @@ def _settlement_labels(s, b, out_label, out_bits, queue):
 
 
 @kernel
+def sigma_of(s, b, x):
+    """The `sigma` field of hex x recomputed from the map: symbols on x and its neighbours without a
+    building, 3 bits per type."""
+    out = 0
+    for j in range(7):
+        y = FLOWER[x, j]
+        if y >= 0 and s.owner[b, y] < 0:
+            k = symbol_of(s.land[b, y])
+            if k >= 0:
+                out += 1 << (3 * k)
+    return out
+
+
+@kernel
+def adjacent_of(s, b, p, x):
+    """The `adjacent` field of seat p at hex x recomputed from the map."""
+    out = 0
+    for d in range(6):
+        n = NEIGHBOURS[x, d]
+        if n >= 0 and s.owner[b, n] == p:
+            out |= 1 << s.building[b, n]
+    return out
+
+
+@kernel
 def _derive(s, b, queue, label, bits):
     """Recompute the DERIVED fields of row b (settlements, built, placed) from the map."""
     P = s.hand.shape[1]
@@ -1014,6 +1072,10 @@ def _derive(s, b, queue, label, bits):
         s.placed[b, p] = 0
         for t in range(NUM_TYPES):
             s.built[b, p, t] = 0
+    for x in range(NUM_SLOTS):
+        s.sigma[b, x] = sigma_of(s, b, x)
+        for p in range(P):
+            s.adjacent[b, p, x] = adjacent_of(s, b, p, x)
     for x in range(NUM_SLOTS):
         s.settlement[b, x] = label[x]
         s.settlement_shrines[b, x] = bits[x]
@@ -1059,6 +1121,9 @@ def init_nb(u, stream, *fields):
             s.building[b, x] = -1
             s.settlement[b, x] = -1
             s.settlement_shrines[b, x] = 0
+            s.sigma[b, x] = 0
+            for p in range(P):
+                s.adjacent[b, p, x] = 0
         for x in range(NUM_TILES):
             s.tile_state[b, x] = TILE_STACK
             s.tile_centre[b, x] = -1
@@ -1210,7 +1275,7 @@ def _hand_fits_decision(s, b, sites, site_info):
     true of the real hand, so a resampled world must keep them.)"""
     p = s.to_play[b]
     if s.decision[b] == DEC_CHOOSE_FIELD:
-        n = site_table(s, b, p, sites, site_info)
+        n = site_table(s, b, p, sites, site_info)[0]
         return _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, True)[0] > 0
     if s.decision[b] == DEC_PAY:
         return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3], s.pay_spec[b, 0],
@@ -1308,6 +1373,11 @@ def _validate_row(s, b, P, explicit_pay, group_settlement, max_rounds, queue, la
     for x in range(NUM_SLOTS):
         if s.settlement[b, x] != label[x] or s.settlement_shrines[b, x] != bits[x]:
             return 3
+        if s.sigma[b, x] != sigma_of(s, b, x):
+            return 3
+        for p in range(P):
+            if s.adjacent[b, p, x] != adjacent_of(s, b, p, x):
+                return 3
     for p in range(P):
         for t in range(NUM_TYPES):
             counts[t] = 0

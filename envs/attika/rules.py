@@ -65,7 +65,8 @@ VALIDATE_ERRORS = {
     1: "map inconsistent: fields are not exactly the footprints of the placed tiles (inside the window, no "
        "overlap, at least the setup tiles), or shrines not at the layout's hexes",
     2: "a building off a field, or owner and building type disagree",
-    3: "derived fields (settlements, their shrines, buildings placed per type) differ from their recomputation",
+    3: "derived fields (settlements, their shrines, buildings placed per type, symbol counts, own neighbours) differ "
+       "from their recomputation",
     4: "flow fields inconsistent (decision vs done / winner / truncation / round cap, mode vs decision, "
        "allowance, pending building or slot)",
     5: "tile flow inconsistent (face-up tile vs decision and tile states, a pending map extension outside a "

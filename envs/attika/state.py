@@ -18,7 +18,7 @@ from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, NUM_DECISIONS, NUM_GROUPS, NUM_LAND,
     NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES, ROAD_COST, ROTATIONS, STACK_SIZE,
 )
-from meeple.envs.base import BOOL, HIDDEN, I8, I16, I64, PRIVATE, Field, state_classes
+from meeple.envs.base import BOOL, HIDDEN, I8, I16, I32, I64, PRIVATE, Field, state_classes
 
 # Explicit payment queues: the specific cards of one type a building can owe, the any-card units (a road
 # with no symbol around it plus one card per own settlement, at most one per building) and the
@@ -54,6 +54,11 @@ FIELDS = (
     Field("settlement", (NUM_SLOTS,), I16, -1, NUM_SLOTS - 1,
           doc="settlement of the building: the lowest slot of its connected own group, -1; DERIVED"),
     Field("settlement_shrines", (NUM_SLOTS,), I8, 0, 15, doc="bit set of shrines the building's settlement touches; DERIVED"),
+    Field("sigma", (NUM_SLOTS,), I16, 0, 4095,
+          doc="landscape symbols on the hex and its neighbours that hold no building, 3 bits per type W F H M "
+              "(the cost reduction of a building there); DERIVED"),
+    Field("adjacent", ("P", NUM_SLOTS), I32, 0, 2 ** NUM_TYPES - 1,
+          doc="bit t: a building of type t of this seat stands next to the hex; DERIVED"),
     Field("tile_state", (NUM_TILES,), I8, 0, 3, doc="data.TILE_STACK / TILE_UP / TILE_PLACED / TILE_REMOVED"),
     Field("tile_centre", (NUM_TILES,), I16, -1, NUM_SLOTS - 1, doc="slot of a placed tile's centre, -1"),
     Field("tile_rot", (NUM_TILES,), I8, 0, ROTATIONS - 1, doc="rotation of a placed tile (0 otherwise)"),
