@@ -89,35 +89,37 @@ _View = namedtuple("_View", _USED)
 assert set(_USED) <= set(View._fields)
 
 # --- weights (landscape cards) ---------------------------------------------------------------------
-PARAM_NAMES = (
-    "path_value",      # a building on a shortest connection of the closest shrine pair
-    "path_decay",      # x per building of detour (or of extra length of a farther pair)
-    "block_value",     # / C: a field on an opponent's shortest connection (C buildings still missing)
-    "block_ahead",     # x block_value against an opponent no farther from a connection than the player
-    "block_win",       # a field where an opponent's next building would connect two shrines
-    "base_value",      # any building (30 placed win; it stays on the map)
-    "free_bonus",      # a building the building order makes free
-    "group_value",     # a group completed connected (its amphora)
-    "successor_value",  # per successor still to come (at most 2) that could stand free next to it
-    "card_cost",       # per card paid
-    "scarcity",        # x paid^2 / (hand + 2): expensive builds from a small hand
-    "new_settlement",  # founding a settlement off the shortest connections (future surcharges)
-    "store_value",     # x best value of a revealed building stored on the display instead of built
-    "reveal_bias",     # added to the value of a reveal
-    "amphora_value",   # an amphora spent on a build beyond the allowance
-    "amphora_keep",    # amphorae kept for extra builds; beyond them one becomes a card on a turn that does nothing else
-    "card_ref",        # a card costs card_cost x min(1, card_ref / (hand + 1)): cheaper from a large hand
-    "blocked_value",   # base value of a building while no connection of two shrines is possible
-    "tile_value",      # per building a tile saves the own connection
-    "tile_opponent",   # per building a tile saves the closest opponent's connection
-)
-DEFAULT_PARAMS = np.array(
-    [4.0, 0.35, 3.0, 3.0, 40.0, 0.3, 0.5, 3.0, 0.6, 1.0, 0.5, 1.5, 0.5, 0.0, 2.0, 4.0, 2.0, 1.0, 8.0, 2.0],
-    dtype=np.float64,
-)
-(_PATH, _DECAY, _BLOCK, _BLOCK_AHEAD, _BLOCK_WIN, _BASE, _FREE, _GROUP, _SUCC, _CARD, _SCARCE, _NEWSET, _STORE, _REVEAL_BIAS,
- _AMPHORA, _TILE, _TILE_OPP, _KEEP, _CARD_REF, _BLOCKED) = range(len(PARAM_NAMES))
-assert DEFAULT_PARAMS.shape == (len(PARAM_NAMES),)
+# name: (default, meaning); the kernels read them through the index constants below, looked up by name
+_WEIGHTS = {
+    "path_value": (4.0, "a building on a shortest connection of the closest shrine pair"),
+    "path_decay": (0.35, "x per building of detour (or of extra length of a farther pair)"),
+    "block_value": (3.0, "/ C: a field on an opponent's shortest connection (C buildings still missing)"),
+    "block_ahead": (3.0, "x block_value against an opponent no farther from a connection than the player"),
+    "block_win": (40.0, "a field where an opponent's next building would connect two shrines"),
+    "base_value": (0.3, "any building (30 placed win; it stays on the map)"),
+    "free_bonus": (0.5, "a building the building order makes free"),
+    "group_value": (3.0, "a group completed connected (its amphora)"),
+    "successor_value": (0.6, "per successor still to come (at most 2) that could stand free next to it"),
+    "card_cost": (1.0, "per card paid"),
+    "scarcity": (0.5, "x paid^2 / (hand + 2): expensive builds from a small hand"),
+    "new_settlement": (1.5, "founding a settlement off the shortest connections (future surcharges)"),
+    "store_value": (0.5, "x best value of a revealed building stored on the display instead of built"),
+    "reveal_bias": (0.0, "added to the value of a reveal"),
+    "amphora_value": (2.0, "an amphora spent on a build beyond the allowance"),
+    "tile_value": (4.0, "per building a tile saves the own connection"),
+    "tile_opponent": (2.0, "per building a tile saves the closest opponent's connection"),
+    "amphora_keep": (1.0, "amphorae kept for extra builds; beyond them one becomes a card on a turn doing nothing else"),
+    "card_ref": (8.0, "a card costs card_cost x min(1, card_ref / (hand + 1)): cheaper from a large hand"),
+    "blocked_value": (2.0, "base value of a building while no connection of two shrines is possible"),
+}
+PARAM_NAMES = tuple(_WEIGHTS)
+DEFAULT_PARAMS = np.array([value for value, _ in _WEIGHTS.values()], dtype=np.float64)
+(_PATH, _DECAY, _BLOCK, _BLOCK_AHEAD, _BLOCK_WIN, _BASE, _FREE, _GROUP, _SUCC, _CARD, _SCARCE, _NEWSET, _STORE,
+ _REVEAL_BIAS, _AMPHORA, _TILE, _TILE_OPP, _KEEP, _CARD_REF, _BLOCKED) = (
+    PARAM_NAMES.index(name) for name in (
+        "path_value", "path_decay", "block_value", "block_ahead", "block_win", "base_value", "free_bonus",
+        "group_value", "successor_value", "card_cost", "scarcity", "new_settlement", "store_value", "reveal_bias",
+        "amphora_value", "tile_value", "tile_opponent", "amphora_keep", "card_ref", "blocked_value"))
 
 WIN = 1e6
 NEVER = -1e18
