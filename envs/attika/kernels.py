@@ -1414,6 +1414,9 @@ def _validate_row(s, b, P, explicit_pay, group_settlement, max_rounds, queue, la
                                     or dec == DEC_REVEAL_MODE or dec == DEC_PENDING_REVEAL
                                     or dec == DEC_PLACE_TILE or dec == DEC_CHOOSE_ROTATION):
         return 4
+    if (dec == DEC_CHOOSE_FIELD and s.mode[b] == MODE_BUILD and s.actions_left[b] == 0
+            and s.amphorae[b, s.to_play[b]] == 0):  # a build was selected with nothing left to pay it with
+        return 4
     has_type = dec == DEC_PENDING_REVEAL or dec == DEC_CHOOSE_FIELD or dec == DEC_PAY
     if has_type != (s.pending_type[b] >= 0):
         return 4
