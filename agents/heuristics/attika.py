@@ -49,11 +49,13 @@ if its choice is ever illegal; the tests check that it never is.
 
 The defaults are hand-set, then coordinate steps on 2-player duplicate matches against the previous
 defaults (600 games per step, checked at 3 and 4 players): path_value 6 -> 4 and block_ahead 1 -> 3
-won 57% / 38% / 30% at 2 / 3 / 4 players (chance: 50 / 33 / 25%); the tile weights matter most
-(tile_value 2 or tile_opponent 0 lose ~35% against 4 and 2), the other weights are flat around their
-values. Against `random` (one heuristic seat, 1000 games each) it wins 99.9% / 99.8% / 99.7% at 2 / 3
-/ 4 players (95% Wilson intervals from 99.4% / 99.3% / 99.1%), in ~68 / 105 / 118 steps; self-play
-games end by a win, none by the round cap. About 40 / 120 us per decision at 2 / 4 players.
+won 57% / 38% / 30% at 2 / 3 / 4 players (chance: 50 / 33 / 25%). blocked_value matters most (1 or 4
+instead of 2 win only ~36% at 2 players), then card_ref (16: 38%) and tile_value (8: 36%); tile_value 2
+with card_ref 4 wins 56% at 2 players but 32% / 21% at 3 / 4, so the defaults stay; the other weights
+are flat around their values (tile_opponent hardly ever changes a game). Against `random` (one
+heuristic seat, 1000 games each) it wins 99.9% / 99.8% / 99.7% at 2 / 3 / 4 players (95% Wilson
+intervals from 99.4% / 99.3% / 99.1%), in ~68 / 105 / 118 steps; self-play games end by a win, none by
+the round cap. About 35 / 90 us per decision at 2 / 4 players.
 """
 
 from __future__ import annotations
