@@ -11,4 +11,5 @@ bash scripts/setup.sh
 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 -q tests/test_hardening.py $(ls tests/test_*_saves.py 2>/dev/null)
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's
-NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py
+NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py \
+    tests/test_attika.py tests/test_utopia.py

@@ -284,7 +284,7 @@ def empty_fields(s, b):
         if s.tile_state[b, tile] == TILE_PLACED:
             n += 7
     for p in range(s.placed.shape[1]):
-        n -= s.placed[b, p]
+        n -= np.int64(s.placed[b, p])  # int64: without the JIT an int8 would overflow
     return n
 
 
