@@ -44,7 +44,7 @@ SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("developments", (SEATS, NUM_DEVELOPMENTS), "1 if owned"),
     ("development_count", (SEATS,), "developments owned / 5 (5 triggers the end), capped at 1"),
     ("disasters", (SEATS,), "disaster points / 30, capped at 1"),
-    ("score", (SEATS,), "current score (spec 6.2) / 60, clipped to [-10, 2]"),
+    ("score", (SEATS,), "current score / 60, clipped to [-10, 2]"),
     ("is_start_player", (SEATS,), "1 for the start player"),
     ("is_active", (SEATS,), "1 for the seat whose turn it is"),
     ("is_to_play", (SEATS,), "1 for the seat that decides now (differs from active when answering a trade)"),
@@ -125,7 +125,7 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
                 n += v.developments[b, q, d]
             row[AT.development_count + slot] = min(n / 5.0, 1.0)
             row[AT.disasters + slot] = min(v.disasters[b, q] / DISASTER_SCALE, 1.0)
-            row[AT.score + slot] = min(max(K.score_of(v, b, q) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)  # spec 6.2
+            row[AT.score + slot] = min(max(K.score_of(v, b, q) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)
             row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
             row[AT.is_active + slot] = 1.0 if q == p_act else 0.0
             row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] else 0.0

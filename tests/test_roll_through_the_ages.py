@@ -1,6 +1,6 @@
-"""Roll Through the Ages: worked examples RTTA-EX-1..9 and rule edge cases, through the public API.
+"""Roll Through the Ages: the rules' worked examples 1-9 and rule edge cases, through the public API.
 
-Spec: ../shared/rules/roll_through_the_ages.md (cited as "spec 5.3c", "D-07", ...). Dice are forced
+The rules are summarised in docs/roll_through_the_ages.md. Dice are forced
 through the uniforms handed to `init_from_uniforms` / `apply` / `advance`: a die shows int(6 * u), and
 every `apply` call draws its dice from column 0 on (the first roll at `init` from column 1).
 Positions the examples start from are built by editing a fresh state (`position`) and running
@@ -51,7 +51,7 @@ def forced_init(faces: Iterable[int], start: int = 0, num_players: int = 2) -> n
 
 
 def cities(state, p: int) -> int:
-    """spec 2.4: 3 + the city thresholds {3, 7, 12, 18} reached by city_workers."""
+    """Cities: 3 + the city thresholds {3, 7, 12, 18} reached by city_workers."""
     return 3 + int((state.city_workers[0, p] >= CITY_THRESHOLDS).sum())
 
 
@@ -77,7 +77,7 @@ def position(game, dice: list[int], *, active: int = 0, start: int = 0, rolls_us
              devs: Mapping[int, Iterable[int]] | None = None, disasters: Mapping[int, int] | None = None,
              final_round: bool = False, next_dice: Iterable[int] = ()):
     """A hand-built position: seat `active` has rolled `dice` (rolls_used of 3) and the automatic
-    phases run from there (`advance`). Per-seat dicts override the setup values (spec 3).
+    phases run from there (`advance`). Per-seat dicts override the setup values.
 
     A monument set to its full size is recorded with the "first" value unless `points` says otherwise,
     and marked completed_by_anyone. `next_dice` are the faces drawn if a turn ends inside `advance`.
@@ -105,7 +105,7 @@ def position(game, dice: list[int], *, active: int = 0, start: int = 0, rolls_us
             s.developments[0, p, d] = True
     for p, v in (disasters or {}).items():
         s.disasters[0, p] = v
-    assert len(dice) == cities(s, active), "one die per city (spec 5.1)"
+    assert len(dice) == cities(s, active), "one die per city"
     s.dice[0] = list(dice) + [NO_DIE] * (MAX_DICE - len(dice))
     s.marked[0] = False
     s.fw_choice[0] = 0
@@ -121,7 +121,7 @@ def position(game, dice: list[int], *, active: int = 0, start: int = 0, rolls_us
 
 
 def sheet(game, state, p: int) -> str:
-    """One player's score sheet as a line of text (spec 2.8), e.g.
+    """One player's score sheet as a line of text, e.g.
     'food 2 | goods 0/0/0/0/0 (0) | cities 4 [3] | Obelisk 9/9 (3) | no developments | disasters 0 | score 3'.
     """
     goods = state.goods[0, p]
@@ -143,7 +143,7 @@ def sheet(game, state, p: int) -> str:
 
 
 def faces(state) -> list[int]:
-    """The active player's dice (spec 5.1), without the empty slots."""
+    """The active player's dice, without the empty slots."""
     return [int(f) for f in state.dice[0] if f != NO_DIE]
 
 
@@ -174,10 +174,10 @@ def solo() -> object:
     return make(GAME, num_players=1)
 
 
-# --- worked examples (spec 13) --------------------------------------------------------------
+# --- worked examples of the rules ----------------------------------------------------------
 
 def _play_ex1(game):
-    """RTTA-EX-1's moves; returns the state after every step for the checks."""
+    """Rules example 1's moves; returns the state after every step for the checks."""
     s0 = game.init_from_uniforms(forced_init([FOOD3, WORKERS3, COINS7]))
     s1 = act(game, s0, ACTION_MARK_REROLL + 1, ACTION_MARK_REROLL + 2)
     s2 = act(game, s1, ACTION_ROLL, dice=[SKULL, GOOD1])  # marked dice reroll in index order
@@ -186,25 +186,25 @@ def _play_ex1(game):
 
 
 def test_rtta_ex_1_rolling_skull_lock_and_rerolling_a_kept_die(two):
-    """RTTA-EX-1 (spec 13, 5.1): a skull is locked, a die kept earlier may be rerolled, 3 rolls end the phase."""
+    """Rules example 1: a skull is locked, a die kept earlier may be rerolled, 3 rolls end the phase."""
     s0, s1, s2, s3 = _play_ex1(two)
     assert (s0.active[0], s0.decision[0], s0.rolls_used[0]) == (0, DEC_ROLL, 1)  # first roll is automatic
     assert faces(s0) == [FOOD3, WORKERS3, COINS7]
     assert faces(s2) == [FOOD3, SKULL, GOOD1] and s2.rolls_used[0] == 2
     mask = legal(two, s2)
-    assert ACTION_MARK_REROLL + 1 not in mask  # spec 5.1.2: skull lock
-    assert ACTION_MARK_REROLL + 0 in mask  # spec 5.1.3: the die kept for food may be rerolled
+    assert ACTION_MARK_REROLL + 1 not in mask  # skull lock
+    assert ACTION_MARK_REROLL + 0 in mask  # the die kept for food may be rerolled
     assert ACTION_ROLL not in mask  # nothing marked yet: a reroll needs at least one die
     # three rolls used: the roll phase ended without PASS; no FW2 die, so CHOOSE_FW was skipped too
     assert s3.rolls_used[0] == 3
     assert faces(s3) == [WORKERS3, SKULL, GOOD1]
     assert s3.decision[0] == DEC_BUILD and s3.active[0] == 0
     assert (s3.fw_choice[0] == 0).all()
-    assert s3.disasters[0].tolist() == [0, 0]  # one skull: no disaster (spec 2.7)
+    assert s3.disasters[0].tolist() == [0, 0]  # one skull: no disaster
 
 
 def test_rtta_ex_2_goods_collection_order(two):
-    """RTTA-EX-2 (spec 13, 5.3a-c): G = 3 goes wood, stone, pottery; food 3 + 0 - 3 = 0; 3 workers."""
+    """Rules example 2: G = 3 goes wood, stone, pottery; food 3 + 0 - 3 = 0; 3 workers."""
     *_, s = _play_ex1(two)
     assert s.goods[0, 0].tolist() == [1, 1, 1, 0, 0]
     assert two.goods_values(s)[0, 0] == 1 + 2 + 3
@@ -217,7 +217,7 @@ def test_rtta_ex_2_goods_collection_order(two):
 
 
 def test_rtta_ex_3_food_from_food3_and_fw2(two):
-    """RTTA-EX-3 (spec 13, 5.2, 5.3b): FOOD3 + FW2 as food = 5 food; no workers, so BUILD is skipped."""
+    """Rules example 3: FOOD3 + FW2 as food = 5 food; no workers, so BUILD is skipped."""
     # wood 2 (worth 3) + 7 coins make Leadership affordable, so the turn stops in BUY and can be inspected
     s = position(two, [FOOD3, FW2, COINS7], goods={0: [2, 0, 0, 0, 0]})
     assert s.decision[0] == DEC_CHOOSE_FW
@@ -225,11 +225,11 @@ def test_rtta_ex_3_food_from_food3_and_fw2(two):
     s = act(two, s, ACTION_FW_FOOD)
     assert s.food[0, 0] == 3 + 3 + 2 - 3
     assert s.workers[0] == 0 and s.coins[0] == 7
-    assert s.decision[0] == DEC_BUY  # BUILD skipped (spec 11.3)
+    assert s.decision[0] == DEC_BUY  # BUILD skipped (only PASS would be left)
 
 
 def test_rtta_ex_4_feeding_and_famine(two):
-    """RTTA-EX-4 (spec 13, 5.3c): 3 cities eat 3 of 7 food; 5 cities with 2 food: 3 famine points."""
+    """Rules example 4: 3 cities eat 3 of 7 food; 5 cities with 2 food: 3 famine points."""
     # case A: food 4 + one FOOD3 = 7 after 3b
     a = position(two, [FOOD3, GOOD1, WORKERS3], food={0: 4})
     assert a.food[0, 0] == 4 and a.disasters[0, 0] == 0
@@ -244,7 +244,7 @@ def test_rtta_ex_4_feeding_and_famine(two):
 
 @pytest.mark.parametrize("irrigation", [False, True])
 def test_rtta_ex_5_drought(two, irrigation):
-    """RTTA-EX-5 (spec 13, 2.7): two skulls: 4 goods, food 3, drought -2 unless Irrigation."""
+    """Rules example 5: two skulls: 4 goods, food 3, drought -2 unless Irrigation."""
     s = position(two, [SKULL, SKULL, FOOD3], devs={0: [IRRIGATION] if irrigation else []})
     assert s.goods[0, 0].tolist() == [1, 1, 1, 1, 0]
     assert s.food[0, 0] == 3 + 3 - 3
@@ -256,8 +256,9 @@ def test_rtta_ex_5_drought(two, irrigation):
 
 
 def test_rtta_ex_6_later_obelisk_and_a_new_city(two):
-    """RTTA-EX-6 (spec 13, 5.4, D-16): finishing a monument another player finished first scores the later
-    value; 3 workers complete the 4th city, which rolls and eats from the next turn."""
+    """Rules example 6: finishing a monument another player finished first scores the later
+    value (strict time order: only the earliest completer scores first); 3 workers complete the 4th city,
+    which rolls and eats from the next turn."""
     s = position(two, [WORKERS3, FW2, FW2], monuments={0: {OBELISK: 7}, 1: {OBELISK: 9}})
     assert s.completed_by_anyone[0, OBELISK] and s.monument_points[0, 1, OBELISK] == 6
     assert s.decision[0] == DEC_CHOOSE_FW
@@ -282,12 +283,12 @@ def test_rtta_ex_6_later_obelisk_and_a_new_city(two):
 
 
 def _ex7_start(game):
-    """RTTA-EX-7's position: one COINS7, goods wood 5, stone 3, cloth 1, spearheads 1 (10 units)."""
+    """Rules example 7's position: one COINS7, goods wood 5, stone 3, cloth 1, spearheads 1 (10 units)."""
     return position(game, [COINS7, FOOD3, FOOD3], goods={0: [5, 3, 0, 1, 1]})
 
 
 def test_rtta_ex_7_buying_with_coins_and_whole_goods_types(two):
-    """RTTA-EX-7 (spec 13, 5.5, D-13): coins plus whole goods tracks pay; no change; no partial tracks."""
+    """Rules example 7: coins plus whole goods tracks pay; no change; no partial tracks; surplus is lost."""
     start = _ex7_start(two)
     assert start.decision[0] == DEC_BUY and start.coins[0] == 7
     assert ACTION_PAY_FOOD not in legal(two, start)  # no Granaries
@@ -318,7 +319,7 @@ def test_rtta_ex_7_buying_with_coins_and_whole_goods_types(two):
 
 
 def test_rtta_ex_7_agriculture_applies_from_the_next_turn(two):
-    """RTTA-EX-7 (spec 13): after buying Agriculture each FOOD3 gives 4 food."""
+    """Rules example 7: after buying Agriculture each FOOD3 gives 4 food."""
     s = act(two, _ex7_start(two), ACTION_PAY_GOOD + SPEARHEADS, ACTION_PAY_GOOD + CLOTH,
             ACTION_BUY_DEV + AGRICULTURE, ACTION_DISCARD + WOOD, ACTION_DISCARD + WOOD)
     assert s.active[0] == 1 and s.food[0, 0] == 6
@@ -333,7 +334,7 @@ def test_rtta_ex_7_agriculture_applies_from_the_next_turn(two):
     ((WOOD, STONE), [4, 2, 0, 0, 0]),
 ])
 def test_rtta_ex_8_discard_down_to_six(two, discards, goods):
-    """RTTA-EX-8 (spec 13, 5.6, D-22): 8 units discard to exactly 6; PASS is illegal throughout."""
+    """Rules example 8: 8 units discard to exactly 6; PASS is illegal throughout (no voluntary discards)."""
     s = act(two, _ex7_start(two), ACTION_PAY_GOOD + SPEARHEADS, ACTION_PAY_GOOD + CLOTH,
             ACTION_BUY_DEV + AGRICULTURE)
     assert s.goods[0, 0].tolist() == [5, 3, 0, 0, 0] and s.decision[0] == DEC_DISCARD
@@ -348,14 +349,14 @@ def test_rtta_ex_8_discard_down_to_six(two, discards, goods):
 
 
 def test_rtta_ex_9_trade_variant(three):
-    """RTTA-EX-9 (spec 13, 8.2): A trades 3 wood for 2 of B's stone, then 3 stone for 2 of C's pottery,
+    """Rules example 9: A trades 3 wood for 2 of B's stone, then 3 stone for 2 of C's pottery,
     through the offer/accept protocol. Masks forbid giving more than held, taking more than the partner
     holds, exceeding a track maximum, and any trade not involving the active player."""
     game = make(GAME, num_players=3, trade=True)
     A, B, C = 0, 1, 2
     s = position(game, [FOOD3, FOOD3, WORKERS3],
                  goods={A: [4, 1, 0, 0, 0], B: [0, 2, 0, 0, 0], C: [0, 0, 2, 0, 0]})
-    # the trade step: after feeding and disasters (3a-3d), before building (D-19)
+    # the trade step: after feeding and disasters (3a-3d), before building
     assert s.decision[0] == DEC_TRADE and s.to_play[0] == A
     assert s.food[0, A] == 3 + 6 - 3 and s.workers[0] == 3
     assert legal(game, s) == {ACTION_TRADE_WITH + 0, ACTION_TRADE_WITH + 1, ACTION_PASS}  # B or C, no 3rd seat
@@ -396,10 +397,10 @@ def test_rtta_ex_9_trade_variant(three):
     assert s.decision[0] == DEC_BUILD and s.to_play[0] == A and s.workers[0] == 3
 
 
-# --- trade variant details (spec 8.2) -------------------------------------------------------
+# --- trade variant details ----------------------------------------------------------------
 
 def test_trade_track_maximum_and_food():
-    """spec 8.2: no track may go above its maximum (goods 8/7/6/5/4, food 15); food is tradeable."""
+    """Trade variant: no track may go above its maximum (goods 8/7/6/5/4, food 15); food is tradeable."""
     game = make(GAME, num_players=2, trade=True)
     s = position(game, [FOOD3, FOOD3, WORKERS3], goods={0: [3, 0, 0, 0, 0], 1: [7, 0, 0, 0, 2]}, food={1: 14})
     s = act(game, s, ACTION_TRADE_WITH + 0)
@@ -414,7 +415,7 @@ def test_trade_track_maximum_and_food():
 
 
 def test_trade_decline_withdraw_and_offer_limit():
-    """spec 8.2 protocol: a declined or withdrawn offer moves nothing; after max_trade_offers offers the
+    """Trade protocol: a declined or withdrawn offer moves nothing; after max_trade_offers offers the
     trade step ends by itself."""
     game = make(GAME, num_players=2, trade=True, max_trade_offers=2)
     s = position(game, [FOOD3, FOOD3, WORKERS3], goods={0: [3, 0, 0, 0, 0], 1: [0, 2, 0, 0, 0]})
@@ -429,7 +430,7 @@ def test_trade_decline_withdraw_and_offer_limit():
 
 
 def test_trade_step_comes_after_disasters_and_before_build():
-    """D-19: goods, feeding and the drought are resolved before trading; workers wait for BUILD."""
+    """Goods, feeding and the drought are resolved before trading; workers wait for BUILD."""
     game = make(GAME, num_players=2, trade=True)
     s = position(game, [SKULL, SKULL, WORKERS3], goods={1: [2, 0, 0, 0, 0]})
     assert s.decision[0] == DEC_TRADE
@@ -437,10 +438,10 @@ def test_trade_step_comes_after_disasters_and_before_build():
     assert s.workers[0] == 3 and s.monument_progress[0, 0].sum() == 0 and s.city_workers[0, 0] == 0
 
 
-# --- solo variant (spec 8.1) ----------------------------------------------------------------
+# --- solo variant -------------------------------------------------------------------------
 
 def test_solo_lasts_ten_rounds_and_returns_the_score(solo):
-    """spec 8.1, D-17: a solo game is exactly 10 turns; `returns` is the final score."""
+    """A solo game is exactly 10 turns; `returns` is the final score."""
     rng = np.random.default_rng(7)
     s = solo.init(rng)
     turns = 0
@@ -457,7 +458,7 @@ def test_solo_lasts_ten_rounds_and_returns_the_score(solo):
 
 
 def test_solo_ignores_the_standard_end_triggers(solo):
-    """D-17: the 5th development does not shorten a solo game (unless the config flag asks for it)."""
+    """The 5th development does not shorten a solo game (unless the config flag asks for it)."""
     s = position(solo, [COINS7, COINS7, COINS7], devs={0: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(solo, s, ACTION_BUY_DEV + MEDICINE)
     assert not s.final_round[0] and not s.done[0] and s.round[0] == 2
@@ -468,7 +469,7 @@ def test_solo_ignores_the_standard_end_triggers(solo):
 
 
 def test_solo_skulls_can_be_rerolled(solo, two):
-    """spec 8.1 / 5.1.2: the skull lock does not apply in solo play."""
+    """The skull lock does not apply in solo play."""
     s = solo.init_from_uniforms(forced_init([SKULL, SKULL, FOOD3], num_players=1))
     assert {ACTION_MARK_REROLL, ACTION_MARK_REROLL + 1} <= legal(solo, s)
     s = act(solo, s, ACTION_MARK_REROLL, ACTION_ROLL, dice=[GOOD1])
@@ -479,14 +480,14 @@ def test_solo_skulls_can_be_rerolled(solo, two):
 
 @pytest.mark.parametrize("medicine", [False, True])
 def test_solo_pestilence_hits_the_player_unless_medicine(solo, medicine):
-    """spec 8.1, D-23: three skulls give the solo player 3 disaster points unless they own Medicine."""
+    """Three skulls give the solo player 3 disaster points unless they own Medicine."""
     s = position(solo, [SKULL, SKULL, SKULL], devs={0: [MEDICINE] if medicine else []})
     assert s.disasters[0, 0] == (0 if medicine else 3)
 
 
 @pytest.mark.parametrize("religion", [False, True])
 def test_solo_religion_cancels_revolt(solo, religion):
-    """spec 8.1: a Revolt costs the solo player all goods unless they own Religion."""
+    """A Revolt costs the solo player all goods unless they own Religion."""
     s = position(solo, [SKULL] * 5, city_workers={0: 7}, food={0: 5}, goods={0: [1, 1, 0, 0, 0]},
                  devs={0: [RELIGION] if religion else []})
     if religion:
@@ -497,23 +498,23 @@ def test_solo_religion_cancels_revolt(solo, religion):
 
 
 def test_solo_always_records_the_first_monument_value(solo):
-    """spec 2.5, 8.1: the solo player records the "first" value, even if completed_by_anyone is set."""
+    """The solo player records the "first" value, even if completed_by_anyone is set."""
     s = position(solo, [WORKERS3, FOOD3, FOOD3], monuments={0: {STEP_PYRAMID: 2, STONE_CIRCLE: 4}})
     s = s._replace(completed_by_anyone=np.array([[False, True, False, False, False, False, False]]))
     s = act(solo, s, ACTION_BUILD_MONUMENT + STEP_PYRAMID, ACTION_BUILD_MONUMENT + STONE_CIRCLE)
     assert s.monument_points[0, 0, :2].tolist() == [1, 2]
 
 
-# --- disasters (spec 2.7, 5.3d) -------------------------------------------------------------
+# --- disasters ---------------------------------------------------------------------------
 
 def test_pestilence_hits_opponents_without_medicine_only(three):
-    """D-04: three skulls cost every opponent without Medicine 3 points; the roller is unaffected."""
+    """Three skulls cost every opponent without Medicine 3 points; the roller is unaffected."""
     s = position(three, [SKULL, SKULL, SKULL], devs={2: [MEDICINE]})
     assert s.disasters[0].tolist() == [0, 3, 0]
 
 
 def test_revolt_loses_all_goods_including_this_turns(two):
-    """D-06: five skulls wipe the roller's goods, those collected in 3a included; nobody else is hit."""
+    """Five skulls wipe the roller's goods, those collected in 3a included; nobody else is hit."""
     s = position(two, [SKULL] * 5, city_workers={0: 7}, food={0: 5},
                  goods={0: [2, 2, 0, 0, 0], 1: [1, 1, 1, 0, 0]})
     assert s.goods[0, 0].tolist() == [0, 0, 0, 0, 0]
@@ -522,7 +523,7 @@ def test_revolt_loses_all_goods_including_this_turns(two):
 
 
 def test_revolt_with_religion_wipes_opponents_without_religion(three):
-    """D-05: the roller with Religion keeps everything; opponents without Religion lose all goods."""
+    """The roller with Religion keeps everything; opponents without Religion lose all goods."""
     s = position(three, [SKULL] * 6, city_workers={0: 12}, food={0: 6}, devs={0: [RELIGION], 2: [RELIGION]},
                  goods={0: [1, 0, 0, 0, 0], 1: [3, 2, 1, 0, 0], 2: [1, 1, 1, 1, 1]})
     assert s.goods[0, 0].tolist() == [4, 3, 2, 2, 2]  # kept, plus 12 new units: wood 3, stone 3, the rest 2
@@ -533,7 +534,7 @@ def test_revolt_with_religion_wipes_opponents_without_religion(three):
 
 @pytest.mark.parametrize("wall", [False, True])
 def test_great_wall_blocks_invasion_and_four_skulls_is_invasion_only(two, wall):
-    """spec 2.5, D-03, D-20: 4 skulls is an Invasion only (no drought, no pestilence); a completed Great
+    """4 skulls is an Invasion only (no drought, no pestilence); a completed Great
     Wall makes its owner immune."""
     s = position(two, [SKULL] * 4, city_workers={0: 3}, food={0: 4},
                  monuments={0: {GREAT_WALL: 13 if wall else 12}})
@@ -541,7 +542,7 @@ def test_great_wall_blocks_invasion_and_four_skulls_is_invasion_only(two, wall):
 
 
 def test_great_wall_completed_this_turn_protects_only_from_the_next_turn(two):
-    """spec 5.4: disasters resolve before building, so a Great Wall finished now doesn't stop this Invasion."""
+    """Disasters resolve before building, so a Great Wall finished now doesn't stop this Invasion."""
     s = position(two, [SKULL, SKULL, SKULL, SKULL, WORKERS3], city_workers={0: 7}, food={0: 5},
                  monuments={0: {GREAT_WALL: 12}})
     assert s.disasters[0, 0] == 4 and s.decision[0] == DEC_BUILD
@@ -551,30 +552,30 @@ def test_great_wall_completed_this_turn_protects_only_from_the_next_turn(two):
 
 @pytest.mark.parametrize("irrigation", [False, True])
 def test_irrigation_blocks_drought(two, irrigation):
-    """spec 2.6: Irrigation cancels a Drought, and only the Drought (famine still counts)."""
+    """Irrigation cancels a Drought, and only the Drought (famine still counts)."""
     s = position(two, [SKULL, SKULL, COINS7], food={0: 1}, devs={0: [IRRIGATION] if irrigation else []})
     assert s.disasters[0, 0] == 2 + (0 if irrigation else 2)  # 2 unfed cities, then the drought
 
 
 def test_only_one_skull_row_applies(three):
-    """D-20: three skulls are a Pestilence only (no drought for the roller); six a Revolt only."""
+    """Three skulls are a Pestilence only (no drought for the roller); six a Revolt only."""
     s = position(three, [SKULL, SKULL, SKULL, FOOD3], city_workers={0: 3})
     assert s.disasters[0].tolist() == [0, 3, 3]
     s = position(three, [SKULL] * 6, city_workers={0: 12}, food={0: 6})
     assert s.disasters[0].tolist() == [0, 0, 0] and s.goods[0, 0].sum() == 0
 
 
-# --- collection (spec 5.3) ------------------------------------------------------------------
+# --- collection --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dice, stone_before, stone_after, wood_after", [
     ([GOOD1, GOOD1, FOOD3], 0, 2, 1),  # G = 2 reaches stone: +1 more
-    ([SKULL, SKULL, SKULL, GOOD1], 0, 3, 2),  # G = 7 gives stone twice: still one bonus (D-08)
+    ([SKULL, SKULL, SKULL, GOOD1], 0, 3, 2),  # G = 7 gives stone twice: still one bonus (once per turn)
     ([GOOD1, FOOD3, FOOD3], 0, 0, 1),  # G = 1: wood only, no stone collected
     ([GOOD1, GOOD1, FOOD3], 6, 7, 1),  # the dice fill stone; the bonus is capped at 7
     ([GOOD1, GOOD1, FOOD3], 7, 7, 1),
 ])
 def test_quarrying_adds_one_stone_once_capped(two, dice, stone_before, stone_after, wood_after):
-    """spec 2.6 Quarrying, D-08: +1 stone once per turn when dice give stone, never above 7; the
+    """Quarrying: +1 stone once per turn when dice give stone, never above 7; the
     wood-first sequence is unchanged."""
     s = position(two, dice, goods={0: [0, stone_before, 0, 0, 0]}, devs={0: [QUARRYING]},
                  city_workers={0: 3 if len(dice) == 4 else 0})
@@ -583,7 +584,7 @@ def test_quarrying_adds_one_stone_once_capped(two, dice, stone_before, stone_aft
 
 
 def test_goods_for_a_full_track_are_lost(two):
-    """D-07: a unit for a full track is lost and does not move on; the 6th unit goes to wood again."""
+    """A unit for a full track is lost and does not move on; the 6th unit goes to wood again."""
     s = position(two, [GOOD1, GOOD1, GOOD1], goods={0: [8, 0, 0, 0, 0]})
     assert s.goods[0, 0].tolist() == [8, 1, 1, 0, 0]
     s = position(two, [SKULL, SKULL, SKULL], goods={0: [8, 0, 0, 0, 4]})
@@ -591,13 +592,13 @@ def test_goods_for_a_full_track_are_lost(two):
 
 
 def test_food_is_capped_at_15_before_feeding(two):
-    """D-10: 14 + 9 food is capped at 15 at collection, then 3 cities eat: 12, not 15."""
+    """14 + 9 food is capped at 15 at collection, then 3 cities eat: 12, not 15."""
     s = position(two, [FOOD3, FOOD3, FOOD3], food={0: 14}, next_dice=[GOOD1] * 3)
     assert s.active[0] == 1 and s.food[0, 0] == 12
 
 
 def test_agriculture_and_masonry_apply_to_fw2(two):
-    """D-09: Agriculture +1 food per food die (FW2 as food 3), Masonry +1 worker (FW2 as workers 3)."""
+    """Agriculture +1 food per food die (FW2 as food 3), Masonry +1 worker (FW2 as workers 3)."""
     s = position(two, [FOOD3, FW2, FW2, WORKERS3], city_workers={0: 3}, food={0: 0},
                  devs={0: [AGRICULTURE, MASONRY]})
     s = act(two, s, ACTION_FW_FOOD, ACTION_FW_WORKERS)
@@ -606,17 +607,17 @@ def test_agriculture_and_masonry_apply_to_fw2(two):
 
 
 def test_coinage_makes_coins_dice_worth_12(two):
-    """spec 2.6 Coinage: each COINS7 die is 12 coins."""
+    """Coinage: each COINS7 die is 12 coins."""
     s = position(two, [COINS7, COINS7, FOOD3], devs={0: [COINAGE]})
     assert s.decision[0] == DEC_BUY and s.coins[0] == 24
     s = position(two, [COINS7, COINS7, FOOD3])
     assert s.coins[0] == 14
 
 
-# --- rolling and Leadership (spec 5.1) -------------------------------------------------------
+# --- rolling and Leadership ---------------------------------------------------------------
 
 def test_leadership_is_offered_after_three_rolls_and_may_reroll_a_skull(two):
-    """D-01, D-02: after the final roll Leadership rerolls any one die, skulls included; the result is final."""
+    """After the final roll Leadership rerolls any one die, skulls included; the result is final."""
     # the COINS7 die keeps the turn in BUY afterwards, so the dice can still be inspected
     s = position(two, [SKULL, SKULL, COINS7], devs={0: [LEADERSHIP]})
     assert s.decision[0] == DEC_LEADERSHIP and s.rolls_used[0] == 3
@@ -631,7 +632,7 @@ def test_leadership_is_offered_after_three_rolls_and_may_reroll_a_skull(two):
 
 
 def test_leadership_after_stopping_early(two):
-    """D-02: stopping with PASS before the third roll also leads to the Leadership reroll."""
+    """Stopping with PASS before the third roll also leads to the Leadership reroll."""
     s = position(two, [GOOD1, COINS7, FOOD3], rolls_used=1, devs={0: [LEADERSHIP]})
     assert s.decision[0] == DEC_ROLL
     s = act(two, s, ACTION_PASS)
@@ -641,7 +642,7 @@ def test_leadership_after_stopping_early(two):
 
 
 def test_all_dice_skull_locked_ends_rolling(two):
-    """D-27: when every die is a skull no reroll is possible, so rolling stops after the first roll."""
+    """When every die is a skull no reroll is possible, so rolling stops after the first roll."""
     s = two.init_from_uniforms(forced_init([SKULL, SKULL, SKULL]))
     assert s.rolls_used[0] == 1 and s.decision[0] == DEC_BUY  # 6 goods (value 16) buy Leadership
     assert s.disasters[0].tolist() == [0, 3]  # pestilence on the opponent
@@ -650,7 +651,7 @@ def test_all_dice_skull_locked_ends_rolling(two):
 
 
 def test_roll_requires_a_mark_and_pass_drops_marks(two):
-    """spec 11.2: ROLL needs a marked die; PASS stops rolling and the marked die keeps its face."""
+    """ROLL needs a marked die; PASS stops rolling and the marked die keeps its face."""
     s = two.init_from_uniforms(forced_init([GOOD1, COINS7, COINS7]))
     assert ACTION_ROLL not in legal(two, s)
     s = act(two, s, ACTION_MARK_REROLL + 1)
@@ -660,10 +661,10 @@ def test_roll_requires_a_mark_and_pass_drops_marks(two):
     assert faces(s) == [GOOD1, COINS7, COINS7] and not s.marked[0].any()
 
 
-# --- building (spec 5.4) --------------------------------------------------------------------
+# --- building ----------------------------------------------------------------------------
 
 def test_engineering_turns_stone_into_three_workers(two):
-    """spec 2.6 Engineering: one stone at a time becomes 3 workers, in BUILD only, if anything is buildable."""
+    """Engineering: one stone at a time becomes 3 workers, in BUILD only, if anything is buildable."""
     s = position(two, [FOOD3, FOOD3, COINS7], goods={0: [0, 2, 0, 0, 0]}, devs={0: [ENGINEERING]})
     assert s.decision[0] == DEC_BUILD and s.workers[0] == 0  # no worker dice, but stone to convert
     assert legal(two, s) == {ACTION_ENGINEERING, ACTION_PASS}
@@ -671,7 +672,7 @@ def test_engineering_turns_stone_into_three_workers(two):
     assert s.goods[0, 0, STONE] == 1 and s.workers[0] == 3
     s = act(two, s, ACTION_BUILD_CITY, ACTION_BUILD_CITY, ACTION_BUILD_CITY)
     assert s.decision[0] == DEC_BUILD and s.city_workers[0, 0] == 3  # one stone left to convert
-    # nothing left to build: Engineering is masked (D-24) and BUILD is skipped
+    # nothing left to build: Engineering is masked (a move that cannot help) and BUILD is skipped
     done = {0: {m: int(MONUMENT_WORKERS[m]) for m in (0, 1, 3, 4, 5)}}
     s = position(two, [FOOD3, FOOD3] + [COINS7] * 5, city_workers={0: 18}, goods={0: [0, 2, 0, 0, 0]},
                  food={0: 7}, monuments=done, devs={0: [ENGINEERING]})
@@ -679,7 +680,7 @@ def test_engineering_turns_stone_into_three_workers(two):
 
 
 def test_city_boxes_fill_in_order_and_stop_at_seven(two):
-    """spec 2.4, D-11: cities fill in order; a 7th city is the last (city_workers 18)."""
+    """Cities fill in order; a 7th city is the last (city_workers 18)."""
     s = position(two, [WORKERS3] * 6, city_workers={0: 12}, food={0: 6})
     assert s.workers[0] == 18
     s = act(two, s, *[ACTION_BUILD_CITY] * 6)
@@ -689,7 +690,7 @@ def test_city_boxes_fill_in_order_and_stop_at_seven(two):
 @pytest.mark.parametrize("num_players, absent", [(1, []), (2, [TEMPLE, GREAT_PYRAMID]), (3, [HANGING_GARDENS]),
                                                  (4, [])])
 def test_monuments_not_in_play_are_masked(num_players, absent):
-    """spec 2.5: 2 players play without Temple and Great Pyramid, 3 without the Hanging Gardens."""
+    """2 players play without Temple and Great Pyramid, 3 without the Hanging Gardens."""
     game = make(GAME, num_players=num_players)
     s = position(game, [WORKERS3, FOOD3, FOOD3])
     assert s.decision[0] == DEC_BUILD
@@ -698,10 +699,10 @@ def test_monuments_not_in_play_are_masked(num_players, absent):
         assert (ACTION_BUILD_MONUMENT + m in mask) is (m not in absent), MONUMENT_NAMES[m]
 
 
-# --- buying and discarding (spec 5.5, 5.6) -------------------------------------------------
+# --- buying and discarding --------------------------------------------------------------
 
 def test_granaries_food_counts_only_with_a_purchase(two):
-    """spec 2.6 Granaries, D-14: food is 4 coins each, spent only as part of a purchase."""
+    """Granaries: food is 4 coins each, spent only as part of a purchase."""
     s = position(two, [FOOD3, FOOD3, FOOD3], food={0: 6}, devs={0: [GRANARIES]})
     assert s.decision[0] == DEC_BUY and s.food[0, 0] == 12 and s.coins[0] == 0  # BUY offered for food alone
     assert ACTION_PAY_FOOD in legal(two, s) and ACTION_BUY_DEV + LEADERSHIP not in legal(two, s)
@@ -719,7 +720,7 @@ def test_granaries_food_counts_only_with_a_purchase(two):
 
 
 def test_caravans_bought_this_turn_cancels_the_discard(two):
-    """D-15: a development works at once; Caravans bought now means no discard this turn."""
+    """A development works at once; Caravans bought now means no discard this turn."""
     s = position(two, [COINS7, COINS7, COINS7], food={0: 6}, goods={0: [4, 3, 2, 1, 0]})
     s = act(two, s, ACTION_BUY_DEV + CARAVANS, dice=[GOOD1] * 3)
     assert s.active[0] == 1 and s.goods[0, 0].tolist() == [4, 3, 2, 1, 0]  # 10 units kept
@@ -729,7 +730,7 @@ def test_caravans_bought_this_turn_cancels_the_discard(two):
 
 
 def test_at_most_one_development_per_turn_and_never_twice(two):
-    """spec 2.6: a development is bought once per player, at most one per turn."""
+    """A development is bought once per player, at most one per turn."""
     s = position(two, [COINS7, COINS7, COINS7], food={0: 6}, devs={0: [IRRIGATION]})
     mask = legal(two, s)
     assert ACTION_BUY_DEV + IRRIGATION not in mask and ACTION_BUY_DEV + LEADERSHIP in mask
@@ -737,10 +738,10 @@ def test_at_most_one_development_per_turn_and_never_twice(two):
     assert s.active[0] == 1  # no second purchase: BUY ended, nothing to discard
 
 
-# --- end of the game and scoring (spec 6, 7) ------------------------------------------------
+# --- end of the game and scoring ----------------------------------------------------------
 
 def test_fifth_development_triggers_the_final_round(two):
-    """spec 6.1: the 5th development sets the final-round flag; the round is finished, then the game ends."""
+    """The 5th development sets the final-round flag; the round is finished, then the game ends."""
     s = position(two, [COINS7, COINS7, COINS7], devs={0: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(two, s, ACTION_BUY_DEV + MEDICINE, dice=[FOOD3] * 3)
     assert s.final_round[0] and not s.done[0] and s.active[0] == 1  # seat 1 still plays this round
@@ -751,7 +752,7 @@ def test_fifth_development_triggers_the_final_round(two):
 
 
 def test_trigger_in_the_last_seats_turn_ends_the_game_at_once(two):
-    """spec 6.1: a trigger during the turn of the seat before the start player ends the game after it."""
+    """A trigger during the turn of the seat before the start player ends the game after it."""
     s = position(two, [COINS7, COINS7, COINS7], active=1, start=0,
                  devs={1: [IRRIGATION, AGRICULTURE, QUARRYING, CARAVANS]})
     s = act(two, s, ACTION_BUY_DEV + MEDICINE)
@@ -764,7 +765,7 @@ def test_trigger_in_the_last_seats_turn_ends_the_game_at_once(two):
 
 
 def test_all_monuments_in_play_trigger_the_end_and_first_later_by_time(two):
-    """spec 6.1, D-16: the end triggers when every monument in play (2 players: 5) was completed by anyone;
+    """The end triggers when every monument in play (2 players: 5) was completed by anyone;
     within one round the earlier turn scores "first", the later one "later"."""
     s = position(two, [WORKERS3, FOOD3, FOOD3], monuments={0: {OBELISK: 8}, 1: {
         STEP_PYRAMID: 3, STONE_CIRCLE: 5, HANGING_GARDENS: 11, GREAT_WALL: 12, OBELISK: 8}})
@@ -786,7 +787,7 @@ def test_all_monuments_in_play_trigger_the_end_and_first_later_by_time(two):
 
 
 def test_architecture_and_empire_bonuses(two):
-    """spec 6.2: Architecture +1 per completed monument (first or later), Empire +1 per city (3..7)."""
+    """Architecture +1 per completed monument (first or later), Empire +1 per city (3..7)."""
     s = position(two, [FOOD3] * 5, city_workers={0: 7}, food={0: 5}, devs={0: [ARCHITECTURE, EMPIRE]},
                  monuments={0: {STEP_PYRAMID: 3, OBELISK: 9, GREAT_WALL: 4}}, points={0: {OBELISK: 3}},
                  disasters={0: 2}, next_dice=[FOOD3] * 3)
@@ -798,7 +799,7 @@ def test_architecture_and_empire_bonuses(two):
 
 
 def test_tie_break_by_goods_value_and_shared_ranks(two, three):
-    """spec 7, D-18: equal scores rank by goods value; a full tie is shared. `returns` is rank based."""
+    """Equal scores rank by goods value; a full tie is shared. `returns` is rank based."""
     s = position(two, [FOOD3] * 3, active=1, start=0, final_round=True, devs={0: [LEADERSHIP], 1: [IRRIGATION]},
                  goods={0: [3, 0, 0, 0, 0], 1: [0, 2, 0, 0, 0]})
     assert s.done[0] and two.scores(s)[0].tolist() == [2, 2]
@@ -820,7 +821,7 @@ def test_tie_break_by_goods_value_and_shared_ranks(two, three):
 
 @pytest.mark.parametrize("max_rounds", [1, 2])
 def test_truncation_at_max_rounds(max_rounds):
-    """D-25: the round limit ends the game as truncation, not termination."""
+    """The round limit ends the game as truncation, not termination."""
     game = make(GAME, num_players=2, max_rounds=max_rounds)
     s = game.init_from_uniforms(forced_init([FOOD3] * 3))
     for _ in range(2 * max_rounds - 1):
@@ -833,7 +834,7 @@ def test_truncation_at_max_rounds(max_rounds):
 
 
 def test_passive_multiplayer_game_runs_to_truncation():
-    """D-25 with random dice: a game nobody advances still stops at the round limit."""
+    """With random dice, a game nobody advances still stops at the round limit."""
     rng = np.random.default_rng(3)
     game = make(GAME, num_players=3, max_rounds=5)
     s, steps = passive_play(game, game.init(rng), lambda: rng.random((1, UNIFORMS_PER_STEP)))
@@ -841,13 +842,13 @@ def test_passive_multiplayer_game_runs_to_truncation():
 
 
 def test_a_natural_end_in_the_last_allowed_round_is_not_truncation():
-    """D-25: when the end trigger and the round limit meet, the game terminated by the rules."""
+    """When the end trigger and the round limit meet, the game terminated by the rules."""
     game = make(GAME, num_players=2, max_rounds=1)
     s = position(game, [FOOD3] * 3, active=1, start=0, final_round=True)
     assert s.done[0] and not s.truncated[0]
 
 
 def test_config_rejects_a_solo_trade_game():
-    """spec 8.2: trading needs an opponent."""
+    """Trading needs an opponent."""
     with pytest.raises(ValueError):
         make(GAME, num_players=1, trade=True)

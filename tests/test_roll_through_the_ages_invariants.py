@@ -18,7 +18,7 @@ GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "10000"))
 
 
 def reference_scores(s) -> np.ndarray:
-    """spec 6.2 recomputed from the score sheet with numpy, independently of the kernels."""
+    """The score recomputed from the score sheet with numpy, independently of the kernels."""
     completed = s.monument_progress == data.MONUMENT_WORKERS
     cities = 3 + (s.city_workers[..., None] >= data.CITY_THRESHOLDS).sum(axis=-1)
     dev_points = (s.developments * data.DEVELOPMENT_POINTS).sum(axis=-1)
@@ -61,13 +61,13 @@ def test_random_games_keep_every_invariant(config):
         np.testing.assert_array_equal(game.scores(state), reference_scores(state), err_msg="score != sum of parts")
         for name in MONOTONE:
             assert (getattr(state, name) >= getattr(prev, name)).all(), f"{name} decreased"
-        # spec 5.6: a turn ends with at most 6 goods unless the player owns Caravans
+        # a turn ends with at most 6 goods unless the player owns Caravans
         ended = live & ((state.active != prev.active) | (state.round != prev.round) | state.done)
         ended_seat = prev.active[ended]
         counts = goods_counts(state)[rows[ended], ended_seat]
         caravans = state.developments[rows[ended], ended_seat, data.CARAVANS]
         assert ((counts <= data.GOODS_LIMIT) | caravans).all(), "a turn ended with more than 6 goods"
-        # spec 8.2: a trade moves units between two players and conserves every type (rows whose
+        # trade variant: a trade moves units between two players and conserves every type (rows whose
         # turn ended in the same step may already have collected the next player's goods)
         traded = live & (prev.decision == data.DEC_TRADE_RESPOND) & (state.active == prev.active)
         traded &= (state.round == prev.round) & ~state.done
@@ -86,7 +86,7 @@ def test_random_games_keep_every_invariant(config):
         devs = state.developments.sum(axis=-1).max(axis=-1) >= data.DEVELOPMENTS_TO_END
         monuments = state.completed_by_anyone[:, game.monuments_in_play].all(axis=-1)
         assert (devs | monuments | state.truncated).all(), "a game ended without an end trigger"
-        # spec 6.1: everyone had the same number of turns: the game ends after the last seat
+        # end of game: everyone had the same number of turns: the game ends after the last seat
         last_seat = (state.start_player + config["num_players"] - 1) % config["num_players"]
         assert (state.active[~state.truncated] == last_seat[~state.truncated]).all()
     returns = game.returns(state)

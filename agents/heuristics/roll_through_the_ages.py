@@ -94,7 +94,7 @@ DEFAULT_PARAMS = np.array(
     len(PARAM_NAMES))
 assert DEFAULT_PARAMS.shape == (len(PARAM_NAMES),)
 
-# Points per remaining turn of each development's effect (spec 2.6), a rough guess per effect:
+# Points per remaining turn of each development's effect, a rough guess per effect:
 # Leadership, Irrigation, Agriculture, Quarrying, Medicine (per opponent), Coinage, Caravans,
 # Religion, Granaries, Masonry, Engineering, Architecture, Empire (bonuses counted separately).
 DEV_RATE = np.array([0.3, 0.3, 0.4, 0.25, 0.2, 0.5, 0.3, 0.1, 0.35, 0.5, 0.4, 0.0, 0.0], dtype=np.float64)
@@ -187,7 +187,7 @@ def _kept_goods(goods, limit, keep, w):
 
 @kernel
 def _goods_worth(goods, caravans, w):
-    """Value (coins) of the goods still held after the discard phase (spec 5.6)."""
+    """Value (coins) of the goods still held after the discard phase."""
     if caravans:
         return goods_value(goods)
     return _kept_goods(goods, GOODS_LIMIT, w.keep, w)
@@ -278,7 +278,7 @@ def _dev_values(s, b, p, R, lead, params, w):
             value = now + later
         elif s.final_round[b]:
             value = now
-        elif owned >= 4:  # spec 6.1: the 5th development ends the game
+        elif owned >= 4:  # the 5th development ends the game
             value = now + END_BONUS if _may_end_game(s, b, lead + now, params) else NEVER
         else:
             value = now + later - params[_SLOT_COST]
@@ -309,14 +309,14 @@ def _monument_values(s, b, p, in_play, R, lead, params, w):
             if m == GREAT_WALL:
                 value += INVASION_POINTS * INVASION_RISK[cities] * R
             if not solo and first and n_open == 1 and not _may_end_game(s, b, lead + value, params):
-                value = 0.0  # the last open monument ends the game (spec 6.1): not while behind
+                value = 0.0  # the last open monument ends the game: not while behind
         w.ctx[_X_MON_VALUE + m] = value
         w.ctx[_X_MON_REM + m] = rem
 
 
 @kernel
 def _disaster_values(s, b, p, params, w):
-    """w.ctx[_X_DISASTER + n] = worth of n skulls (spec 2.7, solo 8.1): < 0 hurts us, > 0 the others."""
+    """w.ctx[_X_DISASTER + n] = worth of n skulls (solo rules included): < 0 hurts us, > 0 the others."""
     P = s.food.shape[1]
     devs = s.developments[b, p]
     lost = 0  # opponents' goods a Religion revolt wipes
@@ -475,7 +475,7 @@ def _goods_part(n_skull, n_good, n_coins, w, params):
     goods = w.goods
     for g in range(NUM_GOODS):
         goods[g] = int(w.ctx[_X_GOODS + g])
-    if n_skull >= REVOLT_SKULLS and w.ctx[_X_REVOLT_LOSES] > 0:  # spec 2.7: a revolt takes all goods
+    if n_skull >= REVOLT_SKULLS and w.ctx[_X_REVOLT_LOSES] > 0:  # a revolt takes all goods
         for g in range(NUM_GOODS):
             goods[g] = 0
     else:
@@ -493,7 +493,7 @@ def _food_workers_part(n_food, fw_food, fw_workers, n_workers, w, params):
     food_bonus = int(w.ctx[_X_FOOD_BONUS])
     worker_bonus = int(w.ctx[_X_WORKER_BONUS])
     food = min(FOOD_MAX, int(w.ctx[_X_FOOD]) + dice_yield(n_food, fw_food, food_bonus))
-    if food < cities:  # spec 5.3c: famine
+    if food < cities:  # famine
         value = -params[_FAMINE_WEIGHT] * (cities - food)
     else:
         value = _food_value(food - cities, cities, params)
@@ -545,7 +545,7 @@ def _roll_action(s, b, w, params):
         f = s.dice[b, i]
         if f != NO_DIE:
             counts[f] += 1
-            if solo or f != SKULL:  # spec 5.1: skulls stay, except in solo play
+            if solo or f != SKULL:  # skulls stay, except in solo play
                 avail[f] += 1
     eps = params[_ROLL_EPS_EARLY] if s.rolls_used[b] + 1 < MAX_ROLLS else params[_ROLL_EPS_LATE]
     base = _dice_utility(counts, w, params)

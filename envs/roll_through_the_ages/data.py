@@ -1,9 +1,9 @@
 """Static data for Roll Through the Ages: The Bronze Age (original 2008 score sheet).
 
-Every table cites ../shared/rules/roll_through_the_ages.md (the "spec"). Tables are numpy
+Every table follows the rules summarised in docs/roll_through_the_ages.md. Tables are numpy
 arrays so numba kernels can read them as frozen globals; never mutate them.
 
-The action index layout (spec section 11.2, plus the trade variant's actions from 51 on) is
+The action index layout (the base game's 51 actions, plus the trade variant's actions from 51 on) is
 `ACTION_GROUPS` below; docs/roll_through_the_ages.md shows it as a table generated from it.
 """
 
@@ -13,17 +13,17 @@ import numpy as np
 
 from meeple.envs.core import GameInfo, action_names_from_groups
 
-# --- dice (spec 2.1) -----------------------------------------------------------------------
+# --- dice --------------------------------------------------------------------------------
 NUM_FACES = 6
 GOOD1, FOOD3, SKULL, FW2, COINS7, WORKERS3 = range(6)
 FACE_NAMES = ("GOOD1", "FOOD3", "SKULL", "FW2", "COINS7", "WORKERS3")
 MAX_DICE = 7
 NO_DIE = -1  # dice slots beyond the player's city count
 
-# food/worker decision per FW2 die (spec 5.2)
+# food/worker decision per FW2 die (phase 2: choose food or workers)
 FW_UNDECIDED, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN = 0, 1, 2
 
-# --- food and goods (spec 2.2, 2.3) --------------------------------------------------------
+# --- food and goods ----------------------------------------------------------------------
 FOOD_START = 3
 FOOD_MAX = 15
 NUM_GOODS = 5
@@ -35,21 +35,21 @@ GOODS_VALUE = np.array(
     [[(g + 1) * n * (n + 1) // 2 if n <= GOODS_MAX[g] else 0 for n in range(9)] for g in range(5)],
     dtype=np.int64,
 )
-GOODS_LIMIT = 6  # spec 5.6: at most 6 units after the discard phase (unless Caravans)
+GOODS_LIMIT = 6  # at most 6 units after the discard phase (unless Caravans)
 MAX_GOODS_VALUE = int(sum(GOODS_VALUE[g, GOODS_MAX[g]] for g in range(5)))  # 265
 
-# Tradeable resources in the trade variant: the five goods, then food (spec 8.2).
+# Tradeable resources in the trade variant: the five goods, then food.
 NUM_TRADE_TYPES = 6
 TRADE_FOOD = 5
 TRADE_MAX = np.array([8, 7, 6, 5, 4, FOOD_MAX], dtype=np.int64)
 
-# --- cities (spec 2.4) ---------------------------------------------------------------------
+# --- cities ------------------------------------------------------------------------------
 START_CITIES = 3
 MAX_CITIES = 7
 CITY_THRESHOLDS = np.array([3, 7, 12, 18], dtype=np.int64)  # cumulative workers for cities 4..7
 CITY_WORKERS_MAX = 18
 
-# --- monuments (spec 2.5) ------------------------------------------------------------------
+# --- monuments ---------------------------------------------------------------------------
 NUM_MONUMENTS = 7
 MONUMENT_NAMES = (
     "Step Pyramid", "Stone Circle", "Temple", "Obelisk", "Hanging Gardens", "Great Wall", "Great Pyramid",
@@ -58,7 +58,7 @@ GREAT_WALL = 5
 MONUMENT_WORKERS = np.array([3, 5, 7, 9, 11, 13, 15], dtype=np.int64)
 MONUMENT_FIRST = np.array([1, 2, 4, 6, 8, 10, 12], dtype=np.int64)
 MONUMENT_LATER = np.array([0, 1, 2, 3, 4, 5, 6], dtype=np.int64)
-# spec 2.5 "Monuments in play, by player count" (index = number of players)
+# monuments in play, by player count (index = number of players)
 MONUMENTS_IN_PLAY = np.array(
     [
         [0, 0, 0, 0, 0, 0, 0],  # unused (0 players)
@@ -70,7 +70,7 @@ MONUMENTS_IN_PLAY = np.array(
     dtype=np.bool_,
 )
 
-# --- developments (spec 2.6, original sheet, D-21) -----------------------------------------
+# --- developments (original sheet: Religion costs 20 and scores 6, not the revised 25/7) -------
 NUM_DEVELOPMENTS = 13
 (LEADERSHIP, IRRIGATION, AGRICULTURE, QUARRYING, MEDICINE, COINAGE, CARAVANS, RELIGION,
  GRANARIES, MASONRY, ENGINEERING, ARCHITECTURE, EMPIRE) = range(13)
@@ -82,18 +82,18 @@ DEVELOPMENT_COST = np.array([10, 10, 15, 15, 15, 20, 20, 20, 30, 30, 40, 50, 60]
 DEVELOPMENT_POINTS = np.array([2, 2, 3, 3, 3, 4, 4, 6, 6, 6, 6, 8, 8], dtype=np.int64)
 GRANARIES_COINS_PER_FOOD = 4
 ENGINEERING_WORKERS_PER_STONE = 3
-COINS_PER_DIE_MAX = 12  # a COINS7 die with Coinage (spec 2.6)
-WORKERS_PER_DIE_MAX = 4  # a WORKERS3 die with Masonry (spec 2.6)
-DEVELOPMENTS_TO_END = 5  # spec 6.1: buying the 5th development triggers the final round
+COINS_PER_DIE_MAX = 12  # a COINS7 die with Coinage
+WORKERS_PER_DIE_MAX = 4  # a WORKERS3 die with Masonry
+DEVELOPMENTS_TO_END = 5  # buying the 5th development triggers the final round
 
-# --- disasters (spec 2.7) ------------------------------------------------------------------
+# --- disasters ---------------------------------------------------------------------------
 DROUGHT_SKULLS, PESTILENCE_SKULLS, INVASION_SKULLS, REVOLT_SKULLS = 2, 3, 4, 5
 DROUGHT_POINTS, PESTILENCE_POINTS, INVASION_POINTS = 2, 3, 4
 
-# --- turn structure (spec 5, 11) -----------------------------------------------------------
+# --- turn structure --------------------------------------------------------------------
 MAX_ROLLS = 3
-SOLO_ROUNDS = 10  # spec 8.1
-DEFAULT_MAX_ROUNDS = 100  # D-25: truncation limit
+SOLO_ROUNDS = 10  # solo variant
+DEFAULT_MAX_ROUNDS = 100  # truncation limit (the game has no natural bound)
 DECISION_NAMES = (
     "ROLL", "LEADERSHIP", "CHOOSE_FW", "TRADE", "TRADE_OFFER", "TRADE_RESPOND", "BUILD", "BUY",
     "DISCARD", "GAME_OVER",
@@ -102,7 +102,7 @@ DECISION_NAMES = (
  DEC_BUILD, DEC_BUY, DEC_DISCARD, DEC_GAME_OVER) = range(10)
 NUM_DECISIONS = len(DECISION_NAMES)
 
-# --- actions (spec 11.2) -------------------------------------------------------------------
+# --- actions ----------------------------------------------------------------------------
 ACTION_MARK_REROLL = 0
 ACTION_ROLL = 7
 ACTION_LEADERSHIP_REROLL = 8
@@ -133,7 +133,7 @@ UNIFORMS_PER_STEP = 16
 TRADE_TYPE_NAMES = GOOD_NAMES + ("food",)
 
 
-# (first index, count, name pattern, phase, meaning): the action table of spec 11.2 plus trading.
+# (first index, count, name pattern, phase, meaning): the base action table plus trading.
 # `action_names` and docs/roll_through_the_ages.md are generated from it.
 ACTION_GROUPS: tuple[tuple[int, int, str, str, str], ...] = (
     (ACTION_MARK_REROLL, 7, "MARK_REROLL_{i}", "ROLL", "mark die i for the next reroll (not a skull, unless solo)"),
@@ -142,11 +142,11 @@ ACTION_GROUPS: tuple[tuple[int, int, str, str, str], ...] = (
     (ACTION_FW_FOOD, 1, "FW_FOOD", "CHOOSE_FW", "the lowest undecided food/worker die gives food"),
     (ACTION_FW_WORKERS, 1, "FW_WORKERS", "CHOOSE_FW", "the lowest undecided food/worker die gives workers"),
     (ACTION_BUILD_CITY, 1, "BUILD_CITY", "BUILD", "one worker on the next unfinished city"),
-    (ACTION_BUILD_MONUMENT, 7, "BUILD_MONUMENT_{i}", "BUILD", "one worker on monument i (spec 2.5 order)"),
+    (ACTION_BUILD_MONUMENT, 7, "BUILD_MONUMENT_{i}", "BUILD", "one worker on monument i (0 Step Pyramid … 6 Great Pyramid)"),
     (ACTION_ENGINEERING, 1, "ENGINEERING", "BUILD", "Engineering: one stone becomes 3 workers"),
     (ACTION_PAY_GOOD, 5, "PAY_GOOD_{i}", "BUY", "mark the whole goods track i (wood..spearheads) as payment"),
     (ACTION_PAY_FOOD, 1, "PAY_FOOD", "BUY", "Granaries: mark one food as 4 coins"),
-    (ACTION_BUY_DEV, 13, "BUY_DEV_{i}", "BUY", "buy development i (spec 2.6 order) with coins and the marks"),
+    (ACTION_BUY_DEV, 13, "BUY_DEV_{i}", "BUY", "buy development i (0 Leadership … 12 Empire) with coins and the marks"),
     (ACTION_DISCARD, 5, "DISCARD_{i}", "DISCARD", "discard one unit of goods i"),
     (ACTION_PASS, 1, "PASS", "ROLL, LEADERSHIP, TRADE, TRADE_OFFER, BUILD, BUY",
      "end the phase: stop rolling / decline / end trading / withdraw the offer / stop building / buy nothing"),
@@ -165,7 +165,7 @@ def action_names(num_actions: int) -> tuple[str, ...]:
 
 
 def info(num_players: int, trade: bool, max_rounds: int, max_trade_offers: int) -> GameInfo:
-    """GameInfo for one configuration (spec 11.4: at most 126 steps per turn, plus trading)."""
+    """GameInfo for one configuration (at most 126 steps per turn, plus trading)."""
     num_actions = NUM_TRADE_ACTIONS if trade else NUM_BASE_ACTIONS
     rounds = SOLO_ROUNDS if num_players == 1 else max_rounds
     # each offer: <= 45 unit steps per side + propose + answer; + partner choice + end

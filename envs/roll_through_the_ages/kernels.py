@@ -66,7 +66,7 @@ def cities_of(city_workers):
 
 @kernel
 def goods_value(goods):
-    """Coins the goods (5,) pay (spec 5.5): each track's value at its count."""
+    """Coins the goods (5,) pay (rules: paying for a development): each track's value at its count."""
     v = 0
     for g in range(NUM_GOODS):
         v += GOODS_VALUE[g, goods[g]]
@@ -102,7 +102,7 @@ def completed_monuments_of(s, b, p):
 
 @kernel
 def score_of(s, b, p):
-    """spec 6.2: developments + monuments + Architecture/Empire bonuses - disaster points."""
+    """The score: developments + monuments + Architecture/Empire bonuses - disaster points."""
     total = 0
     for d in range(NUM_DEVELOPMENTS):
         if s.developments[b, p, d]:
@@ -158,7 +158,8 @@ def _can_buy(s, b, p):
 
 @kernel
 def _can_mark_or_roll(s, b, solo):
-    """spec 5.1 step 3 and D-27: rolling continues while a die is marked or can be marked."""
+    """Rolling continues while a die is marked or can be marked (so it stops at once when every die is a
+    locked skull, even before the third roll)."""
     if s.rolls_used[b] >= MAX_ROLLS:
         return False
     for i in range(MAX_DICE):
@@ -213,7 +214,7 @@ def _can_trade(s, b, max_trade_offers):
 
 @kernel
 def _start_turn(s, b, p, u, cursor, stream):
-    """spec 5.1 step 1: a new turn begins with the automatic first roll of one die per city."""
+    """A new turn begins with the automatic first roll of one die per city."""
     s.active[b] = p
     s.to_play[b] = p
     n = cities_of(s.city_workers[b, p])
@@ -239,8 +240,9 @@ def _start_turn(s, b, p, u, cursor, stream):
 
 @kernel
 def collect_goods(goods, n_units, quarrying):
-    """spec 5.3a on a goods row (5,): units one at a time from wood, a unit for a full track is lost
-    (D-07); Quarrying adds a stone once per turn for 2+ units, capped (D-08)."""
+    """Goods collection on a goods row (5,): units one at a time from wood, a unit for a full track is lost
+    (the sequence does not skip to the next track); Quarrying adds one stone once per turn for 2+ units,
+    capped at the stone maximum."""
     for i in range(n_units):
         g = i % NUM_GOODS
         if goods[g] < GOODS_MAX[g]:
@@ -253,19 +255,20 @@ def collect_goods(goods, n_units, quarrying):
 @kernel(inline="always")
 def dice_yield(n_three, n_two, bonus):
     """Food (or workers) of n_three FOOD3 (WORKERS3) dice and n_two FW2 dice taken as food (workers),
-    each +bonus with Agriculture (Masonry) (spec 2.6, 5.3b)."""
+    each +bonus with Agriculture (Masonry)."""
     return n_three * (3 + bonus) + n_two * (2 + bonus)
 
 
 @kernel(inline="always")
 def coins_per_die(coinage):
-    """Coins of one COINS7 die: 7, or 12 with Coinage (spec 2.6)."""
+    """Coins of one COINS7 die: 7, or 12 with Coinage."""
     return 12 if coinage else 7
 
 
 @kernel
 def _collect_and_disasters(s, b, p):
-    """spec 5.3 (3a-3d) and 5.4/5.5 worker and coin totals, once the dice are final."""
+    """Automatic resolution (3a goods, 3b food, 3c feeding, 3d disasters) and the worker and coin totals
+    for building and buying, once the dice are final."""
     P = s.food.shape[1]
     solo = P == 1
     n_good = 0
@@ -294,7 +297,7 @@ def _collect_and_disasters(s, b, p):
                 fw_workers += 1
     devs = s.developments[b, p]
     collect_goods(s.goods[b, p], n_good + 2 * n_skull, devs[QUARRYING])  # 3a
-    # 3b: food, capped at 15 before feeding (D-10); Agriculture +1 per food die (D-09)
+    # 3b: food, capped at 15 at collection, before feeding; Agriculture +1 per food die, FW2 food included
     agri = 1 if devs[AGRICULTURE] else 0
     food = s.food[b, p] + dice_yield(n_food, fw_food, agri)
     if food > FOOD_MAX:
@@ -307,15 +310,15 @@ def _collect_and_disasters(s, b, p):
         s.disasters[b, p] += cities - food
         food = 0
     s.food[b, p] = food
-    # 3d: exactly one skull row applies (D-20)
+    # 3d: exactly one skull row applies (disasters are not cumulative)
     if n_skull == DROUGHT_SKULLS:
         if not devs[IRRIGATION]:
             s.disasters[b, p] += DROUGHT_POINTS
     elif n_skull == PESTILENCE_SKULLS:
-        if solo:  # spec 8.1: pestilence hits the solo player
+        if solo:  # solo variant: pestilence hits the solo player
             if not devs[MEDICINE]:
                 s.disasters[b, p] += PESTILENCE_POINTS
-        else:  # D-04: opponents without Medicine
+        else:  # the roller is never hit; opponents without Medicine are
             for q in range(P):
                 if q != p and not s.developments[b, q, MEDICINE]:
                     s.disasters[b, q] += PESTILENCE_POINTS
@@ -324,12 +327,12 @@ def _collect_and_disasters(s, b, p):
             s.disasters[b, p] += INVASION_POINTS
     elif n_skull >= REVOLT_SKULLS:
         if devs[RELIGION]:
-            if not solo:  # D-05: opponents without Religion lose all goods
+            if not solo:  # opponents without Religion lose all goods; owners of Religion keep theirs
                 for q in range(P):
                     if q != p and not s.developments[b, q, RELIGION]:
                         for g in range(NUM_GOODS):
                             s.goods[b, q, g] = 0
-        else:  # D-06: including the goods collected this turn
+        else:  # including the goods collected this turn
             for g in range(NUM_GOODS):
                 s.goods[b, p, g] = 0
     masonry = 1 if devs[MASONRY] else 0
@@ -339,13 +342,13 @@ def _collect_and_disasters(s, b, p):
 
 @kernel
 def _trigger_final_round(s, b, solo, solo_standard_end_triggers):
-    if not solo or solo_standard_end_triggers:  # D-17
+    if not solo or solo_standard_end_triggers:  # a solo game is 10 rounds unless the flag is set
         s.final_round[b] = True
 
 
 @kernel
 def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
-    """spec 5.7 and 6.1: next seat, or the end of the round and possibly of the game."""
+    """End of turn: next seat, or the end of the round and possibly of the game."""
     P = s.food.shape[1]
     p = s.active[b]
     last_seat = (s.start_player[b] + P - 1) % P
@@ -356,7 +359,7 @@ def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
             over = s.final_round[b]
         if over:
             s.done[b] = True
-        elif s.round[b] >= max_rounds and P > 1:  # D-25: truncation, reported separately
+        elif s.round[b] >= max_rounds and P > 1:  # round limit: truncation, reported separately
             s.done[b] = True
             s.truncated[b] = True
         else:
@@ -376,7 +379,7 @@ def _end_turn(s, b, u, cursor, stream, max_rounds, solo_standard_end_triggers):
 @kernel
 def _advance(s, b, u,
         cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers):
-    """Run automatic phases until a player has a real decision or the game is over (spec 11.3)."""
+    """Run automatic phases until a player has a real decision or the game is over (phases that offer only PASS are skipped)."""
     P = s.food.shape[1]
     solo = P == 1
     while not s.done[b]:
@@ -410,7 +413,7 @@ def _advance(s, b, u,
                     return
                 if s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0:
                     return
-            s.workers[b] = 0  # D-12: unused workers are lost
+            s.workers[b] = 0  # unused workers are lost; a player may stop placing any time
             s.decision[b] = DEC_BUY
         elif decision == DEC_BUY:
             if _can_buy(s, b, p):
@@ -427,10 +430,10 @@ def _advance(s, b, u,
 
 @kernel
 def _complete_monument_if_full(s, b, p, m, in_play, solo, solo_standard_end_triggers):
-    """spec 5.4: record first/later points when the last box is filled; check the end trigger."""
+    """Record first/later points when the last box is filled; check the end trigger."""
     if s.monument_progress[b, p, m] < MONUMENT_WORKERS[m]:
         return
-    first = solo or not s.completed_by_anyone[b, m]  # D-16 strict time order; solo always first
+    first = solo or not s.completed_by_anyone[b, m]  # strict time order: only the earliest completer scores first; solo always first
     s.monument_points[b, p, m] = MONUMENT_FIRST[m] if first else MONUMENT_LATER[m]
     s.completed_by_anyone[b, m] = True
     for k in range(NUM_MONUMENTS):
@@ -460,7 +463,7 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
                 s.marked[b, i] = False
             s.decision[b] = DEC_LEADERSHIP
     elif decision == DEC_LEADERSHIP:
-        if a != ACTION_PASS:  # D-01: any one die, skulls included; the new face is final
+        if a != ACTION_PASS:  # any one die, skulls included; the new face is final
             s.dice[b, a - ACTION_LEADERSHIP_REROLL] = _draw_face(u, b, cursor, stream)
             s.leadership_used[b] = True
         s.decision[b] = DEC_CHOOSE_FW
@@ -489,7 +492,7 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
         else:
             s.offer_take[b, a - ACTION_OFFER_TAKE] += 1
     elif decision == DEC_TRADE_RESPOND:
-        if a == ACTION_ACCEPT:  # spec 8.2: both sides transfer at once
+        if a == ACTION_ACCEPT:  # trade variant: both sides transfer at once
             q = s.trade_partner[b]
             for t in range(NUM_TRADE_TYPES):
                 moved = s.offer_give[b, t] - s.offer_take[b, t]
@@ -505,7 +508,7 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
         elif a == ACTION_ENGINEERING:
             s.goods[b, p, STONE] -= 1
             s.workers[b] += ENGINEERING_WORKERS_PER_STONE
-        elif a == ACTION_BUILD_CITY:  # D-11: cities fill in order
+        elif a == ACTION_BUILD_CITY:  # cities fill in order (4th, 5th, 6th, 7th); all are worth the same
             s.workers[b] -= 1
             s.city_workers[b, p] += 1
         else:
@@ -523,7 +526,7 @@ def _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_trigger
             s.marked_food[b] += 1
         elif a < ACTION_PAY_FOOD:
             s.marked_goods[b, a - ACTION_PAY_GOOD] = True
-        else:  # spec 5.5: whole goods tracks, coins and Granaries food; no change given
+        else:  # whole goods tracks, coins and Granaries food; no change given
             d = a - ACTION_BUY_DEV
             for g in range(NUM_GOODS):
                 if s.marked_goods[b, g]:
@@ -562,7 +565,7 @@ KERNEL_ARGS = "in_play, trade, max_trade_offers, max_rounds, solo_standard_end_t
 @kernel
 def init_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
         cursor, stream, *fields):
-    """Fill a zeroed state: start player from u[b, 0] (spec 3.3), then the first turn's roll."""
+    """Fill a zeroed state: start player from u[b, 0] (chosen at random), then the first turn's roll."""
     s = _State(*fields)
     P = s.food.shape[1]
     for b in range(s.food.shape[0]):
@@ -604,7 +607,7 @@ def advance_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_en
 
 @kernel
 def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
-    """spec 11.2: write the legal actions of every row into mask (B, A); done rows all True."""
+    """Write the legal actions of every row into mask (B, A); done rows all True."""
     s = _State(*fields)
     P = s.food.shape[1]
     solo = P == 1
@@ -650,7 +653,7 @@ def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
                 take = s.offer_take[b, t]
                 gives += give
                 takes += take
-                # nobody gives more than they hold; no track above its maximum (spec 8.2)
+                # nobody gives more than they hold; no track above its maximum (trade variant)
                 row[ACTION_OFFER_GIVE + t] = (take == 0 and _holding(s, b, p, t) > give
                                               and _holding(s, b, q, t) + give < TRADE_MAX[t])
                 row[ACTION_OFFER_TAKE + t] = (give == 0 and _holding(s, b, q, t) > take
@@ -684,7 +687,7 @@ def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
 
 @kernel
 def scores_nb(out, *fields):
-    """out (B, P): the running score of spec 6.2 for every player."""
+    """out (B, P): the running score (as in final scoring) for every player."""
     s = _State(*fields)
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):

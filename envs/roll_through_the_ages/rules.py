@@ -1,6 +1,6 @@
 """Roll Through the Ages: The Bronze Age, as a batched rules core.
 
-Rules in brief (../shared/rules/roll_through_the_ages.md, from the Yucata text): each turn the active
+Rules in brief (full rules in docs/roll_through_the_ages.md; they follow the Yucata text): each turn the active
 player rolls one die per city (3-7) up to three times, never rerolling skulls (solo: may); Leadership
 allows one last reroll. Food/worker dice are decided, then goods (wood first, one unit at a time),
 food (cap 15), feeding (1 per city, each unfed city -1) and the skull disaster (2 drought, 3
@@ -32,15 +32,15 @@ class Config:
     """Variant flags (all JSON-serialisable)."""
 
     num_players: int = 2
-    """1 plays the solo variant (spec 8.1); 2-4 the base game."""
+    """1 plays the solo variant (10 rounds); 2-4 the base game."""
     trade: bool = False
-    """Enable the trade variant (spec 8.2): a trade step after the disasters, before building."""
+    """Enable the trade variant: a trade step after the disasters, before building."""
     max_trade_offers: int = data.DEFAULT_MAX_TRADE_OFFERS
     """Offers (proposed or withdrawn) the active player may make per trade step; bounds the game."""
     max_rounds: int = data.DEFAULT_MAX_ROUNDS
-    """D-25: truncate after this many rounds (reported as truncation, not termination)."""
+    """The game has no natural bound: truncate after this many rounds (reported as truncation, not termination)."""
     solo_standard_end_triggers: bool = False
-    """D-17: let a 5th development or all monuments end a solo game early."""
+    """Let a 5th development or all monuments end a solo game early."""
 
     def __post_init__(self) -> None:
         base.check_int(self, "num_players", 1, 4)
@@ -77,13 +77,13 @@ class RollThroughTheAges(base.RulesBase):
     # --- results -----------------------------------------------------------------------------
 
     def goods_values(self, state: State) -> np.ndarray:
-        """(B, P) int32 value of each player's goods (spec 2.3), the tie-break (spec 7)."""
+        """(B, P) int32 value of each player's goods (the sum of each track's value), the tie-break."""
         out = np.empty(state.food.shape, dtype=np.int32)
         kernels.goods_values_nb(out, *self.args_of("goods_values_nb"), *state)
         return out
 
     def tiebreak_key(self, state: State) -> np.ndarray:
-        """Ties in score go to the higher goods value (spec 7); equal both share."""
+        """Ties in score go to the higher goods value; players equal in both share the win."""
         return self.goods_values(state)
 
     # --- validation ----------------------------------------------------------------------------
@@ -113,8 +113,7 @@ class RollThroughTheAges(base.RulesBase):
         me = s.active.astype(np.int64)
         P = self.num_players
         # reachable maxima: per round a player suffers at most the worse of drought and invasion on its
-        # own turn and a pestilence on every other player's turn (spec 5.6)
-        # own turn and a pestilence on every other player's turn (spec 5.6); the cap is over the longest game,
+        # own turn and a pestilence on every other player's turn; the cap is over the longest game,
         # so the int16 count cannot wrap whatever is loaded
         per_round = max(data.DROUGHT_POINTS, data.INVASION_POINTS) + data.PESTILENCE_POINTS * (P - 1)
         check(s.disasters <= per_round * max(self.config.max_rounds, data.SOLO_ROUNDS), "more disaster points than a game allows")
@@ -123,7 +122,7 @@ class RollThroughTheAges(base.RulesBase):
               "more workers than dice and Engineering give")
         live = ~s.done
         dec = s.decision
-        # who decides: the active player, except a trade partner answering an offer (spec 8.2)
+        # who decides: the active player, except a trade partner answering an offer (trade variant)
         responding = dec == data.DEC_TRADE_RESPOND
         check(~live | (s.to_play == np.where(responding, s.trade_partner, s.active)), "to_play is not the seat that decides")
         trading = (dec == data.DEC_TRADE) | (dec == data.DEC_TRADE_OFFER) | responding
