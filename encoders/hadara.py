@@ -1,4 +1,4 @@
-"""Observation encoder for Hadara (spec 15).
+"""Observation encoder for Hadara.
 
 Built from the rules' `View` only (what one player may see), so it cannot leak hidden information.
 Per-seat blocks are seat-major (5, ...): slot 0 is the viewer, slot k the player k seats clockwise;
@@ -43,7 +43,7 @@ SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("is_to_play", (SEATS,), "1 for the seat that decides now"),
     ("coins", (SEATS,), "coins / 50, clipped to 4"),
     ("tracks", (SEATS, NUM_TRACKS), "income, military, culture, food / 20, clipped to 4"),
-    ("vp", (SEATS,), "public VP so far (spec 9 on the current position) / 100, clipped to 4"),
+    ("vp", (SEATS,), "public VP so far (final scoring on the current position) / 100, clipped to 4"),
     ("colour_count", (SEATS, NUM_COLOURS), "cards per colour Y,R,B,G,P / 10"),
     ("tableau", (SEATS, NUM_CARDS), "multi-hot of the card ids in the tableau"),
     ("free_tiles", (SEATS, NUM_TRACKS), "free bonus tiles per colour / 2"),
@@ -66,7 +66,7 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = SEAT_BLOCKS + [
     ("advanced", (1,), "1 in the advanced game"),
     ("pile_view_top", (1,), "1 if only pile tops are shown (pile_view='top')"),
     ("epoch", (NUM_EPOCHS,), "one-hot epoch I..III"),
-    ("decision", (NUM_DECISIONS,), "one-hot section (spec 14 ids)"),
+    ("decision", (NUM_DECISIONS,), "one-hot section (DEC_* order)"),
     ("round", (ROUNDS_PER_PHASE_A,), "one-hot phase-A round (zero after the draft)"),
     ("rotation", (5,), "one-hot wheel rotation (zero until set)"),
     ("board_order", (5, NUM_COLOURS), "board position -> one-hot colour"),

@@ -5,7 +5,7 @@
 
 Rewards arrive when the game ends: rank-based in [-1, 1] by VP then coins (ties share), or
 (own VP - best opponent VP) / 100 with reward="score_diff"; final VP are in `infos[agent]["scores"]`.
-Simultaneous phase-A choices are asked in turn order as hidden commitments (spec D7).
+Simultaneous phase-A choices are asked in turn order as hidden commitments, revealed together.
 """
 
 from meeple.envs.aec import env_functions

@@ -1,15 +1,15 @@
-"""Hadara: the worked examples HAD-EX-1..42 of spec section 13, through the public API.
+"""Hadara: the rules' worked examples 1..42, through the public API.
 
-Spec: ../shared/rules/hadara.md (cited as "spec 5.1", "D16", ...); the German Yucata rules text
-(../shared/seeds/hadara.de.txt) wins where they disagree. Card ids are the names of spec 2.2
-(`card("I-B03")` = 22). Positions the examples start from are built by editing a fresh state
-(`position`): primary fields only (tableaux, coins, start cards, busts, seals, piles, pairs...),
+The rules are summarised in docs/hadara.md; where sources disagree the German Yucata rules text wins.
+Card ids are the card names of envs/hadara/data.py (`card("I-B03")` = 22). Positions the examples
+start from are built by editing a fresh state (`position`): primary fields only (tableaux, coins,
+start cards, busts, seals, piles, pairs...),
 the tracks are derived by `game.advance`, which then runs the automatic sections exactly as in a
 real game. Cards not placed anywhere are put into the public discard so every built position passes
-`game.validate` (each dealt epoch and colour accounts for 2N cards, spec 3 step 6).
+`game.validate` (each dealt epoch and colour accounts for 2N cards).
 
 Unless a test says otherwise the game has 2 players, `auto_forced=False` (every decision is seen,
-D19) and seat 0 acts first.
+even one with a single legal action) and seat 0 acts first.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ NOT_TAKEN, PLUNDERED, ALLIED = 0, 1, 2  # State.colony values
 # --- helpers --------------------------------------------------------------------------------
 
 def card(name: str) -> int:
-    """Global card id of a spec 2.2 name, e.g. card("I-B03") == 22."""
+    """Global card id of a card name, e.g. card("I-B03") == 22."""
     return data.CARD_NAMES.index(name)
 
 
@@ -97,7 +97,7 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
     bottom -> top; pairs {seat: (card 0, card 1)} phase-A pairs in draw order. Other State fields by
     name: a dict {index: value} sets field[0, index], anything else sets field[0].
     Unplaced cards of every dealt (epoch, colour) fill up 2N: the current epoch's inner stacks and outer
-    piles get the sizes the rounds drawn and resolved so far leave (spec 5 A2; `validate` checks them),
+    piles get the sizes the rounds drawn and resolved so far leave (`validate` checks them),
     the rest goes into the public discard. `pick` defaults to 0 before phase B and 5N after the picks.
     """
     P = game.num_players
@@ -132,7 +132,7 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
                 target[0, i] = v
         else:
             target[0] = value
-    # conservation (spec 3 step 6): 2N cards of each dealt epoch and colour outside the box
+    # conservation: 2N cards of each dealt epoch and colour outside the box
     placed = np.zeros(data.NUM_CARDS, dtype=np.int64)
     for arr in (s.tableau, s.outer, s.inner, s.drawn, s.sold_a):
         ids = arr[0].reshape(-1)
@@ -141,7 +141,7 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
     drawn_rounds, resolved = {DEC_A_DRAFT: (round + 1, round), DEC_A_TILE: (round + 1, round + 1)}.get(
         section, (0, 0) if section <= DEC_WHEEL else (5, 5))
 
-    def draws(c: int, rounds: int) -> int:  # spec 5 A2.1: seat i draws at board position (i + r + k) % 5
+    def draws(c: int, rounds: int) -> int:  # seat i draws at board position (i + r + k) % 5
         return sum(int(s.board_order[0, (i + rotation + k) % 5]) == c for k in range(rounds) for i in range(P))
 
     for e in range(epoch + 1):
@@ -168,7 +168,7 @@ def position(game, section: int, *, epoch: int = 0, cards: Mapping[int, list[str
 
 def draft_position(game, pairs: Mapping[int, tuple[str, str]], **kw):
     """A_DRAFT of round 3 (so the wheel turns afterwards without an Income), seat 0 to choose; the
-    wheel is set so that seat 0's emblem points at the colour of its pair (spec 2.8: seat i draws at
+    wheel is set so that seat 0's emblem points at the colour of its pair (seat i draws at
     board position (i + r + k) mod 5 with the default board order Y, R, B, G, P)."""
     k = kw.pop("round", 3)
     colour = int(data.CARD_COLOUR[card(pairs[0][0])])
@@ -179,17 +179,17 @@ def draft_position(game, pairs: Mapping[int, tuple[str, str]], **kw):
 
 
 def final(game, **kw):
-    """A finished game (after epoch III, spec 9) for scoring examples."""
+    """A finished game (after epoch III) for scoring examples."""
     return position(game, DEC_GAME_OVER, epoch=2, done=True, **kw)
 
 
 def income_position(game, **kw):
-    """Just before the phase-A Income of spec 5 A3: the last draft round's follow-ups are over."""
+    """Just before the phase-A Income (A3): the last draft round's follow-ups are over."""
     return position(game, DEC_A_TILE, round=4, turn=game.num_players, **kw)
 
 
 def pick_position(game, piles: Mapping[int, list[str]], **kw):
-    """Phase B (spec 6 B1) with only `piles` left and seat 0 to pick: the picks taken so far are
+    """Phase B with only `piles` left and seat 0 to pick: the picks taken so far are
     5N minus the cards left, and the start player is chosen so that the next pick is seat 0's."""
     P = game.num_players
     pick = 5 * P - sum(len(v) for v in piles.values())
@@ -208,10 +208,10 @@ def bust_action(bust: int, colour: int, side: int) -> int:
     return ACTION_BUST + 8 * bust + 2 * colour + side
 
 
-# --- setup and phase A (spec 2-5) -----------------------------------------------------------
+# --- setup and phase A --------------------------------------------------------------------
 
 def test_had_ex_1_start_card():
-    """HAD-EX-1 (spec 2.3, 3 step 2, 4): initiative-2 start card side A: 8 coins, income 2,
+    """Rules example 1: initiative-2 start card side A: 8 coins, income 2,
     military 1, culture 3, food 4; at 4 players it never earns the start-player coin, at 2 players
     against initiative 1 it does (coins 9)."""
     game = new_game(4, auto_forced=True)
@@ -227,14 +227,14 @@ def test_had_ex_1_start_card():
 
 
 def test_had_ex_2_card_anatomy():
-    """HAD-EX-2 (spec 2.2 I-B03, 5 A2, 5.2): discard I-B01, buy I-B03 with coins 5, culture 3,
+    """Rules example 2: discard I-B01, buy I-B03 with coins 5, culture 3,
     food 4 -> coins 2, culture 5, food 5; I-B03 in the tableau (2 VP); I-B01 tops the blue pile."""
     game = new_game()
     s = draft_position(game, {0: ("I-B03", "I-B01"), 1: ("I-G01", "I-G02")}, coins={0: 5}, start={0: (1, SIDE_A)})
     assert s.to_play[0] == 0 and s.colour_count[0, 0, BLUE] == 0
     assert s.coins[0, 0] == 5 and tracks(s)[CULTURE] == 3 and tracks(s)[FOOD] == 4
     s = act(game, s, ACTION_DRAFT + 0)  # discard card 1, buy card 0
-    assert s.committed[0, 0] and n_cards(s) == 0  # hidden until everyone has chosen (D7)
+    assert s.committed[0, 0] and n_cards(s) == 0  # hidden until everyone has chosen (hidden commitments)
     s = act(game, s, ACTION_DRAFT + 1)  # seat 1 sells: the round resolves
     assert s.coins[0, 0] == 2 and tracks(s)[CULTURE] == 5 and tracks(s)[FOOD] == 5
     assert s.tableau[0, 0, 0] == card("I-B03") and n_cards(s) == 1
@@ -244,7 +244,7 @@ def test_had_ex_2_card_anatomy():
 
 @pytest.mark.parametrize("epoch", [0, 1, 2])
 def test_had_ex_3_selling(epoch):
-    """HAD-EX-3 (spec 2.2 sell value, 5 A2.3, 11.1): selling an epoch I / II / III card gives
+    """Rules example 3: selling an epoch I / II / III card gives
     2 / 3 / 4 coins; a phase-A sale leaves the game face-down (only its colour is public); no track
     moves. A phase-B sale of a face-up card is public."""
     e = data.EPOCH_NAMES[epoch]
@@ -268,7 +268,7 @@ def test_had_ex_3_selling(epoch):
 
 
 def test_had_ex_4_drawing():
-    """HAD-EX-4 (spec 5 A2.1): the monkey (seat 0) emblem points at the red stack; its pair is the
+    """Rules example 4: the monkey (seat 0) emblem points at the red stack; its pair is the
     top two cards of the red inner stack, which shrinks by 2."""
     game = new_game()
     s = game.init_from_uniforms(start_uniforms())
@@ -282,8 +282,8 @@ def test_had_ex_4_drawing():
 
 
 def test_had_ex_5_price_reduction():
-    """HAD-EX-5 (spec 5.1): with 2 blue cards owned, a blue card of price 5 costs 3: coins 4 -> 1. With
-    coins 2 the buys are masked out and only selling is legal. (The spec's I-B07 becomes II-B02, same
+    """Rules example 5: with 2 blue cards owned, a blue card of price 5 costs 3: coins 4 -> 1. With
+    coins 2 the buys are masked out and only selling is legal. (The rules' I-B07 becomes II-B02, same
     price, in epoch II: a player meets the blue stack once per epoch, so 2 blue cards come from epoch I.)"""
     game = new_game()
     kw = dict(cards={0: ["I-B01", "I-B02"]}, pairs={0: ("II-B02", "II-B05"), 1: ("II-G01", "II-G02")}, epoch=1)
@@ -296,7 +296,7 @@ def test_had_ex_5_price_reduction():
 
 
 def test_had_ex_6_wheel_turn():
-    """HAD-EX-6 (spec 2.8, 5 A2.5): board order R, Y, B, G, P; the monkey (seat 0), r = 0, draws red
+    """Rules example 6: board order R, Y, B, G, P; the monkey (seat 0), r = 0, draws red
     in round 0 and, after the wheel turns, yellow in round 1."""
     game = new_game()
     s = game.init_from_uniforms(start_uniforms())
@@ -321,7 +321,7 @@ def play_draft(game, s, rotation: int) -> tuple[object, list[list[int]]]:
 
 
 def test_had_ex_7_wheel_setting():
-    """HAD-EX-7 (spec 5 A1, 2.8): all 5 rotations are legal; each emblem points at exactly one
+    """Rules example 7: all 5 rotations are legal; each emblem points at exactly one
     stack, and no two players share a stack in any round (5 players)."""
     game = new_game(5)
     s0 = game.init_from_uniforms(start_uniforms())
@@ -334,7 +334,7 @@ def test_had_ex_7_wheel_setting():
 
 
 def test_had_ex_8_track_past_10():
-    """HAD-EX-8 (spec 2.4, D18): culture 9 + I-B05 (+3) = 12 (one 10-value marker, marker at 2);
+    """Rules example 8: culture 9 + I-B05 (+3) = 12 (one 10-value marker, marker at 2);
     removing the card in Feeding gives culture 9 again."""
     game = new_game()
     s = pick_position(game, {BLUE: ["I-B05"]}, cards={0: ["I-B09", "I-B02"]}, coins={0: 10})
@@ -348,7 +348,7 @@ def test_had_ex_8_track_past_10():
 
 
 def test_had_ex_9_income():
-    """HAD-EX-9 (spec 5 A3): income track 12, coins 0 -> Income gives 12 coins; the track stays 12."""
+    """Rules example 9: income track 12, coins 0 -> Income gives 12 coins; the track stays 12."""
     game = new_game()
     # epoch II: 4 yellow cards of epoch I can't be owned during epoch I's draft (one yellow pair per epoch)
     s = income_position(game, cards={0: ["I-Y09", "I-Y10", "I-Y05", "I-Y06"]}, coins={0: 0}, epoch=1)
@@ -357,7 +357,7 @@ def test_had_ex_9_income():
 
 
 def test_had_ex_10_colony_anatomy():
-    """HAD-EX-10 (spec 2.6): tier 0 (requirement 3) with C00 on top: eligible with military 3;
+    """Rules example 10: tier 0 (requirement 3) with C00 on top: eligible with military 3;
     plunder 2 coins and 2 VP, or ally for +1 income +1 military (back 2 VP); military 2: not eligible."""
     game = new_game()
     kw = dict(coins={0: 0}, colony_stack={0: [1, 0, -1, -1, -1]})  # C00 on top of tier 0
@@ -376,7 +376,7 @@ def test_had_ex_10_colony_anatomy():
 
 
 def test_had_ex_11_plunder():
-    """HAD-EX-11 (spec 5 A4): military 19, coins 0: tiers 0-2 (3, 9, 15) eligible, 3-4 (21, 30)
+    """Rules example 11: military 19, coins 0: tiers 0-2 (3, 9, 15) eligible, 3-4 (21, 30)
     not; plundering tier 2 gives 5 coins, military stays 19, 8 VP at the end, the back stays hidden."""
     game = new_game()
     s = position(game, DEC_A_COLONY, epoch=1, cards={0: ["II-R09", "II-R10", "I-R10"]}, coins={0: 0})
@@ -388,16 +388,16 @@ def test_had_ex_11_plunder():
     s = act(game, s, colony_action(2, PLUNDER))
     assert s.coins[0, 0] == 5 and tracks(s)[MILITARY] == 19 and s.colony[0, 0, 2] == PLUNDERED
     assert game.scores(s)[0, 0] == vp + 8 + 1  # front VP 8; 5 coins = 1 VP
-    for viewer in (0, 1):  # D14: never revealed, not even to its owner
+    for viewer in (0, 1):  # a plundered back: never revealed, not even to its owner
         assert game.observe(s, viewer).colony_back[0, 0, 2] == -1
 
 
 def test_had_ex_12_ally():
-    """HAD-EX-12 (spec 5 A4, 2.6 C05): military 12, coins 1, C05 on top of tier 1; ally: coins -1,
+    """Rules example 12: military 12, coins 1, C05 on top of tier 1; ally: coins -1,
     military 14, culture +1, C05 revealed to all, 5 VP at the end."""
     game = new_game()
     s = position(game, DEC_A_COLONY, epoch=1, cards={0: ["I-R10", "I-R08", "I-R01"]}, coins={0: 1},
-                 colony_stack={1: [6, 5, -1, -1, -1]})  # epoch II: 3 red cards of epoch I (see HAD-EX-9)
+                 colony_stack={1: [6, 5, -1, -1, -1]})  # epoch II: 3 red cards of epoch I (see rules example 9)
     assert tracks(s)[MILITARY] == 12
     c = tracks(s)[CULTURE]
     vp = game.scores(s)[0, 0]
@@ -410,7 +410,7 @@ def test_had_ex_12_ally():
 
 
 def test_had_ex_13_bust_anatomy():
-    """HAD-EX-13 (spec 2.4, 5 A5): culture 6 and a free tile: bust 0 (6, 4 VP) is carvable, and
+    """Rules example 13: culture 6 and a free tile: bust 0 (6, 4 VP) is carvable, and
     only by placing a free tile; culture 5: not carvable."""
     game = new_game()
     s = position(game, DEC_A_BUST, cards={0: ["I-B05"]})
@@ -427,10 +427,10 @@ def test_had_ex_13_bust_anatomy():
 
 
 def test_had_ex_14_bust_tile_front():
-    """HAD-EX-14 (spec 5 A5): culture 13, income 4, 2 free yellow tiles; carve bust 1 with a yellow
+    """Rules example 14: culture 13, income 4, 2 free yellow tiles; carve bust 1 with a yellow
     tile front -> income 7, free yellow tiles 1, culture unchanged."""
     game = new_game()
-    s = position(game, DEC_A_BUST, epoch=1, cards={0: ["I-Y05", "I-B09", "I-B10", "I-B02"]})  # see HAD-EX-9
+    s = position(game, DEC_A_BUST, epoch=1, cards={0: ["I-Y05", "I-B09", "I-B10", "I-B02"]})  # see rules example 9
     assert tracks(s)[CULTURE] == 13 and tracks(s)[INCOME] == 4 and s.free_tiles[0, 0, YELLOW] == 2
     s = act(game, s, bust_action(1, YELLOW, FRONT))
     assert tracks(s)[INCOME] == 7 and s.free_tiles[0, 0, YELLOW] == 1 and tracks(s)[CULTURE] == 13
@@ -438,7 +438,7 @@ def test_had_ex_14_bust_tile_front():
 
 
 def test_had_ex_15_bust_tile_back():
-    """HAD-EX-15 (spec 5 A5, 9): culture 20; carve bust 2 with a red tile back: no track change,
+    """Rules example 15: culture 20; carve bust 2 with a red tile back: no track change,
     free red tiles -1, the bust scores 14 + 4 = 18 VP."""
     game = new_game()
     s = position(game, DEC_A_BUST, epoch=1, cards={0: ["II-B10", "II-B08", "I-B09", "I-B02"]})
@@ -449,10 +449,10 @@ def test_had_ex_15_bust_tile_back():
     assert game.scores(s)[0, 0] == vp + 18
 
 
-# --- phase B, feeding (spec 6, 7) -----------------------------------------------------------
+# --- phase B, feeding --------------------------------------------------------------------
 
 def test_had_ex_16_phase_b():
-    """HAD-EX-16 (spec 6 B1): taking the purple pile gives exactly its top card, which must be bought
+    """Rules example 16: taking the purple pile gives exactly its top card, which must be bought
     or sold; there is no action returning it."""
     game = new_game()
     s = pick_position(game, {PURPLE: ["I-P05", "I-P09"]}, coins={0: 10})
@@ -470,7 +470,7 @@ FEED_CARDS = ["I-Y01", "I-Y02", "I-R01", "I-R02", "I-B01", "I-B02", "I-P09"]  # 
 
 
 def test_had_ex_17_fed():
-    """HAD-EX-17 (spec 7, D24): food 9 and 6 cards: nothing happens, no removal prompt."""
+    """Rules example 17: food 9 and 6 cards: nothing happens, no removal prompt."""
     game = new_game()
     hand = ["I-G07", "I-G01", "I-Y01", "I-R01", "I-B01", "I-Y05"]
     s = position(game, DEC_B_FEED, cards={0: hand}, start={0: (1, SIDE_A)}, coins={0: 3})
@@ -480,7 +480,7 @@ def test_had_ex_17_fed():
 
 
 def test_had_ex_18_not_fed():
-    """HAD-EX-18 (spec 7, D10): food 6 and 7 cards without food: exactly one removal is required
+    """Rules example 18: food 6 and 7 cards without food: exactly one removal is required
     (no pass), then food 6 = 6 cards and the player is done."""
     game = new_game(advanced=True)
     s = position(game, DEC_B_FEED, cards={0: FEED_CARDS}, start={0: (4, SIDE_B)})  # initiative 5 B: food 6
@@ -492,7 +492,7 @@ def test_had_ex_18_not_fed():
 
 
 def test_had_ex_19_removal_undo():
-    """HAD-EX-19 (spec 7 undo rule): removing I-Y02 takes back +1 income and +1 military, gives no
+    """Rules example 19: removing I-Y02 takes back +1 income and +1 military, gives no
     coins, the card count drops by 1 and I-Y02 is out of the game (face-up, public)."""
     game = new_game()
     s = position(game, DEC_B_FEED, cards={0: FEED_CARDS}, coins={0: 3})
@@ -503,10 +503,10 @@ def test_had_ex_19_removal_undo():
     assert after.removed[0, card("I-Y02")] and game.observe(after, 1).removed[0, card("I-Y02")]
 
 
-# --- seals and final scoring (spec 8, 9) ----------------------------------------------------
+# --- seals and final scoring ------------------------------------------------------------
 
 def test_had_ex_20_silver_seal():
-    """HAD-EX-20 (spec 8): a silver seal bought with a red tile, military 30 at game end: 15 VP."""
+    """Rules example 20: a silver seal bought with a red tile, military 30 at game end: 15 VP."""
     game = new_game()
     hand = ["III-R09", "III-R10", "III-R07", "III-R05"]
     s = position(game, DEC_B_SEALS, epoch=2, cards={0: hand}, coins={0: 20, 1: 0}, start={0: (1, SIDE_A)})
@@ -523,7 +523,7 @@ SETS3 = [f"{e}-{c}01" for e in ("I", "II", "III") for c in "YRBG"] + ["I-P05", "
 
 
 def test_had_ex_21_gold_seal():
-    """HAD-EX-21 (spec 8): 3 complete 5-colour sets score 21 VP with one gold seal, 42 with two."""
+    """Rules example 21: 3 complete 5-colour sets score 21 VP with one gold seal, 42 with two."""
     game = new_game()
     for gold, extra in ((0, 0), (1, 21), (2, 42)):
         s = final(game, cards={0: SETS3}, coins={0: 0}, gold={0: gold})
@@ -532,7 +532,7 @@ def test_had_ex_21_gold_seal():
 
 
 def test_had_ex_22_start_players_and_coin():
-    """HAD-EX-22 (spec 3 step 4, 5 A1): start players by initiative rank per epoch; the start-player
+    """Rules example 22: start players by initiative rank per epoch; the start-player
     coin at setup (5 players: initiatives 4 and 5; 2 players with initiatives 2 and 4: initiative 4;
     3 players: nobody)."""
     for P, dealt, starters, extra in (
@@ -554,7 +554,7 @@ def test_had_ex_22_start_players_and_coin():
 
 
 def test_had_ex_23_setup_size():
-    """HAD-EX-23 (spec 3 steps 5-6): 4 players: 5 inner stacks of 8 cards, 4 colonies per tier."""
+    """Rules example 23: 4 players: 5 inner stacks of 8 cards, 4 colonies per tier."""
     game = new_game(4)
     s = game.init_from_uniforms(np.full((1, UNIFORMS_AT_INIT), 0.3))
     game.validate(s)
@@ -564,7 +564,7 @@ def test_had_ex_23_setup_size():
 
 
 def test_had_ex_24_one_visit_per_colour():
-    """HAD-EX-24 (spec 5 A2): after the 5 draft rounds every player has drawn once from each colour,
+    """Rules example 24: after the 5 draft rounds every player has drawn once from each colour,
     the inner stacks are empty and each outer pile holds N cards."""
     for P in (2, 3, 5):
         game = new_game(P)
@@ -576,7 +576,7 @@ def test_had_ex_24_one_visit_per_colour():
 
 
 def test_had_ex_25_phase_b_length():
-    """HAD-EX-25 (spec 6 B1): every player takes exactly 5 phase-B turns; the piles end empty."""
+    """Rules example 25: every player takes exactly 5 phase-B turns; the piles end empty."""
     for P in (2, 4):
         game = new_game(P)
         s, _ = play_draft(game, game.init_from_uniforms(start_uniforms()), 0)
@@ -591,10 +591,10 @@ def test_had_ex_25_phase_b_length():
         assert s.outer_count[0].tolist() == [0] * 5 and s.decision[0] == DEC_B_COLONY
 
 
-# --- purple abilities (spec 10) -------------------------------------------------------------
+# --- purple abilities --------------------------------------------------------------------
 
 def test_had_ex_26_sell_bonus():
-    """HAD-EX-26 (spec 10 SELL_BONUS): owning I-P01, selling an epoch II card gives 3 + 1 coins."""
+    """Rules example 26 (SELL_BONUS): owning I-P01, selling an epoch II card gives 3 + 1 coins."""
     game = new_game()
     s = pick_position(game, {YELLOW: ["II-Y01"], GREEN: ["II-G01"]}, epoch=1, cards={0: ["I-P01"]}, coins={0: 0})
     s = act(game, s, pick_action(YELLOW, SELL))
@@ -602,7 +602,7 @@ def test_had_ex_26_sell_bonus():
 
 
 def test_had_ex_27_tile_steps():
-    """HAD-EX-27 (spec 10 TILE_STEPS, 2.5): food 5, buy I-P03 and assign a green tile -> food 7, free
+    """Rules example 27 (TILE_STEPS): food 5, buy I-P03 and assign a green tile -> food 7, free
     green tiles 1; removing the card in Feeding -> food 5, free green tiles 2."""
     game = new_game()
     s = pick_position(game, {PURPLE: ["I-P03"]}, start={0: (4, SIDE_A)}, coins={0: 9})
@@ -621,7 +621,7 @@ def test_had_ex_27_tile_steps():
 
 
 def test_had_ex_28_per_blue_cul():
-    """HAD-EX-28 (spec 10 PER_BLUE_CUL): 3 blue cards, culture 10; buying I-P11 -> culture 13; then
+    """Rules example 28 (PER_BLUE_CUL): 3 blue cards, culture 10; buying I-P11 -> culture 13; then
     buying I-B02 (+2) -> culture 16."""
     game = new_game(advanced=True)
     s = pick_position(game, {PURPLE: ["I-P11"], YELLOW: ["I-Y01"], BLUE: ["I-B02"]},
@@ -635,7 +635,7 @@ def test_had_ex_28_per_blue_cul():
 
 
 def test_had_ex_29_colony_coins():
-    """HAD-EX-29 (spec 10 COLONY_COINS, D16): owning II-P01, coins 0, military 9: plunder tier 1 ->
+    """Rules example 29 (COLONY_COINS): owning II-P01, coins 0, military 9: plunder tier 1 ->
     coins 7 (4 + 3); ally instead -> coins 3 (4 - 1; the +4 may pay the alliance)."""
     game = new_game()
     s = position(game, DEC_A_COLONY, epoch=1, cards={0: ["II-P01", "I-R10", "I-R02"]}, coins={0: 0})
@@ -645,7 +645,7 @@ def test_had_ex_29_colony_coins():
 
 
 def test_had_ex_30_cheap_seals():
-    """HAD-EX-30 (spec 10 CHEAP_SEALS, 2.7): owning II-P03, seals cost silver 4 / gold 6 in epoch II
+    """Rules example 30 (CHEAP_SEALS): owning II-P03, seals cost silver 4 / gold 6 in epoch II
     and silver 15 / gold 22 in epoch III (normally 10 / 15 and 20 / 30)."""
     game = new_game()
     silver = {ACTION_SILVER + c for c in range(4)}
@@ -663,7 +663,7 @@ def test_had_ex_30_cheap_seals():
 
 
 def test_had_ex_31_track_income():
-    """HAD-EX-31 (spec 10 TRACK_INCOME): owning II-P11 with income 5, military 8, culture 5, food 7,
+    """Rules example 31 (TRACK_INCOME): owning II-P11 with income 5, military 8, culture 5, food 7,
     Income gives 5 + 2 * 2 = 9 (culture is not strictly greater); with all three greater: +6 (cap)."""
     game = new_game(advanced=True)
     hand = ["II-P11", "I-Y09", "I-R08", "I-R02", "I-B02", "I-G07"]
@@ -674,7 +674,7 @@ def test_had_ex_31_track_income():
 
 
 def test_had_ex_32_food_surplus():
-    """HAD-EX-32 (spec 10 FOOD_SURPLUS, D11): owning II-P12 with food 12 and 7 cards, Feeding gives
+    """Rules example 32 (FOOD_SURPLUS): owning II-P12 with food 12 and 7 cards, Feeding gives
     min(5 * 3, 12) = 12 coins."""
     game = new_game(advanced=True)
     hand = ["II-P12", "I-G07", "I-G04", "I-Y01", "I-R01", "I-B01", "I-P09"]
@@ -684,7 +684,7 @@ def test_had_ex_32_food_surplus():
 
 
 def test_had_ex_33_bust_boost():
-    """HAD-EX-33 (spec 10 BUST_BOOST): bust 0 carved with a blue tile front, bust 1 with a tile back,
+    """Rules example 33 (BUST_BOOST): bust 0 carved with a blue tile front, bust 1 with a tile back,
     culture 15; buying II-P13 -> culture 17 at once; at the end bust 1 scores 8 + 3 + 2 = 13."""
     game = new_game(advanced=True)
     busts = {0: [2 * BLUE + FRONT, 2 * YELLOW + BACK, -1, -1]}
@@ -700,7 +700,7 @@ def test_had_ex_33_bust_boost():
 
 
 def test_had_ex_34_feed_coins():
-    """HAD-EX-34 (spec 10 FEED_COINS): owning II-P14 with food 9 and 11 cards: paying twice costs 4
+    """Rules example 34 (FEED_COINS): owning II-P14 with food 9 and 11 cards: paying twice costs 4
     coins, no card is removed, and the player's Feeding is done."""
     game = new_game(advanced=True)
     hand = ["II-P14", "I-G07", "I-G01", "I-Y01", "I-Y02", "I-R01", "I-R02", "I-B01", "I-B02", "I-P09", "II-Y01"]
@@ -715,7 +715,7 @@ def test_had_ex_34_feed_coins():
 
 
 def test_had_ex_35_silver_full():
-    """HAD-EX-35 (spec 10 SILVER_FULL): owning III-P01, a silver seal on culture 17 scores 17 (not 9)."""
+    """Rules example 35 (SILVER_FULL): owning III-P01, a silver seal on culture 17 scores 17 (not 9)."""
     game = new_game()
     hand = ["III-B10", "III-B07", "I-B01"]
     for extra, vp in ((["III-P01"], 17), ([], 9)):
@@ -725,7 +725,7 @@ def test_had_ex_35_silver_full():
 
 
 def test_had_ex_36_set_points():
-    """HAD-EX-36 (spec 10 SET_POINTS): owning III-P03 with 3 complete sets: +12 VP."""
+    """Rules example 36 (SET_POINTS): owning III-P03 with 3 complete sets: +12 VP."""
     game = new_game()
     hand = [n for n in SETS3 if n != "III-P05"] + ["III-P03"]
     s = final(game, cards={0: hand}, coins={0: 0})
@@ -734,7 +734,7 @@ def test_had_ex_36_set_points():
 
 
 def test_had_ex_37_req_minus_4():
-    """HAD-EX-37 (spec 10 REQ_MINUS_4): owning III-P11 with military 11 and culture 9: colony tier 2
+    """Rules example 37 (REQ_MINUS_4): owning III-P11 with military 11 and culture 9: colony tier 2
     (15) is eligible and bust 1 (13) carvable; tier 3 (21) and bust 2 (20) are not."""
     game = new_game(advanced=True)
     hand = {0: ["III-P11", "I-R10", "I-R08", "I-B09", "I-B02"]}
@@ -749,7 +749,7 @@ def test_had_ex_37_req_minus_4():
 
 
 def test_had_ex_38_gold_wildcard():
-    """HAD-EX-38 (spec 10 GOLD_WILDCARD): owning III-P12, 1 gold seal, colours Y3 R3 B2 G3 P3:
+    """Rules example 38 (GOLD_WILDCARD): owning III-P12, 1 gold seal, colours Y3 R3 B2 G3 P3:
     gold scores 21 (3 sets) instead of 14."""
     game = new_game(advanced=True)
     base = [n for n in SETS3 if n not in ("III-B01", "III-P05")]
@@ -761,7 +761,7 @@ def test_had_ex_38_gold_wildcard():
 
 
 def test_had_ex_39_double_section():
-    """HAD-EX-39 (spec 10 DOUBLE_SECTION, 14 notes): owning III-P13 with military 16, take tier 1 and
+    """Rules example 39 (DOUBLE_SECTION): owning III-P13 with military 16, take tier 1 and
     then tier 2 in the same section; no third prompt (tier 0 would still be eligible)."""
     game = new_game(advanced=True)
     s = position(game, DEC_A_COLONY, epoch=2, cards={0: ["III-P13", "III-R09", "I-R10", "I-R01"]}, coins={0: 0})
@@ -775,7 +775,7 @@ def test_had_ex_39_double_section():
 
 
 def test_had_ex_40_buy_requirement():
-    """HAD-EX-40 (spec 10 BUY_REQUIREMENT, D15): owning III-P14 with military 14 and coins 5, taking
+    """Rules example 40 (BUY_REQUIREMENT): owning III-P14 with military 14 and coins 5, taking
     tier 2 (15) charges 3 coins for the missing point, then plunder: coins 5 - 3 + 5 = 7."""
     game = new_game(advanced=True)
     hand = {0: ["III-P14", "I-R10", "I-R08", "I-R05"]}
@@ -789,7 +789,7 @@ def test_had_ex_40_buy_requirement():
 
 
 def test_had_ex_41_tie():
-    """HAD-EX-41 (spec 9, D9): both players at 80 VP, with 12 and 9 coins: the 12-coin player wins;
+    """Rules example 41: both players at 80 VP, with 12 and 9 coins: the 12-coin player wins;
     with equal coins both are winners (equal returns, core.rank_returns)."""
     game = new_game()
     busts = {0: [1, 3, 5, 7], 1: [1, 3, 5, 7]}  # every bust carved with a tile back: 63 VP
@@ -802,7 +802,7 @@ def test_had_ex_41_tie():
 
 
 def test_had_ex_42_coins_to_vp():
-    """HAD-EX-42 (spec 9): 14 coins at game end score 2 VP."""
+    """Rules example 42: 14 coins at game end score 2 VP."""
     game = new_game()
     s = final(game, coins={0: 14, 1: 15})
     assert game.scores(s)[0].tolist() == [2, 3]

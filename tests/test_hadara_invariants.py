@@ -62,7 +62,7 @@ def card_locations(s) -> np.ndarray:
 
 
 def reference(s) -> dict[str, np.ndarray]:
-    """Tracks (spec 7 note), VP (spec 9) and tiles in use, recomputed with numpy from the primary fields."""
+    """Tracks, VP and tiles in use, recomputed with numpy from the primary fields."""
     held = per_player_counts(s.tableau, data.NUM_CARDS).astype(np.float32)  # (B, P, 162) cards in the tableau
     cards = np.rint(held.reshape(-1, data.NUM_CARDS) @ CARD_TABLE).astype(np.int64).reshape(*held.shape[:2], -1)
     # cards (B, P, 28): track steps, VP, colour counts, abilities
@@ -83,7 +83,7 @@ def reference(s) -> dict[str, np.ndarray]:
     for a in (data.PER_BLUE_CUL, data.PER_YELLOW_INC, data.PER_GREEN_FOOD, data.PER_RED_MIL):
         col = data.ABILITY_PER_COLOUR[a]
         tracks[..., col] += ab[..., a] * counts[..., col]
-    # VP (spec 9), read on the state's tracks
+    # VP, read on the state's tracks
     st = s.tracks.astype(np.int64)
     vp = np.where(s.colony == 1, data.COLONY_FRONT_VP, 0).sum(axis=2)
     vp += gather_sum(BACK_VP_P[:, None], np.where(s.colony == 2, s.colony_id, -1))[..., 0]
@@ -94,7 +94,7 @@ def reference(s) -> dict[str, np.ndarray]:
     full = np.arange(2)[None, None, :] < ab[..., data.SILVER_FULL, None]
     vp += np.where(seal_track >= 0, np.where(full, seal_track, (seal_track + 1) // 2), 0).sum(axis=2)
     sets = counts.min(axis=2)
-    # GOLD_WILDCARD: largest k with sum_c max(0, k - n_c) <= 1 (tried directly for k = sets + 1, spec 10)
+    # GOLD_WILDCARD: largest k with sum_c max(0, k - n_c) <= 1 (tried directly for k = sets + 1)
     k = sets + 1
     fits = np.maximum(0, k[..., None] - counts).sum(axis=2) <= 1
     gold_sets = np.where((ab[..., data.GOLD_WILDCARD] > 0) & fits, k, sets)
@@ -130,7 +130,7 @@ def test_random_games_keep_every_invariant(config):
         np.testing.assert_array_equal(groups, np.where(dealt, expected_groups, 0), err_msg="cards not conserved")
         if basic:
             assert not where[:, data.CARD_STARRED].any(), "a starred card in the basic game"
-        # derived tracks (spec 7 note) and caches, coins, seals, colonies, tiles, VP
+        # derived tracks and caches, coins, seals, colonies, tiles, VP
         ref = reference(state)
         np.testing.assert_array_equal(state.tracks, ref["tracks"], err_msg="tracks != derived formula")
         np.testing.assert_array_equal(state.colour_count, ref["colour_count"])
@@ -152,7 +152,7 @@ def test_random_games_keep_every_invariant(config):
             state, paid = core.take(state, np.flatnonzero(live)), paid[live]
             rows = np.arange(state.done.shape[0])
             live = ~state.done
-        # masks non-empty until done; with auto_forced no agent ever faces a single legal action (D19)
+        # masks non-empty until done; with auto_forced no agent ever faces a single legal action
         mask = game.legal_action_mask(state)
         n_legal = mask.sum(axis=1)
         assert (n_legal[live] >= 2).all(), "a live row offers fewer than 2 actions"
@@ -226,7 +226,7 @@ def test_determinize_hides_nothing_and_resamples_the_hidden_part(config):
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 def test_view_excludes_hidden_fields(config):
-    """spec 15 'must not contain': no View field equals a hidden array, and changing only hidden
+    """Hidden information: no View field equals a hidden array, and changing only hidden
     parts (another player's pair, the stacks, plundered backs) leaves the View unchanged."""
     game = make("hadara", **config)
     state = _draft_states(game, np.random.default_rng(5))
@@ -246,7 +246,7 @@ def test_view_excludes_hidden_fields(config):
 
 
 def test_start_players_and_start_coins():
-    """HAD-EX-1/22 (spec 3 step 4, 5 A1): start player by initiative rank per epoch; +1 coin for the
+    """Rules example 1/22: start player by initiative rank per epoch; +1 coin for the
     ranks that never start (2 players: the one that starts only once)."""
     for P, ranks in ((2, (0, 1, 0)), (3, (0, 1, 2)), (4, (0, 1, 2)), (5, (0, 1, 2))):
         game = make("hadara", num_players=P)
@@ -269,7 +269,7 @@ def test_start_players_and_start_coins():
 
 
 def test_every_player_visits_every_colour_and_phase_b_empties_the_piles():
-    """HAD-EX-24/25: after the draft all inner stacks are empty and each pile holds N cards;
+    """Rules example 24/25: after the draft all inner stacks are empty and each pile holds N cards;
     phase B gives every player exactly 5 turns and empties the piles."""
     for P in (2, 5):
         game = make("hadara", num_players=P, auto_forced=False)
@@ -352,7 +352,7 @@ def test_encoder_blocks_match_the_state():
     assert (parts["own_pending"][~committed] == 0).all()
 
 
-# --- worked examples of spec 13 on hand-built positions -------------------------------------
+# --- the rules' worked examples on hand-built positions ---------------------------
 
 def _position(P=2, section=data.DEC_A_COLONY, cards=None, coins=None, start=None, **fields):
     """A B=1 position in `section` with seat 0 to act: tableaux `cards` {seat: [card names]}, `coins`
@@ -385,13 +385,13 @@ def test_colony_plunder_ally_colony_coins_and_buy_requirement():
     mil = int(s.tracks[0, 0, data.MILITARY])
     assert 15 <= mil < 21
     legal = _legal(game, s)
-    for t in range(5):  # HAD-EX-11: tiers 3, 9, 15 eligible; 21, 30 not
+    for t in range(5):  # rules example 11: tiers 3, 9, 15 eligible; 21, 30 not
         assert ((data.ACTION_COLONY + 2 * t) in legal) == (t <= 2)
     after = game.apply(s, [data.ACTION_COLONY + 4], np.zeros((1, 64)))
     assert after.coins[0, 0] == 5 and after.tracks[0, 0, data.MILITARY] == mil and after.colony[0, 0, 2] == 1
     assert game.observe(after, 0).colony_back[0, 0, 2] == -1  # a plundered back is never revealed
     assert game.scores(after)[0, 0] - game.scores(s)[0, 0] == 8 + 1  # front VP 8, coins 5 -> +1 VP
-    # HAD-EX-12: ally with the tier-1 top colony C05: -1 coin, +2 military, +1 culture
+    # rules example 12: ally with the tier-1 top colony C05: -1 coin, +2 military, +1 culture
     stack = s.colony_stack.copy()
     stack[0, 1, s.colony_count[0, 1] - 1] = 5
     stack[0, 1, :s.colony_count[0, 1] - 1] = [c for c in range(5, 10) if c != 5][:s.colony_count[0, 1] - 1]
@@ -400,11 +400,11 @@ def test_colony_plunder_ally_colony_coins_and_buy_requirement():
     assert after.coins[0, 0] == 0
     np.testing.assert_array_equal(after.tracks[0, 0] - s.tracks[0, 0], [0, 2, 1, 0])
     assert game.observe(after, 1).colony_back[0, 0, 1] == 5
-    # HAD-EX-29: COLONY_COINS +4 before plunder (+3) or ally (-1)
+    # rules example 29: COLONY_COINS +4 before plunder (+3) or ally (-1)
     game, s = _position(cards={0: ["II-P01", "I-R10", "I-R08"]}, coins={0: 0})
     assert game.apply(s, [data.ACTION_COLONY + 2], np.zeros((1, 64))).coins[0, 0] == 7
     assert game.apply(s, [data.ACTION_COLONY + 3], np.zeros((1, 64))).coins[0, 0] == 3
-    # HAD-EX-40: BUY_REQUIREMENT charges 3 per missing point, then the colony is taken
+    # rules example 40: BUY_REQUIREMENT charges 3 per missing point, then the colony is taken
     game, s = _position(cards={0: ["III-P14", "I-R10", "II-R09"]}, coins={0: 5}, start={0: (1, 0)})  # mil 1+5+6 = 12
     short = 15 - int(s.tracks[0, 0, data.MILITARY])
     assert short == 3 and (data.ACTION_COLONY + 4) not in _legal(game, s)  # 9 coins needed, 5 held
@@ -415,7 +415,7 @@ def test_colony_plunder_ally_colony_coins_and_buy_requirement():
 
 
 def test_bust_front_and_back():
-    # HAD-EX-14: culture >= 13, a yellow tile on bust 1 front: income +3
+    # rules example 14: culture >= 13, a yellow tile on bust 1 front: income +3
     game, s = _position(section=data.DEC_A_BUST, cards={0: ["I-B10", "II-B10", "I-B09"]})
     assert s.tracks[0, 0, data.CULTURE] >= 13
     a = data.ACTION_BUST + 8 * 1 + 2 * data.YELLOW + data.FRONT
@@ -429,7 +429,7 @@ def test_bust_front_and_back():
 
 
 def test_feeding_removal_undoes_the_card_and_feed_coins_pays():
-    # HAD-EX-19: removing I-Y02 takes back +1 income +1 military, no coins
+    # rules example 19: removing I-Y02 takes back +1 income +1 military, no coins
     many = ["I-Y02", "I-B08", "I-B02", "I-R02", "I-Y05", "I-Y06", "I-R05", "I-P09", "I-B05", "I-Y01", "I-R01", "I-B01"]
     game, s = _position(section=data.DEC_B_FEED, cards={0: many}, coins={0: 3})
     food, count = int(s.tracks[0, 0, data.FOOD]), len(many)
@@ -439,7 +439,7 @@ def test_feeding_removal_undoes_the_card_and_feed_coins_pays():
     after = game.apply(s, [data.ACTION_REMOVE + 0], np.zeros((1, 64)))
     np.testing.assert_array_equal(s.tracks[0, 0] - after.tracks[0, 0], [1, 1, 0, 0])
     assert after.coins[0, 0] == 3 and after.removed[0, data.CARD_NAMES.index("I-Y02")]
-    # HAD-EX-34: FEED_COINS pays 2 coins per card instead (for at most FEED_COINS_MAX_CARDS cards)
+    # rules example 34: FEED_COINS pays 2 coins per card instead (for at most FEED_COINS_MAX_CARDS cards)
     for n in range(len(many), 0, -1):  # a tableau short of food by 2..6 cards, so coins cover all of it
         game, s = _position(section=data.DEC_B_FEED, cards={0: ["II-P14"] + many[:n]}, coins={0: 20})
         deficit = n + 1 - int(s.tracks[0, 0, data.FOOD])
@@ -453,7 +453,7 @@ def test_feeding_removal_undoes_the_card_and_feed_coins_pays():
 
 
 def test_scoring_silver_gold_and_abilities():
-    # HAD-EX-21/38: 1 gold seal; counts Y3 R3 B2 G3 P3 -> 14 VP, with GOLD_WILDCARD 21 VP
+    # rules example 21/38: 1 gold seal; counts Y3 R3 B2 G3 P3 -> 14 VP, with GOLD_WILDCARD 21 VP
     base = ["I-Y01", "I-Y02", "I-Y03", "I-R01", "I-R02", "I-R03", "I-B01", "I-B02", "I-G01", "I-G02", "I-G03",
             "I-P05", "I-P06"]
     def vp(names, **kw):
@@ -464,9 +464,9 @@ def test_scoring_silver_gold_and_abilities():
     gold[0, 0] = 1
     assert vp(base + ["I-P07"], gold=gold[0])[0] == 14
     assert vp(base + ["III-P12"], gold=gold[0])[0] == 21
-    # HAD-EX-36: SET_POINTS +4 per complete set (2 sets here)
+    # rules example 36: SET_POINTS +4 per complete set (2 sets here)
     assert vp(base + ["III-P03"])[0] == 8
-    # HAD-EX-20/35: a silver seal scores ceil(track / 2), SILVER_FULL the full track
+    # rules example 20/35: a silver seal scores ceil(track / 2), SILVER_FULL the full track
     silver = np.full((1, 2, 2), -1, dtype=np.int8)
     silver[0, 0, 0] = data.CULTURE
     extra, s = vp(["I-B10"], silver=silver[0])

@@ -10,7 +10,7 @@ Every decision compares options in one currency, VP, through a value of the acti
 - **coins** are worth `coin_value` VP each (x `coin_decay` per epoch; `final_coin_value` = 1/5 in the
   last seal section), plus `reserve_value` for each of the first `reserve` coins (working capital,
   fading over the last `reserve_horizon` own picks).
-- **income** steps are worth one coin per Income section still to come (spec 5 A3), so early income
+- **income** steps are worth one coin per Income section still to come, so early income
   is worth about three times late income.
 - **military / culture** steps are worth their progress towards the colony tiers (3/9/15/21/30) and
   busts (6/13/20/30) not yet taken: each unreached threshold at distance d counts its value times
@@ -18,7 +18,7 @@ Every decision compares options in one currency, VP, through a value of the acti
   bust section (`track_rate` per own pick, growing by epoch). A colony is worth its better side
   (plunder: coins + front VP; ally: the expected back over the colonies of the tier nobody has
   seen revealed, minus the alliance cost); a bust `bust_weight` x (its VP plus the reward).
-- **food** avoids removals (spec 7): at each Feeding still to come the card count is projected as
+- **food** avoids removals: at each Feeding still to come the card count is projected as
   the cards held plus `buy_rate` per own pick until then; every card beyond the food track costs
   `slot_value` VP (growing by epoch), later feedings weighted down by `later_feed_weight`.
 - **end of game**: silver seals score half their track (so steps on a sealed track, and on the best
@@ -90,7 +90,7 @@ _View = namedtuple("_View", View._fields)
 PARAM_NAMES = (
     "coin_value",         # VP per coin in epoch I
     "coin_decay",         # x per later epoch
-    "final_coin_value",   # VP per coin in the last seal section (spec 9: 1 VP per 5 coins)
+    "final_coin_value",   # VP per coin in the last seal section (1 VP per 5 coins)
     "reserve",            # coins kept as working capital while picks remain
     "reserve_value",      # extra VP per coin below the reserve
     "buy_rate",           # cards expected to be bought per own pick (feeding and set projections)
@@ -242,7 +242,7 @@ def _threshold_pot(k, x, v, b, p, w, req_minus):
 
 @kernel
 def _food_pot(food, count, w):
-    """Minus the VP of the removals expected at the Feedings still to come (spec 7).
+    """Minus the VP of the removals expected at the Feedings still to come.
 
     The count at each Feeding is projected as `count` + buy_rate per own pick until then; the
     removals are the running maximum of the deficits (a card removed once is gone for later ones)."""
@@ -259,7 +259,7 @@ def _food_pot(food, count, w):
 
 @kernel
 def _seal_pot(k, x, v, b, p, w):
-    """End-of-game worth of track k at value x through the silver seals held (spec 8) or planned."""
+    """End-of-game worth of track k at value x through the silver seals held or planned."""
     tot = 0.0
     full = v.ability_count[b, p, SILVER_FULL]
     n = 0
@@ -336,7 +336,7 @@ def _tile_cost(c, v, b, p, w, params):
 
 @kernel
 def _ability_value(a, v, b, p, w, params):
-    """Rough VP worth of holding one copy of ability `a` for the rest of the game (spec 10)."""
+    """Rough VP worth of holding one copy of ability `a` for the rest of the game."""
     cv = w.ctx[_X_CV]
     fut = w.ctx[_X_FUT_PICKS]
     if a == SELL_BONUS:

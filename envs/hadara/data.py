@@ -1,15 +1,15 @@
 """Static data for Hadara (Hans im Glück 2019, as played on Yucata.de).
 
-Every table cites ../shared/rules/hadara.md (the "spec"). Tables are numpy arrays so numba
-kernels can read them as frozen globals; never mutate them. Tags follow the spec: [R] published
+Every table follows the rules summarised in docs/hadara.md. Tables are numpy arrays so numba
+kernels can read them as frozen globals; never mutate them. Tags: [R] published
 rules, [P] other public source, [D] project decision or designed substitute. Every [D] table
-lives here so printed values can replace it later without touching a code path (spec preamble).
+lives here so printed values can replace it later without touching a code path.
 
 Index order everywhere: colours Y, R, B, G, P = 0..4; tracks income, military, culture, food =
-0..3 (track c is the track of colour c, spec 2.1). Card ids 0..161 run by epoch, then colour, then
-number (spec 2.2 `idx`); colony ids 0..24 by tier (spec 2.6 `cid`).
+0..3 (track c is the track of colour c). Card ids 0..161 run by epoch, then colour, then
+number; colony ids 0..24 by tier.
 
-The action index layout (spec 14, 104 actions) is `ACTION_GROUPS` below; docs/hadara.md shows it
+The action index layout (104 actions) is `ACTION_GROUPS` below; docs/hadara.md shows it
 as a table generated from it.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from meeple.envs.core import GameInfo, action_names_from_groups
 
-# --- colours and tracks (spec 2.1) ---------------------------------------------------------
+# --- colours and tracks --------------------------------------------------------------------
 NUM_COLOURS = 5
 YELLOW, RED, BLUE, GREEN, PURPLE = range(5)
 COLOUR_NAMES = ("yellow", "red", "blue", "green", "purple")
@@ -28,15 +28,15 @@ NUM_TRACKS = 4  # colours 0..3 have a track of the same index; purple has none
 INCOME, MILITARY, CULTURE, FOOD = range(4)
 TRACK_NAMES = ("income", "military", "culture", "food")
 
-# --- game length (spec 1, 4, 6) ------------------------------------------------------------
+# --- game length ---------------------------------------------------------------------------
 NUM_EPOCHS = 3
 EPOCH_NAMES = ("I", "II", "III")
 ROUNDS_PER_PHASE_A = 5  # one draw per colour
-PHASE_B_TURNS_PER_PLAYER = 5  # outer piles hold 5*N cards (spec 6 B1)
+PHASE_B_TURNS_PER_PLAYER = 5  # outer piles hold 5*N cards (phase B)
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
-MAX_TABLEAU = 30  # spec 5.2: tableau slots 0..29, at most 30 epoch cards per game
+MAX_TABLEAU = 30  # tableau slots 0..29, at most 30 epoch cards per game
 
-# --- purple abilities (spec 2.2 ability codes, semantics spec 10) ---------------------------
+# --- purple abilities ------------------------------------------------------------------------
 NO_ABILITY = -1
 NUM_ABILITIES = 18
 (SELL_BONUS, TILE_STEPS, PER_BLUE_CUL, PER_YELLOW_INC, PER_GREEN_FOOD, PER_RED_MIL,
@@ -50,34 +50,34 @@ ABILITY_NAMES = (
 # the epoch whose purple cards carry the ability, and whether it is starred (advanced game) [R]
 ABILITY_EPOCH = np.array([0] * 6 + [1] * 6 + [2] * 6, dtype=np.int16)
 ABILITY_ADVANCED = np.array([0, 0, 1, 1, 1, 1] * 3, dtype=np.bool_)
-# PER_*: +1 step on track c per card of colour c in the tableau (spec 10); -1 for other abilities
+# PER_*: +1 step on track c per card of colour c in the tableau; -1 for other abilities
 ABILITY_PER_COLOUR = np.array([-1, -1, BLUE, YELLOW, GREEN, RED] + [-1] * 12, dtype=np.int16)
 
-# ability parameters (spec 10; stacking per copy is D12)
+# ability parameters (copies stack additively, except CHEAP_SEALS; SILVER_FULL upgrades one seal per copy)
 SELL_BONUS_COINS = 1  # per SELL_BONUS card held, on every sale
 TILE_STEPS_STEPS = 2  # front of the assigned tile: +2 on its track
-COLONY_COINS_AMOUNT = 4  # per COLONY_COINS card, on taking a colony, before plunder/ally (D16)
+COLONY_COINS_AMOUNT = 4  # per COLONY_COINS card, on taking a colony, before plunder/ally, so they may pay the alliance
 TRACK_INCOME_PER = 2  # per track (mil, cul, food) strictly greater than income
 TRACK_INCOME_MAX = 6  # per card and Income section
-FOOD_SURPLUS_PER_POINT = 3  # per food above the card count, after feeding (D11)
+FOOD_SURPLUS_PER_POINT = 3  # per food above the card count, after the owner's feeding
 FOOD_SURPLUS_MAX = 12
 BUST_BOOST_STEPS = 2  # per carved bust: +2 steps on a front tile's track, or +2 VP for a back tile
 FEED_COINS_COST = 2  # coins per card covered in one Feeding section
 FEED_COINS_MAX_CARDS = 6  # = 12 coins per Feeding section
-SET_POINTS_VP = 4  # per complete 5-colour set, per card held (no wildcard, D21)
+SET_POINTS_VP = 4  # per complete 5-colour set, per card held (GOLD_WILDCARD applies to gold seals only)
 REQ_MINUS = 4  # REQ_MINUS_4: requirement max(0, req - 4) for colonies and busts
 BUY_REQUIREMENT_COINS_PER_POINT = 3
-BUY_REQUIREMENT_MAX_COINS = 30  # per section, separately for colonies and busts (D15)
+BUY_REQUIREMENT_MAX_COINS = 30  # per section, separately for colonies and busts; charged automatically
 
-# --- epoch cards (spec 2.2) ----------------------------------------------------------------
+# --- epoch cards ---------------------------------------------------------------------------
 NUM_CARDS = 162
 CARDS_PER_EPOCH = 54  # 10 each of Y, R, B, G and 14 purple [R]
 MAX_COLOUR_CARDS = 14  # cards of one colour in one epoch (purple)
 SELL_VALUE = np.array([2, 3, 4], dtype=np.int16)  # coins on the card back, by epoch [R]
 
-# DESIGNED SUBSTITUTE [D] (D1): the printed values are not public. Anchors kept [R]: I-B03
+# DESIGNED SUBSTITUTE [D]: the printed values are not public. Anchors kept [R]: I-B03
 # (price 3, +2 culture, +1 food, 2 VP), I-Y02 (+1 income, +1 military), I-B07 (price 5).
-# Purple composition [D] (D2): per epoch 2 x 2 basic-ability cards, 6 value/VP cards, 4 starred.
+# Purple composition [D]: per epoch 2 x 2 basic-ability cards, 6 value/VP cards, 4 starred.
 # Row i is card id i. The epoch and colour are read from the name.
 # (name, price, income, military, culture, food, VP, ability, starred)
 _CARDS = (
@@ -282,7 +282,7 @@ def _epoch_colour_cards(keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cards, counts
 
 
-# the cards shuffled into each epoch's colour stacks (spec 3 step 6): all of them in the advanced
+# the cards shuffled into each epoch's colour stacks: all of them in the advanced
 # game; the basic game removes the starred purple cards (10 purple remain, enough for 5 players)
 EPOCH_COLOUR_CARDS, EPOCH_COLOUR_COUNT = _epoch_colour_cards(np.ones(NUM_CARDS, dtype=np.bool_))
 BASIC_EPOCH_COLOUR_CARDS, BASIC_EPOCH_COLOUR_COUNT = _epoch_colour_cards(~CARD_STARRED)
@@ -296,8 +296,8 @@ for _e in range(NUM_EPOCHS):
 # the two TILE_STEPS cards (I-P03, I-P04), in id order
 TILE_STEPS_CARDS = np.flatnonzero(CARD_ABILITY == TILE_STEPS).astype(np.int16)
 
-# --- start cards (spec 2.3) ----------------------------------------------------------------
-# Start card s has initiative s + 1 on both sides (D3). Side A of initiative 2 is printed [R];
+# --- start cards ---------------------------------------------------------------------------
+# Start card s has initiative s + 1 on both sides (so initiatives stay distinct). Side A of initiative 2 is printed [R];
 # the rest is designed [D] (side A tracks sum to 10; side B is more asymmetric).
 NUM_START_CARDS = 5
 SIDE_A, SIDE_B = 0, 1
@@ -314,7 +314,7 @@ START_TRACKS = np.array(  # (5, 2, 4) [card, side, track]
     dtype=np.int16,
 )
 
-# --- setup by player count (spec 3; index = number of players, rows 0 and 1 unused) ---------
+# --- setup by player count (index = number of players, rows 0 and 1 unused) ---------
 STACK_SIZE = np.array([0, 0, 4, 6, 8, 10], dtype=np.int16)  # 2N cards per inner stack [R]
 COLONIES_PER_TIER = np.array([0, 0, 2, 3, 4, 5], dtype=np.int16)  # N colonies per tier stack [R]
 # start player of each epoch as a 0-based initiative rank (rank 0 = lowest initiative) [R]
@@ -335,22 +335,22 @@ EXTRA_COIN_RANK = np.array(
     dtype=np.bool_,
 )
 
-# --- board and wheel (spec 2.8, D17) -------------------------------------------------------
+# --- board and wheel ---------------------------------------------------------------------
 DEFAULT_BOARD_ORDER = np.array([YELLOW, RED, BLUE, GREEN, PURPLE], dtype=np.int16)  # colour at position 0..4
 NUM_ROTATIONS = 5  # phase A round k: seat i draws from position (i + r + k) % 5
 
-# --- busts (spec 2.4, D4) ------------------------------------------------------------------
+# --- busts [D] ----------------------------------------------------------------------------
 # bust 0: req/VP [R], reward [P]; bust 1: req and reward [R], VP [D]; bust 2 [R]; bust 3: reward [P], rest [D]
 NUM_BUSTS = 4
 BUST_REQUIREMENT = np.array([6, 13, 20, 30], dtype=np.int16)  # culture
 BUST_VP = np.array([4, 8, 14, 22], dtype=np.int16)
 BUST_REWARD = np.array([2, 3, 4, 6], dtype=np.int16)  # steps on the tile's track (front) or VP (back)
 
-# --- bonus tiles (spec 2.5) ----------------------------------------------------------------
+# --- bonus tiles ---------------------------------------------------------------------------
 TILES_PER_COLOUR = 2  # per player, colours 0..3 only; shared by busts, silver seals and TILE_STEPS [R]
 FRONT, BACK = 0, 1  # tile side: track steps / VP
 
-# --- colonies (spec 2.6, D5) ---------------------------------------------------------------
+# --- colonies [D] -------------------------------------------------------------------------
 NUM_COLONIES = 25
 NUM_TIERS = 5
 COLONIES_IN_TIER = 5
@@ -375,7 +375,7 @@ COLONY_TIER = np.array([row[0] for row in _COLONIES], dtype=np.int16)
 COLONY_BACK_TRACKS = np.array([row[1:5] for row in _COLONIES], dtype=np.int16)  # (25, 4) steps when allied
 COLONY_BACK_VP = np.array([row[5] for row in _COLONIES], dtype=np.int16)
 
-# --- seals (spec 2.7, 8, D6) ---------------------------------------------------------------
+# --- seals [D] ---------------------------------------------------------------------------
 MAX_SILVER = 2
 MAX_GOLD = 2
 SILVER_PRICE = np.array([5, 10, 20], dtype=np.int16)  # by epoch [D]
@@ -387,10 +387,10 @@ CHEAP_GOLD_PRICE = np.array([8, 6, 22], dtype=np.int16)
 SILVER_VP_DIVISOR = 2  # a silver seal scores ceil(track / 2), or the full track with SILVER_FULL
 GOLD_VP_PER_SET = 7  # per complete 5-colour set, per gold seal
 
-# --- final scoring (spec 9) ----------------------------------------------------------------
+# --- final scoring -------------------------------------------------------------------------
 COINS_PER_VP = 5  # floor(coins / 5) VP; ties go to more coins, then the win is shared
 
-# --- sections of the state machine (spec 14) -----------------------------------------------
+# --- sections of the state machine ---------------------------------------------------------
 DECISION_NAMES = (
     "SETUP_SIDE", "WHEEL", "A_DRAFT", "A_TILE", "A_COLONY", "A_BUST",
     "B_PICK", "B_TILE", "B_COLONY", "B_BUST", "B_FEED", "B_SEALS", "GAME_OVER",
@@ -400,7 +400,7 @@ DECISION_NAMES = (
  DEC_GAME_OVER) = range(13)
 NUM_DECISIONS = len(DECISION_NAMES)
 
-# --- actions (spec 14) ---------------------------------------------------------------------
+# --- actions -------------------------------------------------------------------------------
 BUY, SELL = 0, 1
 ACTION_SIDE = 0  # + side (SIDE_A, SIDE_B)
 ACTION_WHEEL = 2  # + rotation r
@@ -420,17 +420,17 @@ NUM_ACTIONS = 104
 UNIFORMS_PER_STEP = 64
 UNIFORMS_AT_INIT = 128
 # Column layout of those uniforms. A deal shuffles each colour of an epoch by a partial Fisher-Yates
-# of 2N draws (spec 3 step 6), DEAL_UNIFORMS_PER_COLOUR columns reserved per colour.
+# of 2N draws, DEAL_UNIFORMS_PER_COLOUR columns reserved per colour.
 DEAL_UNIFORMS_PER_COLOUR = 10
-U_INIT_START_CARDS = 0  # 4 draws: Fisher-Yates of the 5 start cards, seat p gets entry p (spec 3 step 2)
-U_INIT_BOARD = 4  # 4 draws: the board order, only with random_board_order (spec 2.8)
-U_INIT_COLONIES = 8  # 4 draws per tier: shuffle the 5 colonies of the tier, keep N (spec 3 step 5)
+U_INIT_START_CARDS = 0  # 4 draws: Fisher-Yates of the 5 start cards, seat p gets entry p
+U_INIT_BOARD = 4  # 4 draws: the board order, only with random_board_order
+U_INIT_COLONIES = 8  # 4 draws per tier: shuffle the 5 colonies of the tier, keep N
 U_INIT_DEAL = 28  # 5 x 10 draws: the epoch I deal
 U_STEP_DEAL = 0  # 5 x 10 draws of an `apply` row in which epoch II or III begins
 assert U_INIT_DEAL + NUM_COLOURS * DEAL_UNIFORMS_PER_COLOUR <= UNIFORMS_AT_INIT
 assert U_STEP_DEAL + NUM_COLOURS * DEAL_UNIFORMS_PER_COLOUR <= UNIFORMS_PER_STEP
 
-# (first index, count, name pattern, section(s), meaning): the action table of spec 14.
+# (first index, count, name pattern, section(s), meaning): the action table.
 # `action_names` and docs/hadara.md are generated from it. Besides {i} (index in the group) and {k}
 # (= i + 1), a pattern may use fields of paired indices, first + 2 * p + q: {p}, {pc} (colour letter
 # of p), {bs} (BUY/SELL of q), {pa} (PLUNDER/ALLY of q), {fb} (FRONT/BACK of q); and {c}, the colour
@@ -474,7 +474,7 @@ def action_names(num_actions: int) -> tuple[str, ...]:
 
 
 def max_game_length(num_players: int, advanced: bool) -> int:
-    """An upper bound on decisions in one game (spec 14): per epoch the wheel, 5 draft rounds and
+    """An upper bound on decisions in one game: per epoch the wheel, 5 draft rounds and
     their tile follow-ups, 5 phase-B picks with follow-ups, 4 colony/bust sections of at most 3
     decisions (2 takes + pass), at most 30 removals + 6 payments in feeding, and 5 seal decisions."""
     per_epoch = 1 + num_players * (5 + 5 + 5 + 5 + 4 * 3 + MAX_TABLEAU + FEED_COINS_MAX_CARDS + MAX_SILVER + MAX_GOLD + 1)

@@ -4,9 +4,9 @@ Every entry point follows the one calling convention of envs/base.py (KERNEL_ARG
 fields come as *fields and are rebuilt into `s`, which is mutated in place (`apply` hands them a copy).
 Kernels never allocate (envs/jit.py): scratch arrays are named in state.SCRATCH.
 
-Flow (spec 4, section ids of spec 14): `_settle` runs every automatic step (reveals, income, wheel
-turns, draws, skips of decision points without a legal action, D24) until a seat has a decision;
-`_advance` then applies single-legal-action decisions when `auto_forced` (D19) and settles again.
+Flow (epochs of phases A and B, walked as the sections DEC_*): `_settle` runs every automatic step
+(reveals, income, wheel turns, draws, skips of decision points without a legal action, always) until a
+seat has a decision; `_advance` then applies single-legal-action decisions when `auto_forced` and settles again.
 Sequential sections walk the turn order with `s.turn` (0..P, actor = (start + turn) % P); phase B
 picks count with `s.pick` (actor = (start + pick) % P).
 
@@ -56,7 +56,7 @@ KERNEL_ARGS = ("advanced, random_board, auto_forced, pile_top, deck_cards, deck_
                "scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles")
 
 NOT_TAKEN, PLUNDERED, ALLIED = 0, 1, 2  # s.colony values
-PHASE_B_TURNS = 5  # picks per player (spec 6 B1)
+PHASE_B_TURNS = 5  # picks per player in phase B
 
 
 # --- small helpers --------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def actor_of(s, b):
 
 @kernel(inline="always")
 def eff_price(s, b, p, card):
-    """spec 5.1: printed price minus the buyer's cards of that colour, never below 0."""
+    """Price of a card: printed price minus the buyer's cards of that colour, never below 0."""
     v = np.int64(CARD_PRICE[card]) - np.int64(s.colour_count[b, p, CARD_COLOUR[card]])
     return v if v > 0 else np.int64(0)
 
@@ -90,7 +90,7 @@ def card_count(s, b, p):
 
 @kernel(inline="always")
 def seal_prices(s, b, p):
-    """(silver, gold) price for p in the current epoch; CHEAP_SEALS pays min(normal, cheap) (spec 2.7)."""
+    """(silver, gold) price for p in the current epoch; CHEAP_SEALS pays min(normal, cheap)."""
     e = s.epoch[b]
     silver = np.int64(SILVER_PRICE[e])
     gold = np.int64(GOLD_PRICE[e])
@@ -116,14 +116,15 @@ def requirement_shortfall(requirement, req_minus, track_value):
 
 @kernel(inline="always")
 def shortfall(s, b, p, requirement, track):
-    """Missing points against a colony (track = military) or bust (culture) requirement (spec 10 REQ_MINUS_4)."""
+    """Missing points against a colony (track = military) or bust (culture) requirement (less 4 with REQ_MINUS_4)."""
     req_minus = np.int64(REQ_MINUS) if s.ability_count[b, p, REQ_MINUS_4] > 0 else np.int64(0)
     return requirement_shortfall(np.int64(requirement), req_minus, np.int64(s.tracks[b, p, track]))
 
 
 @kernel(inline="always")
 def _requirement_cost(s, b, p, short):
-    """Coins BUY_REQUIREMENT charges for `short` missing points, or -1 if it can't (spec 10, D15)."""
+    """Coins BUY_REQUIREMENT charges for `short` missing points, or -1 if it can't (the minimum, charged
+    automatically; at most 30 per section)."""
     if short == 0:
         return np.int64(0)
     if s.ability_count[b, p, BUY_REQUIREMENT] == 0:
@@ -136,7 +137,7 @@ def _requirement_cost(s, b, p, short):
 
 @kernel
 def refresh_player(s, b, p):
-    """Recompute p's derived caches (spec 7 implementation note): colour and ability counts, free
+    """Recompute p's derived caches (kept so that Feeding removals can be undone): colour and ability counts, free
     tiles and the four tracks = start card + cards + allied colony backs + front bust tiles
     + TILE_STEPS tiles + PER_* + BUST_BOOST. Called after every change, so removals are exact."""
     side = s.start_side[b, p]
@@ -185,11 +186,11 @@ def refresh_player(s, b, p):
             s.tracks[b, p, col] += k * s.colour_count[b, p, col]
 
 
-# --- scoring (spec 9) ------------------------------------------------------------------------
+# --- scoring ---------------------------------------------------------------------------------
 
 @kernel(inline="always")
 def sets_of(s, b, p):
-    """(complete 5-colour sets, sets for gold seals with GOLD_WILDCARD) (spec 8, 10)."""
+    """(complete 5-colour sets, sets for gold seals with GOLD_WILDCARD)."""
     m = s.colour_count[b, p, 0]
     for c in range(1, NUM_COLOURS):
         if s.colour_count[b, p, c] < m:
@@ -206,7 +207,7 @@ def sets_of(s, b, p):
 
 @kernel
 def vp_of(s, b, p):
-    """spec 9: colonies + busts + silver + gold + cards + SET_POINTS + coins // 5 (public VP so far)."""
+    """Final scoring: colonies + busts + silver + gold + cards + SET_POINTS + coins // 5 (public VP so far)."""
     total = 0
     for t in range(NUM_TIERS):
         st = s.colony[b, p, t]
@@ -250,7 +251,7 @@ def vp_of(s, b, p):
 
 @kernel
 def _deal(s, b, u, off, deck_cards, deck_count, scratch):
-    """spec 3 step 6: shuffle each colour of the epoch's card set, keep the top 2N as the inner stack
+    """Setup: shuffle each colour of the epoch's card set, keep the top 2N as the inner stack
     (partial Fisher-Yates, 2N draws per colour from u[b, off + 10 c + i]); the rest stays in the box."""
     P = s.coins.shape[1]
     e = s.epoch[b]
@@ -280,7 +281,7 @@ def _rank_of(s, b, p):
 
 @kernel
 def _begin_epoch(s, b):
-    """spec 5 A1: the epoch's start player by initiative rank (2 players: 1/2/1); they set the wheel."""
+    """Phase A1: the epoch's start player by initiative rank (2 players: 1/2/1); they set the wheel."""
     P = s.coins.shape[1]
     want = START_PLAYER_RANK[P, s.epoch[b]]
     for p in range(P):
@@ -295,7 +296,7 @@ def _begin_epoch(s, b):
 
 @kernel
 def _reveal_sides(s, b):
-    """spec 3 steps 2 and 4 (D20): sides are revealed together; coins and tracks from the start card,
+    """Setup: sides are chosen in secret and revealed together; coins and tracks from the start card,
     then +1 coin for the ranks that never (2 players: only once) start."""
     P = s.coins.shape[1]
     for p in range(P):
@@ -312,7 +313,7 @@ def _reveal_sides(s, b):
 
 @kernel
 def _draw_pairs(s, b):
-    """spec 5 A2.1: every seat draws the top 2 cards of the stack at board position (i + r + k) % 5."""
+    """Draft: every seat draws the top 2 cards of the stack at board position (i + r + k) % 5."""
     P = s.coins.shape[1]
     for i in range(P):
         pos = (i + s.rotation[b] + s.round[b]) % NUM_COLOURS
@@ -334,8 +335,8 @@ def _push_outer(s, b, card):
 
 @kernel
 def _acquire(s, b, p, card):
-    """spec 5.2: pay the effective price, take the next tableau slot, apply values and abilities.
-    Returns the slot; a TILE_STEPS card leaves tile_due set for its follow-up (spec 10)."""
+    """Acquiring a card: pay the effective price, take the next tableau slot, apply values and abilities.
+    Returns the slot; a TILE_STEPS card leaves tile_due set for its follow-up."""
     s.coins[b, p] -= eff_price(s, b, p, card)
     slot = s.n_slots[b, p]
     s.tableau[b, p, slot] = card
@@ -349,13 +350,13 @@ def _acquire(s, b, p, card):
 
 @kernel(inline="always")
 def sell_coins(s, b, p, card):
-    """Sell value by epoch (card back) + 1 per SELL_BONUS held (spec 2.2, 10)."""
+    """Sell value by epoch (card back) + 1 per SELL_BONUS held."""
     return SELL_VALUE[CARD_EPOCH[card]] + SELL_BONUS_COINS * s.ability_count[b, p, SELL_BONUS]
 
 
 @kernel
 def _resolve_round(s, b):
-    """spec 5 A2.3 (D7): reveal every commitment and resolve all at once; no interaction between
+    """Draft: reveal every (hidden, sequential) commitment and resolve all at once; no interaction between
     players (different stacks, own coins), so the loop order does not matter."""
     P = s.coins.shape[1]
     e = s.epoch[b]
@@ -377,7 +378,7 @@ def _resolve_round(s, b):
 
 @kernel
 def _income(s, b):
-    """spec 5 A3: coins = income track (+ TRACK_INCOME: 2 per other track above income, max 6 per card)."""
+    """Income: coins = income track (+ TRACK_INCOME: 2 per other track above income, max 6 per card)."""
     for p in range(s.coins.shape[1]):
         inc = s.tracks[b, p, INCOME]
         gain = np.int64(inc)
@@ -438,10 +439,10 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
                 if s.tile_due[b, p] >= 0 and _has_free_tile(s, b, p):
                     s.to_play[b] = p
                     return
-                s.tile_due[b, p] = -1  # D13/D24: no tile, no steps, no prompt
+                s.tile_due[b, p] = -1  # no free tile of any colour: no steps, no prompt
                 _next_player(s, b)
                 continue
-            s.round[b] += 1  # spec 5 A2.5: the wheel turns
+            s.round[b] += 1  # end of a draft round: the wheel turns
             if s.round[b] < ROUNDS_PER_PHASE_A:
                 _draw_pairs(s, b)
                 _start_section(s, b, DEC_A_DRAFT)
@@ -488,7 +489,7 @@ def _settle(s, b, u, deck_cards, deck_count, scratch):
                 if food + s.feed_paid[b] < count:
                     s.to_play[b] = p
                     return
-                k = s.ability_count[b, p, FOOD_SURPLUS]  # D11: after the player's feeding
+                k = s.ability_count[b, p, FOOD_SURPLUS]  # FOOD_SURPLUS counts after the player's feeding
                 if k > 0 and food > count:
                     bonus = FOOD_SURPLUS_PER_POINT * (food - count)
                     if bonus > FOOD_SURPLUS_MAX:
@@ -524,7 +525,7 @@ def _has_free_tile(s, b, p):
 
 @kernel
 def fill_mask(s, b, row):
-    """Write the legal actions of the row's actor into row (A,) (spec 14 'legal when' column)."""
+    """Write the legal actions of the row's actor into row (A,)."""
     for a in range(NUM_ACTIONS):
         row[a] = False
     p = actor_of(s, b)
@@ -589,7 +590,7 @@ def fill_mask(s, b, row):
 
 @kernel
 def forced_action(s, b):
-    """The actor's only legal action, or -1 if it has several (D19); mirrors fill_mask cheaply.
+    """The actor's only legal action, or -1 if it has several (for auto_forced); mirrors fill_mask cheaply.
     tests/test_hadara_invariants.py checks that no decision with one legal action reaches an agent.
 
     Kept as a second copy of the legality rules on purpose: deriving it from fill_mask into a scratch
@@ -662,7 +663,7 @@ def _apply_action(s, b, a):
     """One decision of the actor; the caller settles afterwards."""
     p = actor_of(s, b)
     sec = s.decision[b]
-    if sec == DEC_SETUP_SIDE:  # D20: a hidden commitment, revealed when everyone has chosen
+    if sec == DEC_SETUP_SIDE:  # a hidden commitment, revealed when everyone has chosen
         s.pending[b, p] = a - ACTION_SIDE
         s.committed[b, p] = True
         s.turn[b] += 1
@@ -671,7 +672,7 @@ def _apply_action(s, b, a):
         s.round[b] = 0
         _draw_pairs(s, b)
         _start_section(s, b, DEC_A_DRAFT)
-    elif sec == DEC_A_DRAFT:  # D7: stored privately until the round is revealed
+    elif sec == DEC_A_DRAFT:  # stored privately until the round is revealed
         s.pending[b, p] = a - ACTION_DRAFT
         s.committed[b, p] = True
         s.turn[b] += 1
@@ -691,7 +692,7 @@ def _apply_action(s, b, a):
         t = (a - ACTION_COLONY) // 2
         ally = (a - ACTION_COLONY) % 2
         cost = _requirement_cost(s, b, p, shortfall(s, b, p, COLONY_TIER_REQUIREMENT[t], MILITARY))
-        s.coins[b, p] -= cost  # spec 10: pay the shortfall, take, COLONY_COINS, then decide
+        s.coins[b, p] -= cost  # BUY_REQUIREMENT: pay the shortfall, take, COLONY_COINS, then decide
         s.sect_bought[b] += cost
         n = s.colony_count[b, t] - 1
         s.colony_id[b, p, t] = s.colony_stack[b, t, n]
@@ -739,7 +740,7 @@ def _apply_action(s, b, a):
         if a == ACTION_FEED_PAY:
             s.coins[b, p] -= FEED_COINS_COST
             s.feed_paid[b] += 1
-        else:  # spec 7: removal undoes everything through the derived tracks; no coins
+        else:  # Feeding: removal undoes everything through the derived tracks; no coins
             slot = a - ACTION_REMOVE
             s.removed[b, s.tableau[b, p, slot]] = True
             s.tableau[b, p, slot] = -1
@@ -762,7 +763,7 @@ def _apply_action(s, b, a):
 
 @kernel
 def _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch):
-    """Settle, then apply single-legal-action decisions while auto_forced (D19)."""
+    """Settle, then apply single-legal-action decisions while auto_forced."""
     while True:
         _settle(s, b, u, deck_cards, deck_count, scratch)
         if s.done[b] or not auto_forced:
@@ -781,20 +782,20 @@ def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scra
     s = _State(*fields)
     P = s.coins.shape[1]
     for b in range(s.coins.shape[0]):
-        # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p (spec 3 step 2)
+        # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p
         for i in range(5):
             scratch[i] = i
         shuffle_prefix(scratch, 0, 5, 4, u, b, U_INIT_START_CARDS)
         for p in range(P):
             s.start_card[b, p] = scratch[p]
-        # board order (spec 2.8, D17)
+        # board order (default clockwise Y, R, B, G, P; seat i at wheel position i)
         for i in range(NUM_COLOURS):
             scratch[i] = DEFAULT_BOARD_ORDER[i]
         if random_board:
             shuffle_prefix(scratch, 0, NUM_COLOURS, NUM_COLOURS - 1, u, b, U_INIT_BOARD)
         for i in range(NUM_COLOURS):
             s.board_order[b, i] = scratch[i]
-        # colonies: shuffle each tier, keep N face-up (spec 3 step 5); the rest go to the box
+        # colonies: shuffle each tier, keep N face-up; the rest go to the box
         for t in range(NUM_TIERS):
             for i in range(COLONIES_IN_TIER):
                 scratch[i] = COLONIES_IN_TIER * t + i
@@ -824,7 +825,7 @@ def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scra
         s.epoch[b] = 0
         _deal(s, b, u, U_INIT_DEAL, deck_cards, deck_count, scratch)
         s.rotation[b] = -1
-        if advanced:  # D20: sides chosen in seat order from the lowest initiative
+        if advanced:  # sides chosen in seat order from the lowest initiative
             want = START_PLAYER_RANK[P, 0]
             for p in range(P):
                 if _rank_of(s, b, p) == want:
@@ -873,7 +874,7 @@ def legal_action_mask_nb(mask, *fields):
 
 @kernel
 def scores_nb(out, *fields):
-    """out (B, P): public VP so far (spec 9), final once done."""
+    """out (B, P): public VP so far (final scoring on the current position), final once done."""
     s = _State(*fields)
     for b in range(s.coins.shape[0]):
         for p in range(s.coins.shape[1]):
@@ -882,13 +883,13 @@ def scores_nb(out, *fields):
 
 @kernel
 def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top, *fields):
-    """Write the hidden-information-filtered View fields for viewer[b] (spec 11.1, 15)."""
+    """Write the hidden-information-filtered View fields for viewer[b] (docs/hadara.md, "Hidden information")."""
     s = _State(*fields)
     P = s.coins.shape[1]
     for b in range(s.coins.shape[0]):
         me = viewer[b]
         for p in range(P):
-            for t in range(NUM_TIERS):  # only allied backs are revealed (D14)
+            for t in range(NUM_TIERS):  # only allied backs are revealed (a plundered back never is)
                 colony_back[b, p, t] = s.colony_id[b, p, t] if s.colony[b, p, t] == ALLIED else -1
             for i in range(SOLD_SLOTS):  # face-down sales: colour public, identity only for the seller
                 card = s.sold_a[b, p, i]
@@ -899,7 +900,7 @@ def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pendin
         own_drawn[b, 0] = s.drawn[b, me, 0]
         own_drawn[b, 1] = s.drawn[b, me, 1]
         own_pending[b] = s.pending[b, me]
-        for c in range(NUM_COLOURS):  # D8: full ordered piles, or only the top with pile_view="top"
+        for c in range(NUM_COLOURS):  # full ordered piles (all placed face-up), or only the top with pile_view="top"
             n = s.outer_count[b, c]
             for i in range(s.outer.shape[2]):
                 outer[b, c, i] = s.outer[b, c, i] if (not pile_top or i == n - 1) else -1
@@ -1000,7 +1001,7 @@ def determinize_nb(viewer, seeds, deck_cards, deck_count, seen, pool, stream, *f
 @kernel(inline="always")
 def _rounds_drawn_resolved(sec, rnd):
     """Phase-A rounds of this epoch whose pairs were drawn, and those already revealed and resolved
-    (spec 5 A2: draw at the round's start, resolve when the last player commits)."""
+    (draft: draw at the round's start, resolve when the last player commits)."""
     if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
         return 0, 0
     if sec == DEC_A_DRAFT:
@@ -1012,7 +1013,7 @@ def _rounds_drawn_resolved(sec, rnd):
 
 @kernel(inline="always")
 def _draws(s, b, c, k1):
-    """Pairs drawn from the stack of colour c in phase-A rounds 0..k1-1 (spec 5 A2.1: seat i draws at
+    """Pairs drawn from the stack of colour c in phase-A rounds 0..k1-1 (seat i draws at
     board position (i + rotation + round) % 5, so a stack meets each seat once over the 5 rounds)."""
     P = s.coins.shape[1]
     n = 0
@@ -1026,7 +1027,7 @@ def _draws(s, b, c, k1):
 @kernel(inline="always")
 def _acquisitions_so_far(s, b, p, resolved):
     """Cards p has kept so far (each bought into a slot or sold face down in phase A): one per resolved draft
-    round and per own phase-B pick (spec 5.2, 6 B1), 10 per past epoch; the card of a pick whose TILE_STEPS
+    round and per own phase-B pick, 10 per past epoch; the card of a pick whose TILE_STEPS
     follow-up is pending is already in the tableau."""
     P = s.coins.shape[1]
     sec = s.decision[b]
@@ -1048,12 +1049,12 @@ def _coins_still_to_gain(s, b, p, acquired):
     later = NUM_EPOCHS - 1 - np.int64(s.epoch[b])  # int64: int8 arithmetic overflows without the JIT
     incomes = INCOMES_PER_EPOCH * later
     if sec <= DEC_A_TILE:
-        incomes += 2  # after the draft (spec 5 A3) and after the picks (spec 6 B2)
+        incomes += 2  # after the draft (A3) and after the picks (B2)
     elif sec <= DEC_B_TILE:
         incomes += 1
     surplus = later
     if sec < DEC_B_FEED or (sec == DEC_B_FEED and (p - s.start_player[b]) % P >= s.turn[b]):
-        surplus += 1  # D11: after the player's own feeding in this epoch
+        surplus += 1  # FOOD_SURPLUS: after the player's own feeding in this epoch
     gain = incomes * INCOME_GAIN_MAX + surplus * SURPLUS_GAIN_MAX
     gain += (NUM_EPOCHS * ACQUISITIONS_PER_EPOCH - np.int64(acquired)) * SELL_GAIN_MAX
     for t in range(NUM_TIERS):
@@ -1216,7 +1217,7 @@ def validate_nb(err,
         if bad:
             err[b] = 6
             continue
-        # derived caches (spec 7 note): save them, recompute them with the rules' own refresh_player in
+        # derived caches: save them, recompute them with the rules' own refresh_player in
         # this copy of the state, and compare (free tiles can't go negative: the stored ones are in range)
         for p in range(P):
             for k in range(NUM_TRACKS):
@@ -1258,10 +1259,10 @@ def validate_nb(err,
         if bad:
             err[b] = 8
             continue
-        # the section's counters (spec 14 state machine): the wheel is set once per epoch after the side
+        # the section's counters: the wheel is set once per epoch after the side
         # choice; rounds 0..4 run in A_DRAFT / A_TILE and the round is 5 once the draft is over; picks count
         # 0..5N-1 in phase B only; a settled row's turn is a seat still to act; section counters live only in
-        # their sections; colonies and busts are taken from their first sections on (spec 5 A4, A5)
+        # their sections; colonies and busts are taken from their first sections on (A4, A5)
         rnd = s.round[b]
         if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
             if rnd != 0 or s.rotation[b] != -1 or (sec == DEC_SETUP_SIDE and e_now != 0):
@@ -1302,7 +1303,7 @@ def validate_nb(err,
         if bad:
             err[b] = 9
             continue
-        # pile sizes (spec 3 step 6, 5 A2): 2N per inner stack at the deal, 2 fewer per pair drawn; one
+        # pile sizes: 2N per inner stack at the deal, 2 fewer per pair drawn; one
         # discard per resolved pair on its colour's outer pile, so N each when phase B begins; 5N - picks
         # during phase B (checked above), empty after it
         drawn_rounds, resolved = _rounds_drawn_resolved(sec, rnd)
@@ -1316,7 +1317,7 @@ def validate_nb(err,
         if bad:
             err[b] = 10
             continue
-        # cards kept: every slot ever used and every face-down sale is one acquisition (spec 5.2), so
+        # cards kept: every slot ever used and every face-down sale is one acquisition, so
         # n_slots + sales never exceed the rounds and picks played, which leaves a slot for every card the
         # player can still acquire (MAX_TABLEAU = 10 per epoch); this epoch's sales only in resolved rounds
         for p in range(P):
@@ -1332,7 +1333,7 @@ def validate_nb(err,
             err[b] = 11
             continue
         # coins: at most what the rules can have handed out so far (state.COINS_MAX less the most the rest of
-        # the game adds), so no later step passes COINS_MAX; nothing before the sides are revealed (spec 3)
+        # the game adds), so no later step passes COINS_MAX; nothing before the sides are revealed
         for p in range(P):
             if sec == DEC_SETUP_SIDE and s.coins[b, p] != 0:
                 bad = True
@@ -1342,7 +1343,7 @@ def validate_nb(err,
         if bad:
             err[b] = 12
             continue
-        # the draft (spec 5 A2): each pair comes from this epoch's stack at the seat's emblem, and a committed
+        # the draft: each pair comes from this epoch's stack at the seat's emblem, and a committed
         # purchase was affordable when committed (coins don't change before the reveal)
         if sec == DEC_A_DRAFT:
             for p in range(P):
@@ -1357,9 +1358,10 @@ def validate_nb(err,
         if bad:
             err[b] = 13
             continue
-        # a settled row's actor has a decision (D24 skips the others): a TILE_STEPS follow-up with a free
-        # tile, a colony / bust take left in the section, or food short of the cards in Feeding; follow-ups
-        # belong to the card bought last, this epoch, by a seat not yet past in A_TILE (the actor in B_TILE)
+        # a settled row's actor has a decision (points without a legal action are skipped): a TILE_STEPS
+        # follow-up with a free tile, a colony / bust take left in the section, or food short of the cards in
+        # Feeding; follow-ups belong to the card bought last, this epoch, by a seat not yet past in A_TILE
+        # (the actor in B_TILE)
         if not s.done[b]:
             for p in range(P):
                 td = s.tile_due[b, p]

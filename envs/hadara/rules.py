@@ -1,6 +1,6 @@
 """Hadara (Benjamin Schwer, Hans im Glück 2019; the Yucata.de rules), as a batched rules core.
 
-Rules in brief (../shared/rules/hadara.md, "the spec"): 2-5 players build civilisations on four
+Rules in brief (more in docs/hadara.md): 2-5 players build civilisations on four
 tracks (income, military, culture, food) over 3 epochs. Phase A: the start player (by initiative)
 sets the wheel; in 5 simultaneous rounds every player draws 2 hidden cards of the colour at their
 emblem, discards one face-up to that colour's outer pile and buys (price minus own cards of that
@@ -9,10 +9,10 @@ colony (military requirement; plunder for coins or ally for the hidden back's va
 bust (culture requirement, a bonus tile front = steps or back = VP). Phase B: 5 turns each taking
 the top card of any outer pile to buy or sell, then Income, colony, bust, Feeding (food >= cards or
 remove cards, which undoes everything they gave) and Buy seals (silver: half a track; gold: 7 per
-5-colour set). Purple cards add the 18 abilities of spec 10 (starred ones only in the advanced game,
-where start-card sides are chosen too). Most VP wins (spec 9); ties by coins, then shared.
+5-colour set). Purple cards add the 18 abilities of data.ABILITY_NAMES (starred ones only in the advanced game,
+where start-card sides are chosen too). Most VP wins; ties by coins, then shared.
 
-Simultaneity is modelled as sequential hidden commitments (D7, D20): `pending` is private, only
+Simultaneity is modelled as sequential hidden commitments (draft and start-card sides): `pending` is private, only
 `committed` is public, and everything is revealed and resolved when the last player commits.
 The state is a struct of numpy arrays with batch axis B, declared once in the field table of
 `state.py`; the rules live in numba kernels (`kernels.py`); the lifecycle (init, apply, observe,
@@ -37,13 +37,13 @@ class Config:
     num_players: int = 2
     """2-5 players."""
     advanced: bool = False
-    """Advanced game: starred purple cards are shuffled in and start-card sides are chosen (spec 3)."""
+    """Advanced game: starred purple cards are shuffled in and start-card sides are chosen."""
     random_board_order: bool = False
-    """Shuffle the clockwise colour order of the board segments at reset (spec 2.8)."""
+    """Shuffle the clockwise colour order of the board segments at reset."""
     pile_view: str = "full"
-    """D8: "full" shows every outer pile bottom->top, "top" only the top cards."""
+    """Observation of the outer piles: "full" shows every outer pile bottom->top, "top" only the top cards."""
     auto_forced: bool = True
-    """D19: decisions with exactly one legal action are applied without asking."""
+    """Decisions with exactly one legal action are applied without asking."""
     reward: str = "rank"
     """"rank": core.rank_returns by (VP, coins) in [-1, 1]; "score_diff": (own VP - best opponent VP) / 100."""
 
@@ -61,7 +61,7 @@ VALIDATE_ERRORS = {
     4: "cards not conserved: a dealt epoch/colour does not account for exactly 2N cards",
     5: "colonies inconsistent (N per tier between stack and players, tiers, distinct ids)",
     6: "commitments, pairs, sides, tile follow-ups, seals, coins or start cards inconsistent",
-    7: "derived tracks / counts / free tiles differ from their recomputation (spec 7)",
+    7: "derived tracks / counts / free tiles differ from their recomputation",
     8: "flow counters inconsistent (piles vs picks, commitments vs turn, wheel, to_play)",
     9: "section counters inconsistent with the decision (round, wheel, pick, turn, colony/bust/feeding counters, "
        "colonies or busts before their first section)",
@@ -100,7 +100,7 @@ class Hadara(base.RulesBase):
         self.action_names = data.action_names(data.NUM_ACTIONS)
         if self.config.advanced:
             self.deck_cards, self.deck_count = data.EPOCH_COLOUR_CARDS, data.EPOCH_COLOUR_COUNT
-        else:  # spec 3 step 6: the basic game removes the starred purple cards
+        else:  # setup: the basic game removes the starred purple cards
             self.deck_cards, self.deck_count = data.BASIC_EPOCH_COLOUR_CARDS, data.BASIC_EPOCH_COLOUR_COUNT
 
     def kernel_config(self) -> tuple:
@@ -109,7 +109,7 @@ class Hadara(base.RulesBase):
                 self.deck_cards, self.deck_count)
 
     def tiebreak_key(self, state: State) -> np.ndarray:
-        """Ties in VP go to the player with more coins (spec 9); equal VP and coins share.
+        """Ties in VP go to the player with more coins; equal VP and coins share.
 
         reward="rank" deviates on purpose from the rules' +1 per winner / -1 to the rest: it is the
         suite's convention and keeps rows zero-sum."""

@@ -24,22 +24,22 @@ from meeple.envs.hadara.data import (
 )
 
 SOLD_SLOTS = NUM_EPOCHS * ROUNDS_PER_PHASE_A  # s.sold_a index 5 * epoch + round
-PILE_SLOTS = MAX_PLAYERS  # an outer pile holds one card per player (spec 5 A2)
+PILE_SLOTS = MAX_PLAYERS  # an outer pile holds one card per player (the draft)
 INNER_SLOTS = 2 * MAX_PLAYERS  # 2N cards per inner stack
 SHUFFLE_SLOTS = 16  # shuffle buffer length (>= 14 cards of one colour)
 
 
-# --- reachable maxima (spec 2-10), derived from the data tables so a new card list updates them ---------
+# --- reachable maxima, derived from the data tables so a new card list updates them ---------
 
 def _copies(ability: int) -> int:
     """Cards carrying `ability` (advanced game: the starred ones included)."""
     return int((CARD_ABILITY == ability).sum())
 
 
-# A tableau holds at most MAX_TABLEAU cards (spec 5.2: 5 draft rounds + 5 picks per epoch), so a track is at
+# A tableau holds at most MAX_TABLEAU cards (5 draft rounds + 5 picks per epoch), so a track is at
 # most: the best start card, the MAX_TABLEAU best cards on it, the best allied back of every tier, every
 # bust's front reward with every BUST_BOOST copy, every TILE_STEPS card's tile, and the PER_* copies of its
-# colour counting a full tableau (spec 7: tracks = start + cards + backs + front tiles + TILE_STEPS + PER_*).
+# colour counting a full tableau (tracks = start + cards + backs + front tiles + TILE_STEPS + PER_*).
 TRACK_MAX = np.array([
     int(START_TRACKS[:, :, k].max()) + int(np.sort(CARD_TRACKS[:, k])[::-1][:MAX_TABLEAU].sum())
     + sum(int(COLONY_BACK_TRACKS[COLONY_TIER == t, k].max()) for t in range(NUM_TIERS))
@@ -47,10 +47,10 @@ TRACK_MAX = np.array([
     + MAX_TABLEAU * sum(_copies(a) for a in range(NUM_ABILITIES) if ABILITY_PER_COLOUR[a] == k)
     for k in range(NUM_TRACKS)
 ], dtype=np.int64)
-# Coins only grow through: the start card (+ the start-player coin, spec 3), 2 Incomes per epoch (income
-# track + TRACK_INCOME, spec 5 A3), one sale per acquisition opportunity (10 per epoch: 5 draft rounds +
+# Coins only grow through: the start card (+ the start-player coin), 2 Incomes per epoch (income
+# track + TRACK_INCOME), one sale per acquisition opportunity (10 per epoch: 5 draft rounds +
 # 5 picks, at most the epoch III value + SELL_BONUS), each tier's colony once (plunder + COLONY_COINS,
-# spec 5 A4, D16) and FOOD_SURPLUS once per Feeding (D11). Each event's most is below; validate checks
+# coins arriving before plunder/ally) and FOOD_SURPLUS once per Feeding. Each event's most is below; validate checks
 # coins + the most the remaining events could add <= COINS_MAX, so a valid state never passes it.
 START_COINS_MAX = int(START_COINS.max()) + START_PLAYER_COINS
 INCOMES_PER_EPOCH = 2
@@ -61,7 +61,7 @@ SURPLUS_GAIN_MAX = _copies(FOOD_SURPLUS) * FOOD_SURPLUS_MAX
 ACQUISITIONS_PER_EPOCH = ROUNDS_PER_PHASE_A + PHASE_B_TURNS_PER_PLAYER
 COINS_MAX = (START_COINS_MAX + NUM_EPOCHS * (INCOMES_PER_EPOCH * INCOME_GAIN_MAX + ACQUISITIONS_PER_EPOCH * SELL_GAIN_MAX
                                               + SURPLUS_GAIN_MAX) + int(COLONY_GAIN_MAX.sum()))
-# Running VP (spec 9, kernels.vp_of): the best colony of every tier, every bust with its back reward and
+# Running VP (kernels.vp_of): the best colony of every tier, every bust with its back reward and
 # boost, both silver seals scoring a full track (SILVER_FULL), gold and SET_POINTS on every complete set of
 # a full tableau, the MAX_TABLEAU best cards and the coins.
 _SETS_MAX = MAX_TABLEAU // NUM_COLOURS + 1  # + 1: GOLD_WILDCARD completes one more set for gold seals
