@@ -1,4 +1,4 @@
-"""Observation encoders for Carpe Diem (spec 15): two flat vectors and spatial planes.
+"""Observation encoders for Carpe Diem: two flat vectors and spatial planes.
 
 Everything is built from the rules' `View` only (what one player may see: the public board and the
 viewer's own fountain cards), so nothing can leak hidden information. Per-seat blocks are seat-major
@@ -22,7 +22,7 @@ Two kinds, chosen by name with `make_encoder(game, kind)` (`ENCODERS`; the AEC e
   are accumulated in place), with few data-dependent branches (across rows they mispredict, which costs more than the
   arithmetic).
 - "full" (`FullEncoder`, 12,796 values, FULL_BLOCKS): every tile one-hot (TILE_FEAT = 56 values): villa
-  on side N, E, S, W (0..3; villa ports fill whole sides, PD-25), lodging half on side s of kind m, b, a,
+  on side N, E, S, W (0..3; villa ports fill whole sides), lodging half on side s of kind m, b, a,
   c (4 + 4 s + kind), landscape at port q of kind W, G, H, P (20 + 4 q + kind), centre market, bakery,
   fountain (52..54), chimneys / 4 (55). A district cell adds occupied, banderole (still on the cell),
   shovel and frontier (empty and a legal target by contact: next to a tile, or the shovel while it is
@@ -132,12 +132,12 @@ FULL_SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("present", (SEATS,), "1 if the seat is in the game"),
     ("is_start_player", (SEATS,), "1 for this phase's start player"),
     ("is_to_play", (SEATS,), "1 for the seat that decides now"),
-    ("board", (SEATS, NUM_BOARDS), "one-hot building board 1..4 (shovel and banderole cells, spec 2.7)"),
+    ("board", (SEATS, NUM_BOARDS), "one-hot building board 1..4 (shovel and banderole cells)"),
     ("patrician", (SEATS, NUM_SPACES), "one-hot circle space of the patrician (zero before the start placement)"),
     ("track", (SEATS,), "banderole-track space / 35"),
     ("track_height", (SEATS,), "position in the stack on that space / 3 (0 = bottom)"),
-    ("scoring_rank", (SEATS, SEATS), "one-hot position in banderole-track order (0 = scores first, spec 6.1)"),
-    ("score", (SEATS,), "public running score (spec 10) / 200, clipped to [-1, 1]"),
+    ("scoring_rank", (SEATS, SEATS), "one-hot position in banderole-track order (0 = scores first)"),
+    ("score", (SEATS,), "public running score (Yucata's) / 200, clipped to [-1, 1]"),
     ("vp_cards", (SEATS,), "VP cards (start VP, scoring rounds, excess steps) / 100, clipped to [-1, 1]"),
     ("goods", (SEATS, NUM_GOODS), "grapes, herbs, chickens, fish / 10"),
     ("coins", (SEATS,), "coins / 20"),
@@ -147,7 +147,7 @@ FULL_SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("completed", (SEATS, NUM_FEATURES), "completed instances per feature kind (data.FEATURE_NAMES order) / 5"),
     ("completed_groups", (SEATS, 2), "completed lodgings (any kind), landscapes (any kind) / 10"),
     ("chimneys", (SEATS,), "chimneys in all villas, complete or not / 40"),
-    ("villa_vp", (SEATS,), "VP of the completed villas (spec 2.5) / 50"),
+    ("villa_vp", (SEATS,), "VP of the completed villas / 50"),
     ("discs", (SEATS, 2), "scoring discs placed / 4; 1 if one was placed in this phase's scoring round"),
     ("tasks", (SEATS, TASKS_PER_PLAYER, TASK_FEAT),
      "frame task 2 side + j: one-hot kind (vineyard..craftsman, villa), one-hot line (columns 0-5, rows 0-5), VP / 5, satisfied"),

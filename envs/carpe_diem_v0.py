@@ -3,8 +3,8 @@
     from meeple.envs import carpe_diem_v0
     e = carpe_diem_v0.env(num_players=3, render_mode="ansi")
 
-Rewards arrive when the game ends: rank-based in [-1, 1] by VP, ties broken by the banderole track
-(spec 9), or (own VP - best opponent VP) / 100 with reward="score_diff"; final VP are in
+Rewards arrive when the game ends: rank-based in [-1, 1] by VP, ties broken by the banderole track,
+or (own VP - best opponent VP) / 100 with reward="score_diff"; final VP are in
 `infos[agent]["scores"]`. The observation's `decision` block says which kind of choice is pending.
 """
 

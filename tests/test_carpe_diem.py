@@ -1,10 +1,10 @@
-"""Carpe Diem: the worked examples CD-EX-1..29 of spec section 13 and rule edge cases, through the public API.
+"""Carpe Diem: the rules' worked examples 1..29 and rule edge cases, through the public API.
 
-Spec: ../shared/rules/carpe_diem.md (cited as "spec 5.3", "PD-10", ...); the German Yucata rules text
-(../shared/seeds/carpe_diem.de.txt) wins where they disagree. One deliberate deviation from the spec
-is implemented and tested the seed's way: the first tile a player takes must be built on the shovel
-cell ("Das erste Plaettchen, das ein Spieler nimmt, muss er auf sein Feld mit der Schaufel legen"),
-so STORE is illegal while the shovel cell is empty (CD-EX-23, overriding PD-12 for that tile).
+The rules are summarised in docs/carpe_diem.md; the German Yucata rules text wins where sources
+disagree. Where the worked examples and the German text differ, the German text is implemented and
+tested: the first tile a player takes must be built on the shovel cell ("Das erste Plaettchen, das ein
+Spieler nimmt, muss er auf sein Feld mit der Schaufel legen"), so STORE is illegal while the shovel
+cell is empty (rules example 23; later tiles may always be stored).
 
 Positions are built by editing a fresh game (`position`): the start placement is played with all
 uniforms 0, so the deal is the identity (depot d holds L(4d+1)..L(4d+4), the display D01..D11), seat p
@@ -47,12 +47,12 @@ GRAPES, HERBS, CHICKENS, FISH = range(4)
 # --- helpers --------------------------------------------------------------------------------
 
 def tile(name: str) -> int:
-    """Tile id of a spec 2.3 name, e.g. tile("L01") == 0, tile("D01") == 84."""
+    """Tile id of a tile name, e.g. tile("L01") == 0, tile("D01") == 84."""
     return data.TILE_NAMES.index(name)
 
 
 def card(name: str) -> int:
-    """Scoring-card id of a spec 2.8 name, e.g. card("A05")."""
+    """Scoring-card id of a card name, e.g. card("A05")."""
     return data.CARD_NAMES.index(name)
 
 
@@ -66,7 +66,7 @@ def cell(r: int, c: int) -> int:
 
 
 def place(r: int, c: int, rot: int) -> int:
-    """PLACE action: cell (r, c), rot clockwise quarter turns (spec 14)."""
+    """PLACE action: cell (r, c), rot clockwise quarter turns."""
     return ACTION_PLACE + 4 * cell(r, c) + rot
 
 
@@ -224,7 +224,7 @@ def position(game, *, seat: int = 0, start: int = 0, districts: Mapping[int, str
 
 
 def scoring_position(game, cards: Mapping[int, str], seat: int = 0, **kw):
-    """Phase 0's scoring round (spec 6) with `seat` to put its disc first; cards {slot: name} replace the
+    """Phase 0's scoring round with `seat` to put its disc first; cards {slot: name} replace the
     dealt cards of those slots. The depots are empty, as after 7 rounds."""
     P = game.num_players
     s = position(game, seat=seat, empty_depots=tuple(range(data.NUM_SPACES)), **kw)
@@ -259,18 +259,18 @@ def parts(game, state, p: int = 0) -> dict[str, int]:
 
 
 def banderoles_left(state, p: int) -> int:
-    """Banderole cells of p's board still without a tile (spec 2.7, 5.5 step 1)."""
+    """Banderole cells of p's board still without a tile."""
     return int((data.BOARD_BANDEROLE[state.board[0, p]] & (state.cell_tile[0, p] < 0)).sum())
 
 
-NO_VILLA_TASKS = [4, 5, 8, 9]  # frame parts F05, F06, F09, F10 on N, E, S, W: no villa task (spec 2.6)
+NO_VILLA_TASKS = [4, 5, 8, 9]  # frame parts F05, F06, F09, F10 on N, E, S, W: no villa task
 
 
 def disc(space: int) -> int:
     return ACTION_SCORE_SPACE + space
 
 
-# --- setup (spec 3.4, 4) ----------------------------------------------------------------------
+# --- setup ------------------------------------------------------------------------------------
 
 USABLE = {2: {2, 3, 4, 5, 9, 11, 12, 13, 15}, 3: {1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14, 15}, 4: set(range(17))}
 SLOTS = {2: {1, 3, 4, 5, 6, 7, 8, 10}, 3: set(range(1, 11)), 4: set(range(12))}
@@ -279,7 +279,7 @@ LETTERS = {2: [2, 2, 2, 2], 3: [2, 3, 2, 3], 4: [3, 3, 2, 4]}
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_cd_ex_1_scoring_cards_and_circle_spaces(n):
-    """CD-EX-1 (spec 3.4, 4 step 3): cards per letter, used slots and usable circle spaces (4n + 1)."""
+    """Rules example 1: cards per letter, used slots and usable circle spaces (4n + 1)."""
     game = new_game(n)
     for seed in range(3):
         s = game.init(np.random.default_rng(seed))
@@ -294,7 +294,7 @@ def test_cd_ex_1_scoring_cards_and_circle_spaces(n):
 
 
 def test_cd_ex_2_starting_vp_and_banderole_stack():
-    """CD-EX-2 (spec 4 steps 7-8, 6.1): n = 4, start seat 2: VP 10, 11, 8, 9 by seat, stack 2, 3, 0, 1
+    """Rules example 2: n = 4, start seat 2: VP 10, 11, 8, 9 by seat, stack 2, 3, 0, 1
     bottom -> top; without steps in phase 0 the scoring order is 1, 0, 3, 2. n = 3: 8, 9, 13; n = 2: 8, 9."""
     game = new_game(4)
     s = base_state(game, start=2)
@@ -313,7 +313,7 @@ def test_cd_ex_2_starting_vp_and_banderole_stack():
     assert base_state(new_game(2), start=1).vp[0].tolist() == [9, 8]
 
 
-# --- lodgings and scoring cards (spec 2.2, 5.5, 6) --------------------------------------------
+# --- lodgings and scoring cards ---------------------------------------------------------------
 
 SHOVEL_ONLY = """
 .  .  .   .  .  .
@@ -334,7 +334,7 @@ MERCHANT_HALF = """
 
 
 def test_cd_ex_3_merchant_lodging():
-    """CD-EX-3 (spec 2.2, seed example "Nils"): fish 2, chickens 1, grapes 1 and a completed merchant
+    """Rules example 3 (the German rules' example "Nils"): fish 2, chickens 1, grapes 1 and a completed merchant
     lodging: all goods go back, 4 + 1 = 5 coins."""
     game = new_game()
     s = position(game, districts={0: MERCHANT_HALF}, pending="D13", goods={0: [1, 0, 1, 2]})
@@ -345,7 +345,7 @@ def test_cd_ex_3_merchant_lodging():
 
 
 def test_cd_ex_4_merchant_lodging_without_goods():
-    """CD-EX-4 (spec 2.2): no goods, coins 2 -> coins 3."""
+    """Rules example 4: no goods, coins 2 -> coins 3."""
     game = new_game()
     s = position(game, districts={0: MERCHANT_HALF}, pending="D13", coins={0: 2})
     s = act(game, s, place(2, 3, 3))
@@ -374,8 +374,9 @@ def counts(game, s) -> set[int]:
     (1, 0, 2, 0, 0, 0, -4, (1, 0, 2)),  # (e) nothing possible: -4
 ], ids=["a", "b", "c", "d", "e"])
 def test_cd_ex_5_red_a_card(herbs, coins, bread, u_max, u, k, gain, left):
-    """CD-EX-5 (spec 6.3, PD-13, PD-14): A05 (2 herbs -> 4 VP): u_max, payment with herbs first and
-    coins for the shortfall, 3-bread payments, -4 VP for 0 units. `left` = herbs, coins, bread after."""
+    """Rules example 5 (goods before coins; any number of 3-bread payments): A05 (2 herbs -> 4 VP): u_max, payment
+    with herbs first and coins for the shortfall, 3-bread payments, -4 VP for 0 units. `left` = herbs, coins, bread
+    after."""
     game = new_game()
     s = scoring_position(game, {0: "A05", 1: "D21"}, goods={0: [0, herbs, 0, 0]}, coins={0: coins}, bread={0: bread})
     vp = int(s.vp[0, 0])
@@ -400,7 +401,7 @@ VILLAS_3_AND_4 = """
 
 
 def test_cd_ex_6_green_c_card():
-    """CD-EX-6 (spec 2.8, 6.3, PD-15): C05 (2 chimneys -> 1 bread): completed 3 + incomplete 4 = 7
+    """Rules example 6 (green units taken in full): C05 (2 chimneys -> 1 bread): completed 3 + incomplete 4 = 7
     chimneys -> 3 units -> +3 bread; with bread 3 and one 3-bread payment: 4 units, bread 3 - 3 + 4 = 4."""
     game = new_game()
     for bread, k, after in ((0, 0, 3), (3, 1, 4)):
@@ -424,7 +425,7 @@ TWO_MERCHANTS = """
 
 
 def test_cd_ex_7_green_d_card():
-    """CD-EX-7 (spec 2.8): D07 (1 completed merchant lodging -> 3 VP): 2 lodgings -> +6 VP; none and
+    """Rules example 7: D07 (1 completed merchant lodging -> 3 VP): 2 lodgings -> +6 VP; none and
     bread 3 with one payment -> +3 VP, bread 0; none and bread 2 -> -4 VP."""
     game = new_game()
     s = scoring_position(game, {0: "D07", 1: "D21"}, districts={0: TWO_MERCHANTS})
@@ -441,7 +442,7 @@ def test_cd_ex_7_green_d_card():
 
 
 def test_cd_ex_8_failing_a_card():
-    """CD-EX-8 (spec 6.3, seed example "Sylvia"): A11 (3 fish -> 7 VP) with 2 fish, no coins, bread 2:
+    """Rules example 8 (the German rules' example "Sylvia"): A11 (3 fish -> 7 VP) with 2 fish, no coins, bread 2:
     only 0 units and 0 bread payments are legal; she keeps her 2 fish and loses 4 VP."""
     game = new_game()
     s = scoring_position(game, {0: "A11", 1: "D21"}, goods={0: [0, 0, 0, 2]}, bread={0: 2})
@@ -452,7 +453,7 @@ def test_cd_ex_8_failing_a_card():
     assert counts(game, s) == {0}
     s = act(game, s, count(0))
     assert s.goods[0, 0, FISH] == 2 and s.vp[0, 0] - vp == -4
-    # with auto_forced (spec 14 skip_forced) both single-option decisions are applied without asking
+    # with auto_forced both single-option decisions are applied without asking
     game = new_game(auto_forced=True)
     s = scoring_position(game, {0: "A11", 1: "A05"}, goods={0: [0, 0, 0, 2]}, bread={0: 2})
     s = act(game, s, disc(0), ACTION_ORDER_LOW)
@@ -461,7 +462,7 @@ def test_cd_ex_8_failing_a_card():
 
 
 def test_cd_ex_9_worst_case():
-    """CD-EX-9 (spec 6.3): failing both cards of a scoring turn costs 8 VP; then the next player scores."""
+    """Rules example 9: failing both cards of a scoring turn costs 8 VP; then the next player scores."""
     game = new_game()
     s = scoring_position(game, {0: "A11", 1: "D21"})
     vp = int(s.vp[0, 0])
@@ -481,7 +482,7 @@ ONE_OPEN_VILLA = """
 
 
 def test_cd_ex_10_bread_gained_during_a_scoring_turn():
-    """CD-EX-10 (spec 5.8, 6.2): between C05 and A11 with 2 chimneys, bread 2, no fish or coins. C05
+    """Rules example 10: between C05 and A11 with 2 chimneys, bread 2, no fish or coins. C05
     first: +1 bread -> 3, then A11 with one 3-bread payment -> +7 VP, bread 0. A11 first: -4 VP, then
     +1 bread (3)."""
     game = new_game()
@@ -504,7 +505,7 @@ def test_cd_ex_10_bread_gained_during_a_scoring_turn():
     assert s.vp[0, 0] - vp == -4 and s.bread[0, 0] == 3
 
 
-# --- final scoring (spec 2.5, 2.9, 3.2, 8, 10) ------------------------------------------------
+# --- final scoring ----------------------------------------------------------------------------
 
 FIVE_VILLAS = """
 .  .      .      .      .      .
@@ -517,7 +518,7 @@ FIVE_VILLAS = """
 
 
 def test_cd_ex_11_villa_final_scoring():
-    """CD-EX-11 (spec 2.5, 8.1, seed example "Nils"): completed villas with 3, 5 and 5 chimneys and
+    """Rules example 11 (the German rules' example "Nils"): completed villas with 3, 5 and 5 chimneys and
     incomplete ones with 4 and 4: 3 + 7 + 7 + 0 + 0 = 17 VP; C cards count 21 chimneys."""
     game = new_game()
     s = position(game, districts={0: FIVE_VILLAS})
@@ -540,7 +541,7 @@ VILLA_14 = """
 
 
 def test_cd_ex_12_villa_table_anchor():
-    """CD-EX-12 (spec 2.5, 10): completing a 14-chimney villa adds 26 VP to the running score at once."""
+    """Rules example 12: completing a 14-chimney villa adds 26 VP to the running score at once."""
     game = new_game()
     s = position(game, districts={0: VILLA_14}, pending="L17", frame={0: NO_VILLA_TASKS})
     assert s.completed[0, 0, VILLA] == 0 and s.chimneys[0, 0] == 13
@@ -553,7 +554,7 @@ def test_cd_ex_12_villa_table_anchor():
 
 
 def test_cd_ex_13_leftover_material():
-    """CD-EX-13 (spec 8.2, seed): 1 bread, 1 fish, 1 chicken -> 1 VP; plus 2 stored tiles and 1 coin
+    """Rules example 13 (the German rules' example): 1 bread, 1 fish, 1 chicken -> 1 VP; plus 2 stored tiles and 1 coin
     (6 items) -> 3 VP."""
     game = new_game()
     s = position(game, bread={0: 1}, goods={0: [0, 0, 1, 1]})
@@ -574,9 +575,9 @@ FRAME_EXAMPLE = """
 
 
 def test_cd_ex_14_frame_tasks():
-    """CD-EX-14 (spec 3.2, PD-4, seed example): N = F03, E = F11, S = F07, W = F08. Baker lodging in
-    column 1 (4 VP) and villa in column 2 (3 VP) count; the incomplete pond in row 0 and the garden in
-    column 3 (neither row 2 nor column 5: "wrong alignment") do not: 7 VP."""
+    """Rules example 14 (any cell on the task's line counts; the German rules' example): N = F03, E = F11, S = F07,
+    W = F08. Baker lodging in column 1 (4 VP) and villa in column 2 (3 VP) count; the incomplete pond in row 0 and
+    the garden in column 3 (neither row 2 nor column 5: "wrong alignment") do not: 7 VP."""
     game = new_game()
     s = position(game, districts={0: FRAME_EXAMPLE}, frame={0: [2, 10, 6, 7]})
     done = s.completed[0, 0]
@@ -605,17 +606,17 @@ def check_fountain_cards(hand: dict[int, int], returned: dict[int, int], vp: int
     assert s.completed[0, 0, GARDEN] == 3 and s.completed[0, 0, data.FOUNTAIN] == 2
     p = parts(game, s)
     assert p["fountain_cards"] == vp
-    assert p["final"] == p["public"] + p["leftovers"] + vp  # fountain cards count only at the end (spec 10)
+    assert p["final"] == p["public"] + p["leftovers"] + vp  # fountain cards count only at the end
 
 
 def test_cd_ex_15_fountain_card():
-    """CD-EX-15 (spec 2.9, seed example): FC01 (2 VP per completed garden, any size) with completed
+    """Rules example 15 (the German rules' example): FC01 (2 VP per completed garden, any size) with completed
     gardens of 2, 2 and 4 tiles and one incomplete garden: 6 VP."""
     check_fountain_cards({1: 1}, {5: 1}, 6)
 
 
 def test_cd_ex_16_two_identical_fountain_cards():
-    """CD-EX-16 (spec 2.9, seed): the same district with both FC01 cards: 12 VP."""
+    """Rules example 16 (the German rules' example): the same district with both FC01 cards: 12 VP."""
     check_fountain_cards({1: 2}, {5: 1, 6: 1}, 12)
 
 
@@ -630,7 +631,7 @@ ADMIN_BELOW_BANDEROLE = """
 
 
 def test_cd_ex_17_end_of_the_banderole_track():
-    """CD-EX-17 (spec 2.10, PD-6): disc on 34, 3 steps (banderole cell + administrator lodging): disc
+    """Rules example 17 (track spaces 0..35): disc on 34, 3 steps (banderole cell + administrator lodging): disc
     on 35, on top of the stack, +2 VP at once; final banderole VP 35."""
     game = new_game()
     s = position(game, districts={0: ADMIN_BELOW_BANDEROLE}, pending="D19", track={0: 34, 1: 35, 2: 0, 3: 0},
@@ -643,12 +644,12 @@ def test_cd_ex_17_end_of_the_banderole_track():
     assert parts(game, s)["track"] == 35
 
 
-# --- turns: move, take, build (spec 5) ----------------------------------------------------------
+# --- turns: move, take, build -------------------------------------------------------------------
 
 def test_cd_ex_18_movement():
-    """CD-EX-18 (spec 5.1, PD-18): patrician on 1, depots 2 and 3 empty: MOVE_CW -> 4 (seat 1 is there
-    too), MOVE_CCW -> 0; no staying without bread. With bread: a bread move to 1 (stay) costs 1 bread,
-    to the empty depot 2 it is illegal."""
+    """Rules example 18 (a bread move needs a tile there): patrician on 1, depots 2 and 3 empty: MOVE_CW -> 4 (seat
+    1 is there too), MOVE_CCW -> 0; no staying without bread. With bread: a bread move to 1 (stay) costs 1 bread, to
+    the empty depot 2 it is illegal."""
     game = new_game()
     s = position(game, empty_depots=(2, 3), spaces={0: 1, 1: 4, 2: 5, 3: 6})
     assert s.decision[0] == DEC_MOVE and legal(game, s) == {ACTION_MOVE_CW, ACTION_MOVE_CCW}
@@ -663,7 +664,7 @@ def test_cd_ex_18_movement():
 
 
 def test_cd_ex_19_deliberate_move_towards_an_empty_neighbour():
-    """CD-EX-19 (spec 5.1): patrician on 3, depot 4 empty, depots 5 and 2 not: MOVE_CW is legal and
+    """Rules example 19: patrician on 3, depot 4 empty, depots 5 and 2 not: MOVE_CW is legal and
     walks on to space 5."""
     game = new_game()
     s = position(game, empty_depots=(4,), spaces={0: 3, 1: 0, 2: 1, 3: 6})
@@ -677,7 +678,7 @@ def shovel_place(state, p: int, rot: int = 0) -> int:
 
 
 def test_cd_ex_20_removal_with_2_and_3_players():
-    """CD-EX-20 (spec 5.7): n = 2: after the 2nd take from depot 0 its 2 remaining tiles are removed;
+    """Rules example 20: n = 2: after the 2nd take from depot 0 its 2 remaining tiles are removed;
     n = 3: the 3rd take leaves 1 tile, which is removed at once (n = 4, nothing removed: test_whole_game)."""
     game = new_game(2)
     s = base_state(game, spaces={0: 6, 1: 1})
@@ -734,7 +735,7 @@ POND_4 = """
     (POND_4, "L78", place(3, 3, 2), POND, 3),
 ], ids=["vineyard2", "garden3", "pond4"])
 def test_cd_ex_21_landscape_goods(layout, pending, action, kind, goods):
-    """CD-EX-21 (spec 2.2, 5.5 step 3): completing a landscape gives tiles - 1 goods of its kind:
+    """Rules example 21: completing a landscape gives tiles - 1 goods of its kind:
     2-tile vineyard +1 grape, 3-tile garden +2 herbs, 4-tile pond (around one vertex) +3 fish."""
     game = new_game()
     s = position(game, districts={0: layout}, pending=pending)
@@ -767,7 +768,7 @@ MARKET_ON_BANDEROLE = """
 
 
 def test_cd_ex_22_banderole_cell():
-    """CD-EX-22 (spec 5.5 step 1): a tile on the banderole cell (1, 2) of board 1: +1 step, 8 banderoles
+    """Rules example 22: a tile on the banderole cell (1, 2) of board 1: +1 step, 8 banderoles
     left; no later tile can go there."""
     game = new_game()
     s = position(game, districts={0: ONE_MARKET}, pending="D33")
@@ -781,18 +782,18 @@ def test_cd_ex_22_banderole_cell():
 
 
 def test_cd_ex_23_first_tile_and_the_frame():
-    """CD-EX-23 (spec 5.3, 2.4): an empty district allows only (2, 2), in all 4 rotations. L01
+    """Rules example 23: an empty district allows only (2, 2), in all 4 rotations. L01
     (`mm .. .. ..`) on (0, 2): rotation 0 puts its lodging half against the frame; rotations 1-3 need
     contact and matching sides (rotation 2: (1, 2) empty or showing a merchant half north); on corner
     (0, 0) rotation 3 faces the frame too.
 
-    Deviation from the spec, the seed's way: CD-EX-23 (and PD-12) also allow STORE for the first tile
-    ("If stored, the next tile again may only go to (2, 2)"); the seed says "Das erste Plaettchen, das
-    ein Spieler nimmt, muss er auf sein Feld mit der Schaufel legen", so STORE is illegal while the
-    shovel cell is empty and legal afterwards."""
+    A deviation, the German rules' way: the worked example (and the project's storing rule) also allowed
+    STORE for the first tile ("If stored, the next tile again may only go to (2, 2)"); the German text says
+    "Das erste Plaettchen, das ein Spieler nimmt, muss er auf sein Feld mit der Schaufel legen", so STORE is
+    illegal while the shovel cell is empty and legal afterwards."""
     game = new_game()
     s = position(game, pending="L01")
-    assert legal(game, s) == {place(2, 2, rot) for rot in range(4)}  # no STORE (seed)
+    assert legal(game, s) == {place(2, 2, rot) for rot in range(4)}  # no STORE (the German rules)
     s = position(game, districts={0: ONE_MARKET}, pending="L01")
     assert ACTION_STORE in legal(game, s)
     assert not any(place(0, 2, rot) in legal(game, s) for rot in range(4))  # (0, 2) touches no tile
@@ -831,7 +832,7 @@ def test_cd_ex_23_first_tile_and_the_frame():
 
 
 def test_cd_ex_24_single_tile_buildings_and_lodgings():
-    """CD-EX-24 (spec 2.2, 5.5): L06 completing a baker lodging: +1 (bakery) +2 (baker) = +3 bread; an
+    """Rules example 24: L06 completing a baker lodging: +1 (bakery) +2 (baker) = +3 bread; an
     administrator lodging: +2 steps; a market: +1 coin."""
     game = new_game()
     s = act(game, position(game, districts={0: SHOVEL_ONLY.format("D15/1")}, pending="L06"), place(2, 3, 3))
@@ -861,8 +862,8 @@ TWO_FOUNTAINS = """
 
 
 def test_cd_ex_25_fountain_draws():
-    """CD-EX-25 (spec 5.6, PD-21): first fountain draws FC01, FC08: return FC08 -> hand {FC01}. Second
-    fountain draws FC01, FC11: either keep both FC01 (return FC11) or FC01 + FC11 (return an FC01),
+    """Rules example 25 (return one card of hand and draw): first fountain draws FC01, FC08: return FC08 -> hand
+    {FC01}. Second fountain draws FC01, FC11: either keep both FC01 (return FC11) or FC01 + FC11 (return an FC01),
     never 3 cards. A returned card lies below every undrawn card: it is never drawn again."""
     game = new_game()
     s = position(game, districts={0: ONE_MARKET}, pending="D38")
@@ -892,7 +893,7 @@ def test_cd_ex_25_fountain_draws():
     assert s.fountain_drawn[0].tolist() == [1, 1]
 
 
-# --- phases, the end, and the whole game (spec 7, 9, 10) ----------------------------------------
+# --- phases, the end, and the whole game --------------------------------------------------------
 
 def play(game, seed: int, start: int | None = None):
     """A whole game with uniformly random legal actions; returns [(state, action)] and the final state.
@@ -919,7 +920,7 @@ def phase_changes(history, final):
 
 
 def test_cd_ex_26_next_phase():
-    """CD-EX-26 (spec 7): after scoring round 1 with start seat 2 (n = 4) the start seat is 3; the
+    """Rules example 26: after scoring round 1 with start seat 2 (n = 4) the start seat is 3; the
     depots hold 28 new light tiles; patricians, scoring discs, other players' banderole discs and the
     display are unchanged. Phase 4 deals the 28 remaining dark tiles: the dark supply is empty."""
     game = new_game(4)
@@ -945,7 +946,7 @@ def test_cd_ex_26_next_phase():
 
 
 def test_cd_ex_27_tie_break():
-    """CD-EX-27 (spec 9, PD-19, seed: "derjenige, der auf der Banderolenleiste am weitesten hinten
+    """Rules example 27 (the German rules: "derjenige, der auf der Banderolenleiste am weitesten hinten
     steht"): A 80, B 80, C 75 VP; A on space 12, B on 9: B wins. Both on 12 with A's disc on top: B
     wins. tiebreak="banner_front" reverses both."""
     for tiebreak, winner in (("banner_back", 1), ("banner_front", 0)):
@@ -969,9 +970,9 @@ CRAFTSMAN_HALF = """
 
 
 def test_cd_ex_28_craftsman():
-    """CD-EX-28 (spec 5.5, PD-11): completing a craftsman lodging with display {0: D32, 1: D12, ...}:
-    the player picks a slot, the tile leaves the display (10 left) and is built or stored at once;
-    placing D32 gives +1 coin."""
+    """Rules example 28 (a display pick is mandatory): completing a craftsman lodging with display {0: D32, 1: D12,
+    ...}: the player picks a slot, the tile leaves the display (10 left) and is built or stored at once; placing D32
+    gives +1 coin."""
     game = new_game()
     s = position(game, districts={0: CRAFTSMAN_HALF}, pending="D22", display={0: "D32", 1: "D12"})
     s = act(game, s, place(2, 3, 3))
@@ -998,8 +999,8 @@ RUNNING_SCORE = """
 
 
 def test_cd_ex_29_running_score():
-    """CD-EX-29 (spec 10, PD-20): start VP 9 with scoring results +10 (VP cards 19), 6 steps, a satisfied
-    4-VP frame task (F05 on N: vineyard in column 1) and a completed 5-chimney villa (7 VP): score_public
+    """Rules example 29 (Yucata's running score): start VP 9 with scoring results +10 (VP cards 19), 6 steps, a
+    satisfied 4-VP frame task (F05 on N: vineyard in column 1) and a completed 5-chimney villa (7 VP): score_public
     = 9 + 6 + 4 + 7 + 10 = 36 during play; at the end only leftovers and fountain cards are added."""
     game = new_game()
     kw = dict(districts={0: RUNNING_SCORE}, frame={0: NO_VILLA_TASKS}, vp={0: 19}, track={0: 6},
@@ -1018,7 +1019,7 @@ def test_cd_ex_29_running_score():
 # --- edge cases -----------------------------------------------------------------------------------
 
 def test_rotation_moves_port_p_to_p_plus_2_rot():
-    """spec 2.3: after `rot` clockwise quarter turns the label at port (p + 2 rot) mod 8 is the one
+    """After `rot` clockwise quarter turns the label at port (p + 2 rot) mod 8 is the one
     that was at port p; placements use exactly these rotated ports."""
     for t in range(data.NUM_TILES):
         for rot in range(4):
@@ -1046,7 +1047,7 @@ EDGE_OF_BOARD = """
 
 
 def test_frame_counts_as_meadow():
-    """spec 2.4: a side facing the frame must be meadow. D07 (villa N and S) on (2, 5): upright it is
+    """A side facing the frame must be meadow. D07 (villa N and S) on (2, 5): upright it is
     legal, turned its villa faces the frame (east) or a meadow side (west)."""
     game = new_game()
     s = position(game, districts={0: EDGE_OF_BOARD}, pending="D07")
@@ -1066,7 +1067,7 @@ AROUND_X_OK = {"N": "D01/2", "E": "D02/3", "S": "D12/0", "W": "D32/0"}  # facing
 
 @pytest.mark.parametrize("side, token", [(None, None), ("N", "D03/0"), ("E", "D36/0"), ("S", "D15/0"), ("W", "D13/1")])
 def test_matching_on_every_side(side, token):
-    """spec 5.3: L31 (`VV VV mm ..`) fits X only in rotation 0, matching all four neighbours; changing
+    """L31 (`VV VV mm ..`) fits X only in rotation 0, matching all four neighbours; changing
     the neighbour on any one side (villa -> meadow, merchant -> baker, meadow -> merchant) makes it illegal."""
     game = new_game()
     text = AROUND_X.format(**{**AROUND_X_OK, **({side: token} if side else {})})
@@ -1092,7 +1093,7 @@ GARDEN_4_OF_3 = """
 
 
 def test_four_tile_landscape_around_a_vertex():
-    """spec 2.3, 5.4: four 2-port sections around one vertex form one landscape; it is open until the
+    """Four 2-port sections around one vertex form one landscape; it is open until the
     4th tile (L64 turned twice) closes it: 4 tiles, +3 herbs."""
     game = new_game()
     s = position(game, districts={0: GARDEN_4_OF_3}, pending="L64")
@@ -1104,7 +1105,7 @@ def test_four_tile_landscape_around_a_vertex():
 
 
 def test_lodging_needs_two_halves_of_the_same_kind():
-    """spec 2.2, 5.3: a merchant half only meets a merchant half (a baker half cannot face it); a half
+    """A merchant half only meets a merchant half (a baker half cannot face it); a half
     facing an empty cell stays open; two merchant halves that do not face each other complete nothing."""
     game = new_game()
     s = position(game, districts={0: MERCHANT_HALF}, pending="D15")
@@ -1128,7 +1129,7 @@ CRAFTSMAN_CHAIN = """
 
 
 def test_craftsman_chain_and_empty_display():
-    """spec 5.5 (craftsman chain, PD-11): L50 closes the east craftsman lodging -> display pick; the
+    """Craftsman chain (a display pick is mandatory): L50 closes the east craftsman lodging -> display pick; the
     picked D22 closes the north one on (0, 2) -> another pick; then the turn ends. With an empty display
     a craftsman lodging gives nothing."""
     game = new_game()
@@ -1149,7 +1150,7 @@ def test_craftsman_chain_and_empty_display():
 
 
 def test_fountain_return_options_are_hand_and_drawn():
-    """spec 5.6, PD-21: the returned card is any kind in hand or among the 2 drawn; the hand grows by 1."""
+    """Fountain draw: the returned card is any kind in hand or among the 2 drawn; the hand grows by 1."""
     game = new_game()
     s = position(game, districts={0: ONE_FOUNTAIN}, pending="D39", fountain_hand={(0, 3): 1},
                  fountain_returned={(0, 5): 1})
@@ -1171,8 +1172,8 @@ POND_AND_MERCHANT = """
 
 
 def test_merchant_converts_goods_of_landscapes_completed_by_the_same_tile():
-    """PD-10: L78 closes the 4-tile pond (+3 fish) and then the merchant lodging: 1 grape + 3 fish
-    -> 4 + 1 = 5 coins, no goods left."""
+    """Fixed order of simultaneous completions: L78 closes the 4-tile pond (+3 fish) and then the merchant lodging:
+    1 grape + 3 fish -> 4 + 1 = 5 coins, no goods left."""
     game = new_game()
     s = position(game, districts={0: POND_AND_MERCHANT}, pending="L78", goods={0: [1, 0, 0, 0]})
     s = act(game, s, place(3, 3, 2))
@@ -1181,7 +1182,7 @@ def test_merchant_converts_goods_of_landscapes_completed_by_the_same_tile():
 
 
 def test_administrator_steps_beyond_the_track_end():
-    """spec 2.10: a disc on 35 below another disc gains 2 steps: it stays on 35, goes on top, +2 VP."""
+    """A disc on 35 below another disc gains 2 steps: it stays on 35, goes on top, +2 VP."""
     game = new_game()
     s = position(game, districts={0: SHOVEL_ONLY.format("D18/1")}, pending="D19",
                  track={0: 35, 1: 35}, height={0: 0, 1: 1, 2: 0, 3: 1})
@@ -1192,8 +1193,8 @@ def test_administrator_steps_beyond_the_track_end():
 
 
 def test_normal_move_laps_when_only_the_own_depot_has_tiles():
-    """PD-17: if only the depot at the patrician has tiles, either normal move walks round the circle
-    back to the same space."""
+    """A normal move may lap the circle: if only the depot at the patrician has tiles, either normal move walks
+    round the circle back to the same space."""
     game = new_game()
     s = position(game, empty_depots=(0, 2, 3, 4, 5, 6), spaces={0: 1, 1: 2, 2: 3, 3: 4})
     assert legal(game, s) == {ACTION_MOVE_CW, ACTION_MOVE_CCW}
@@ -1202,8 +1203,8 @@ def test_normal_move_laps_when_only_the_own_depot_has_tiles():
 
 
 def test_scoring_order_by_track_and_stack():
-    """spec 6.1, PD-23: after the last turn of a phase, higher space first, on a shared space the top
-    disc first: tracks 5 (bottom), 5 (top), 7, 0 -> order 2, 1, 0, 3."""
+    """Scoring order fixed at the round's start: after the last turn of a phase, higher space first, on a shared
+    space the top disc first: tracks 5 (bottom), 5 (top), 7, 0 -> order 2, 1, 0, 3."""
     game = new_game()
     s = position(game, seat=3, round=6, pending="D32", track={0: 5, 1: 5, 2: 7, 3: 0},
                  height={0: 0, 1: 1, 2: 0, 3: 0})
@@ -1214,7 +1215,7 @@ def test_scoring_order_by_track_and_stack():
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_whole_game(n):
-    """spec 5, 5.7, 6, 7: every player takes exactly 7 depot tiles per phase (2p: 2 tiles removed per
+    """Every player takes exactly 7 depot tiles per phase (2p: 2 tiles removed per
     depot, 3p: 1, 4p: none); each scoring round follows the track order; the start player passes left
     each phase; after the 4th scoring round the game is over with 4n discs placed (one usable circle
     space left free) and rank returns, which are 0 before the end."""
@@ -1265,7 +1266,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
 
 
 def test_determinize_keeps_what_the_viewer_knows():
-    """spec 11: determinize resamples only fountain cards the viewer has not seen (others' hands and
+    """Determinize resamples only fountain cards the viewer has not seen (others' hands and
     returned cards, another player's pending draw); its own cards, their counts and every public field
     stay, and so does its observation."""
     game = new_game(3)

@@ -16,7 +16,7 @@ with numpy from the primary fields (tile ids, districts, tracks, cards), indepen
 * every game when it ends: validate, the full district analysis and geometry, discs, tiles, the
   7 depot tiles per phase, rank returns and the winner.
 
-Spec: ../shared/rules/carpe_diem.md.
+The rules are summarised in docs/carpe_diem.md.
 """
 
 from __future__ import annotations
@@ -42,16 +42,16 @@ STRIDE = 8  # the full per-step checks run on every STRIDE-th row, rotating
 UF_ROWS = 2  # rows cross-checked with the pure-python union-find per validation checkpoint
 
 NL, NT = data.NUM_LIGHT, data.NUM_TILES
-R_PER_DEPOT = {2: 2, 3: 1, 4: 0}  # tiles removed from each depot per phase (spec 5.7)
-START_VP = {2: (8, 9), 3: (8, 9, 13), 4: (8, 9, 10, 11)}  # spec 4 step 7, by position after the start player
-POSITION_VP = np.array([5, 4, 3, 3, 4, 5])  # frame task value by position (spec 2.6)
+R_PER_DEPOT = {2: 2, 3: 1, 4: 0}  # tiles removed from each depot per phase
+START_VP = {2: (8, 9), 3: (8, 9, 13), 4: (8, 9, 10, 11)}  # by position after the start player
+POSITION_VP = np.array([5, 4, 3, 3, 4, 5])  # frame task value by position
 VILLA_TABLE = np.array([0, 0, 1, 3, 5, 7, 9, 11, 13, 15, 18, 20, 22, 24, 26]
-                       + [26 + 2 * (k - 14) for k in range(15, 200)])  # spec 2.5
+                       + [26 + 2 * (k - 14) for k in range(15, 200)])  # villa VP by chimneys
 IN_CONTAINER = np.isin(np.arange(7), (LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED))
 LODGINGS = slice(data.MERCHANT, data.CRAFTSMAN + 1)
 LANDSCAPES = slice(0, 4)
 
-# --- geometry (spec 2.3, 3.1), written out from the spec -------------------------------------------
+# --- geometry, written out from the rules ----------------------------------------------------------
 MATCH = np.array([(p + 5) % 8 if p % 2 == 0 else (p + 3) % 8 for p in range(8)])
 SIDE_MATE = np.arange(8) ^ 1  # the other port of the same side
 CORNER_MATE = np.array([7, 2, 1, 4, 3, 6, 5, 0])  # the other port of the same corner (NE {1,2}, SE {3,4}, ...)
@@ -67,12 +67,12 @@ PARTNER = np.array([8 * NB[n // 8, (n % 8) // 2] + MATCH[n % 8] if NB[n // 8, (n
 PARTNER_SAFE = np.maximum(PARTNER, 0)
 SIDE_MATE_N = 8 * (NODE // 8) + SIDE_MATE[NODE % 8]
 CORNER_MATE_N = 8 * (NODE // 8) + CORNER_MATE[NODE % 8]
-# task line by frame side (spec 3.2): N column k, E row k, S column 5 - k, W row 5 - k
+# task line by frame side: N column k, E row k, S column 5 - k, W row 5 - k
 TASK_IS_ROW = (False, True, False, True)
 CENTRE_KIND = np.array([-1, data.MARKET, data.BAKERY, data.FOUNTAIN])
 
 
-# --- independent district analysis (spec 5.4, 2.5, 3.2) ---------------------------------------------
+# --- independent district analysis ------------------------------------------------------------------
 
 def reference_districts(tiles: np.ndarray, rots: np.ndarray, frames: np.ndarray, sizes: bool = False) -> dict:
     """Derived fields of D districts (tiles, rots (D, 36), frames (D, 4)) by min-label propagation
@@ -118,14 +118,14 @@ def reference_districts(tiles: np.ndarray, rots: np.ndarray, frames: np.ndarray,
     for c in (1, 2, 3):
         completed[:, CENTRE_KIND[c]] += (centre == c).sum(axis=1)
     chim = np.where(placed, data.TILE_CHIMNEYS[t], 0).astype(np.int64)
-    # villa chimneys per instance: every villa tile has one villa segment (spec 2.3), counted at its first port
+    # villa chimneys per instance: every villa tile has one villa segment, counted at its first port
     vcell = villa.reshape(D, 36, 8)
     vd, vc = np.nonzero(vcell.any(axis=2))
     vflat = vd * 288 + L[vd, 8 * vc + vcell[vd, vc].argmax(axis=1)]
     chim_comp = np.bincount(vflat, weights=chim[vd, vc], minlength=D * 288).astype(np.int64)
     vroot = root & (kind == data.VILLA)
     villa_vp = np.bincount(dd[vroot], weights=VILLA_TABLE[chim_comp[flat[vroot]]], minlength=D).astype(np.int64)
-    # frame tasks: a completed instance of the kind with a cell on the task's line (spec 3.2, PD-4)
+    # frame tasks: a completed instance of the kind with any cell on the task's line
     cover = np.zeros(D * 12 * 36, dtype=bool)
     cover[((dd * 12 + kind) * 36 + nn // 8)[node_done]] = True
     cover = cover.reshape(D, 12, 6, 6)
@@ -148,7 +148,7 @@ def reference_districts(tiles: np.ndarray, rots: np.ndarray, frames: np.ndarray,
 
 
 def python_union_find(tiles, rots) -> tuple[list[int], int, int]:
-    """completed counts per kind, chimneys, villa VP of one district with a plain union-find (spec 5.4)."""
+    """completed counts per kind, chimneys, villa VP of one district with a plain union-find."""
     parent = list(range(288))
 
     def find(x):
@@ -219,7 +219,7 @@ def check_districts(s, rows: np.ndarray, P: int, full: bool) -> None:
     placed = tiles >= 0
     t = np.where(placed, tiles, 0)
     ports = np.where(placed[..., None], data.ROT_PORTS[t, rots], -1)  # (D, 36, 8)
-    # frame: ports facing the frame are meadow (spec 2.4); neighbours match port by port (spec 5.3)
+    # frame: ports facing the frame are meadow; neighbours match port by port
     assert ref["n_open_frame"].max(initial=0) == 0, "a placed tile shows a feature towards the frame"
     facing = np.where((PARTNER >= 0)[None], ports.reshape(D, 288)[:, PARTNER_SAFE], -1)
     own = ports.reshape(D, 288)
@@ -242,7 +242,7 @@ def check_districts(s, rows: np.ndarray, P: int, full: bool) -> None:
             break
         reach = grow
     assert (reach == placed).all(), "a district is not connected to its shovel cell"
-    # spec 2.2 / 2.3: completed landscapes 2-4 tiles, lodgings exactly 2, villas >= 2
+    # completed landscapes 2-4 tiles, lodgings exactly 2, villas >= 2
     dk, size = ref["done_kind"], ref["done_size"]
     land = dk < 4
     assert ((size[land] >= 2) & (size[land] <= 4)).all(), "a completed landscape outside 2..4 tiles"
@@ -251,7 +251,7 @@ def check_districts(s, rows: np.ndarray, P: int, full: bool) -> None:
     assert (size[dk == data.VILLA] >= 2).all(), "a completed villa of one tile"
 
 
-# --- legality recomputed (spec 5.1, 5.3, 6.2, 6.3, 14) --------------------------------------------------
+# --- legality recomputed --------------------------------------------------------------------------------
 
 def current_card(s, rows):
     slots = data.CIRCLE_SLOTS[np.maximum(s.cur_space[rows], 0)]
@@ -305,7 +305,7 @@ def check_mask(s, mask, P, rng) -> None:
     live = ~s.done
     assert mask[~live].all(), "a finished row's mask is not all True"
     n_legal = mask.sum(axis=1)
-    # spec 14 skip_forced: with auto_forced no seat ever faces a single legal action
+    # with auto_forced no seat ever faces a single legal action
     assert (n_legal[live] >= 2).all(), "a live row offers fewer than 2 actions"
     exp = np.zeros_like(mask)
     m = live & (dec == data.DEC_START_SPACE)
@@ -362,7 +362,7 @@ def check_mask(s, mask, P, rng) -> None:
 
 def check_tiles(s, P: int) -> None:
     """Every tile exactly once among depots, display, pending, districts, stored, removed, supply;
-    supply, display and removed consistent with the phase (spec 4, 5.7, 7)."""
+    supply, display and removed consistent with the phase."""
     B = s.done.shape[0]
     loc = s.tile_loc
     ids = np.concatenate([s.depot.reshape(B, -1), s.display, s.tile_pending[:, None],
@@ -388,7 +388,7 @@ def check_tiles(s, P: int) -> None:
     dep = s.depot.reshape(B, -1)
     last = (s.phase == 3)[:, None]
     assert ((dep < 0) | ((dep >= NL) == last)).all(), "depot tiles from the wrong supply"
-    # removal (spec 5.7): depot sizes 2p {0, 3, 4}, 3p {0, 2, 3, 4}; removed tiles by phase
+    # removal: depot sizes 2p {0, 3, 4}, 3p {0, 2, 3, 4}; removed tiles by phase
     size = (s.depot >= 0).sum(axis=2)
     if P == 2:
         assert ((size != 1) & (size != 2)).all(), "2p depot with 1 or 2 tiles"
@@ -425,7 +425,7 @@ def check_scores(game, s, P: int) -> None:
     final = public + parts["leftovers"] + parts["fountain_cards"]
     np.testing.assert_array_equal(parts["final"], final, err_msg="final != public + leftovers + fountain")
     np.testing.assert_array_equal(game.scores(s), np.where(s.done[:, None], final, public), err_msg="game.scores")
-    # banderole track (spec 2.10): 0..35, the discs on a space form a stack 0..k-1
+    # banderole track: 0..35, the discs on a space form a stack 0..k-1
     assert ((s.track >= 0) & (s.track <= data.TRACK_END)).all()
     same = s.track[:, :, None] == s.track[:, None, :]
     k = same.sum(axis=2)
@@ -434,7 +434,7 @@ def check_scores(game, s, P: int) -> None:
 
 
 def check_fountains(s, P: int) -> None:
-    """spec 5.6: one card kept per fountain built (the actor's pending draw aside), <= 2 per kind overall."""
+    """One card kept per fountain built (the actor's pending draw aside), <= 2 per kind overall."""
     held = s.fountain_hand.astype(np.int64).sum(axis=2)
     gave = s.fountain_returned.astype(np.int64).sum(axis=2)
     np.testing.assert_array_equal(held, gave, err_msg="fountain cards held != returned")
@@ -487,7 +487,8 @@ def check_step(prev, s, actions: np.ndarray, P: int, picks: np.ndarray) -> None:
             ok = ~frame & (nbt >= 0)
             other = data.ROT_PORTS[nbt[ok], s.cell_rot[pl, a, np.maximum(nb, 0)][ok], MATCH[q]]
             assert (ports[ok, q] == other).all(), "a placed tile does not match its neighbour"
-        # immediate effects (spec 5.5): one placement per step, resolved in the PD-10 order
+        # immediate effects: one placement per step, resolved in the fixed order (banderole, centre,
+        # landscapes, lodgings, villa)
         dC = s.completed[pl, a].astype(np.int64) - prev.completed[pl, a]
         band = data.BOARD_BANDEROLE[s.board[pl, a], cell].astype(np.int64)
         steps = (s.track[pl, a].astype(np.int64) + s.vp[pl, a]) - (prev.track[pl, a].astype(np.int64) + prev.vp[pl, a])
@@ -521,7 +522,7 @@ def check_step(prev, s, actions: np.ndarray, P: int, picks: np.ndarray) -> None:
     # stored tiles only after the shovel cell is built (the first tile must be built there)
     shovel_full = np.take_along_axis(s.cell_tile, data.BOARD_SHOVEL[s.board][..., None].astype(np.intp), axis=2)[..., 0] >= 0
     assert (shovel_full | (s.stored == 0)).all(), "a tile stored before the shovel cell was built"
-    # tiles taken from the depots: 7 per phase, one per turn (spec 5.7)
+    # tiles taken from the depots: 7 per phase, one per turn
     owned = (s.cell_tile >= 0).sum(axis=2) + s.stored.astype(np.int64)
     pend = s.tile_pending >= 0
     owned[np.flatnonzero(pend), s.to_play[pend]] += 1
@@ -533,7 +534,7 @@ def check_step(prev, s, actions: np.ndarray, P: int, picks: np.ndarray) -> None:
     expected = np.where(in_turn, 7 * s.phase[:, None].astype(np.int64) + s.round[:, None] + (pos < s.turn[:, None])
                         + taken_now, np.where(dec == data.DEC_START_SPACE, 0, 7 * (s.phase[:, None].astype(np.int64) + 1)))
     np.testing.assert_array_equal(takes, expected, err_msg="depot tiles taken per player")
-    # a new phase: 28 tiles dealt, start player passes left, patricians and display stay (spec 7)
+    # a new phase: 28 tiles dealt, start player passes left, patricians and display stay
     dealt = live & ((s.phase != prev.phase) | ((prev.decision == data.DEC_START_SPACE) & (s.decision != data.DEC_START_SPACE)))
     if dealt.any():
         assert ((s.depot[dealt] >= 0).sum(axis=(1, 2)) == 28).all(), "not 28 tiles dealt"
@@ -545,7 +546,7 @@ def check_step(prev, s, actions: np.ndarray, P: int, picks: np.ndarray) -> None:
         assert (s.patrician[dealt] >= 0).all()
         pats = np.sort(s.patrician[dealt & (s.phase == 0)], axis=1)
         assert (np.diff(pats, axis=1) != 0).all(), "two patricians start on one space"
-    # a scoring round begins: order by track space, top of a stack first (spec 6.1, PD-23)
+    # a scoring round begins: order by track space, top of a stack first (scoring order fixed at the round's start)
     began = live & (prev.round < data.ROUNDS_PER_PHASE) & (s.round == data.ROUNDS_PER_PHASE) & ~s.done
     if began.any():
         key = (s.track.astype(np.int64) * 4 + s.height)[began]
@@ -562,8 +563,8 @@ def check_step(prev, s, actions: np.ndarray, P: int, picks: np.ndarray) -> None:
 
 
 def check_move(prev, s, actions) -> None:
-    """spec 5.1: a normal move walks to the next non-empty depot in its direction (lapping back to
-    its own space, PD-17); a bread move costs 1 bread and goes to the chosen non-empty depot."""
+    """A normal move walks to the next non-empty depot in its direction (lapping back to
+    its own space if only that depot has tiles); a bread move costs 1 bread and goes to the chosen non-empty depot."""
     m = np.flatnonzero(~prev.done & (prev.decision == data.DEC_MOVE))
     if not m.size:
         return
@@ -582,7 +583,7 @@ def check_move(prev, s, actions) -> None:
 
 
 def check_card(prev, s, actions) -> None:
-    """spec 6.3 on steps that resolve exactly one scoring card: red cards pay goods first, coins for
+    """On steps that resolve exactly one scoring card: red cards pay goods first, coins for
     the shortfall; 3 bread per extra unit; U = 0 costs 4 VP, else the gains x U (steps past 35 as VP)."""
     live = ~prev.done
     a = prev.to_play.astype(np.intp)
@@ -617,7 +618,7 @@ def check_card(prev, s, actions) -> None:
 
 
 def check_start(s, P: int) -> None:
-    """Setup (spec 4): start VP, stack order, frames, boards, scoring cards, display."""
+    """Setup: start VP, stack order, frames, boards, scoring cards, display."""
     B = s.done.shape[0]
     order = (s.start_player[:, None] + np.arange(P)) % P
     vp = np.zeros((B, P), dtype=np.int64)
@@ -641,7 +642,7 @@ def check_start(s, P: int) -> None:
 
 
 def check_end(game, s, P: int, picks: np.ndarray) -> None:
-    """Rows that just finished: 4 scoring rounds, discs, tiles, districts, returns (spec 8, 9)."""
+    """Rows that just finished: 4 scoring rounds, discs, tiles, districts, returns."""
     B = s.done.shape[0]
     game.validate(s)
     owned = (s.cell_tile >= 0).sum(axis=2) + s.stored
@@ -656,7 +657,7 @@ def check_end(game, s, P: int, picks: np.ndarray) -> None:
     assert ((s.tile_loc == LOC_SUPPLY).sum(axis=1) == 0).all(), "tiles left in the supply"
     assert ((s.tile_loc == LOC_REMOVED).sum(axis=1) == 28 * R_PER_DEPOT[P]).all()
     check_districts(s, np.arange(B), P, full=True)
-    # returns: rank by final VP, ties to the disc further back (spec 9); every row sums to 0
+    # returns: rank by final VP, ties to the disc further back; every row sums to 0
     vp = game.scores(s).astype(np.int64)
     back = -(s.track.astype(np.int64) * 4 + s.height)
     key = vp * 1000 + (back + 1000)  # back in -143..0 -> 857..1000
@@ -676,7 +677,7 @@ def rotating(step: int, B: int) -> np.ndarray:
 
 def test_reference_tables_follow_the_spec():
     assert (data.PORT_MATCH == MATCH).all()
-    for rot in range(4):  # the pre-rotated table follows spec 2.3's rotation rule
+    for rot in range(4):  # the pre-rotated table follows the rotation rule
         assert (data.ROT_PORTS[:, rot, (np.arange(8) + 2 * rot) % 8] == data.TILE_PORTS).all()
     np.testing.assert_array_equal(data.VILLA_VP, VILLA_TABLE[:data.VILLA_VP.size])
     np.testing.assert_array_equal(data.FRAME_POSITION_VP, POSITION_VP)

@@ -416,7 +416,7 @@ def _setup_district(v, b, p, ctx, w):
         if loc == LOC_SUPPLY or loc == LOC_DEPOT or loc == LOC_DISPLAY:
             w.avail[t // 64] |= np.uint64(1) << np.uint64(t % 64)
     ctx[_X_NAVAIL] = _popcount64(w.avail[0]) + _popcount64(w.avail[1])
-    union_district(tiles, rots, par)  # the rules kernels' union-find (spec 5.4)
+    union_district(tiles, rots, par)  # the rules kernels' union-find
     for cell in range(NUM_CELLS):
         t = tiles[cell]
         if t < 0:
@@ -794,7 +794,7 @@ def _fountain_action(v, b, p, mask_row, ctx, w, params):
 
 @kernel
 def _apply_card(card, u, bp, res, src, dst):
-    """res[dst] = res[src] after resolving `card` with u units and bp 3-bread payments (spec 6.3);
+    """res[dst] = res[src] after resolving `card` with u units and bp 3-bread payments;
     returns (VP, steps). res rows: goods x4, coins, bread."""
     for i in range(6):
         res[dst, i] = res[src, i]

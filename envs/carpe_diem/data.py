@@ -1,22 +1,22 @@
 """Static data for Carpe Diem (Stefan Feld, alea 2018, 2nd edition, as played on Yucata.de).
 
-Every table cites ../shared/rules/carpe_diem.md (the "spec"). Tables marked [PD] are project data
-that replace printed contents the project does not have (spec preamble, 12): they live here so the
+Every table follows the rules summarised in docs/carpe_diem.md. Tables marked [PD] are project data
+that replace printed contents the project does not have: they live here so the
 printed values can replace them without touching a code path. Tables are numpy arrays that numba
 kernels read as frozen globals; never mutate them.
 
 Index orders used everywhere:
 - goods / landscapes: 0 grapes/vineyard, 1 herbs/garden, 2 chickens/chicken yard, 3 fish/pond.
-- feature kinds (= fountain card kinds FC00..FC11, spec 2.9): 0 vineyard, 1 garden, 2 chicken yard,
+- feature kinds (= fountain card kinds FC00..FC11): 0 vineyard, 1 garden, 2 chicken yard,
   3 pond, 4 merchant, 5 baker, 6 administrator, 7 craftsman lodging, 8 market, 9 bakery,
   10 fountain, 11 villa.
-- port labels (spec 2.3): 0 meadow `.`, 1 villa `V`, 2..5 lodging halves `m b a c`,
+- port labels: 0 meadow `.`, 1 villa `V`, 2..5 lodging halves `m b a c`,
   6..9 landscapes `W G H P`.
 - tile ids: 0..83 = L01..L84 (light), 84..122 = D01..D39 (dark).
 - scoring cards: 0..11 = A01..A12, 12..22 = B01..B11, 23..32 = C01..C10, 33..59 = D01..D27.
 - cells: 6 * r + c on the owner's 6 x 6 board; sides N, E, S, W = 0..3.
 
-Ports of a tile (spec 2.3), clockwise from the west half of the north edge:
+Ports of a tile, clockwise from the west half of the north edge:
 
             port0  port1
           +------+------+
@@ -25,7 +25,7 @@ Ports of a tile (spec 2.3), clockwise from the west half of the north edge:
           +------+------+
             port5  port4
 
-The action layout (spec 14, 232 actions) is `ACTION_GROUPS`; docs/carpe_diem.md shows it.
+The action layout (232 actions) is `ACTION_GROUPS`; docs/carpe_diem.md shows it.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from meeple.envs.core import GameInfo, action_names_from_groups
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 NUM_PHASES = 4
 ROUNDS_PER_PHASE = 7
-NUM_SPACES = 7  # circle spaces with one depot each (spec 3.3)
+NUM_SPACES = 7  # circle spaces with one depot each
 DEPOT_SLOTS = 4
-DISPLAY_SLOTS = 11  # bottom display (spec 3.3)
+DISPLAY_SLOTS = 11  # bottom display
 NUM_CELLS = 36
 GRID = 6
 NUM_SIDES = 4
@@ -56,7 +56,7 @@ FEATURE_NAMES = ("vineyard", "garden", "chicken yard", "pond", "merchant lodging
                  "administrator lodging", "craftsman lodging", "market", "bakery", "fountain", "villa")
 FEATURE_SHORT = ("vine", "gard", "chick", "pond", "merch", "baker", "admin", "craft", "market", "bakery",
                  "fount", "villa")
-NUM_FOUNTAIN_KINDS = 12  # fountain card kind k scores 2 VP per item of feature kind k (spec 2.9)
+NUM_FOUNTAIN_KINDS = 12  # fountain card kind k scores 2 VP per item of feature kind k
 FOUNTAIN_COPIES = 2
 FOUNTAIN_CARD_VP = 2
 
@@ -70,7 +70,7 @@ CENTRE_NONE, CENTRE_MARKET, CENTRE_BAKERY, CENTRE_FOUNTAIN = range(4)
 CENTRE_CHARS = " MBF"
 CENTRE_FEATURE = np.array([-1, MARKET, BAKERY, FOUNTAIN], dtype=np.int8)
 
-# --- building tiles [PD-1, PD-25] (spec 2.3) --------------------------------------------------
+# --- building tiles [PD] ----------------------------------------------------------------------
 # (ids, copies, category, ports "N E S W" = ports 0..7 in order, centre M/B/F or "", chimneys)
 TILE_TABLE: tuple[tuple[str, int, str, str, str, int], ...] = (
     ("L01", 1, "A", "mm .. .. ..", "M", 0),
@@ -180,7 +180,7 @@ TILE_TABLE: tuple[tuple[str, int, str, str, str, int], ...] = (
 )
 NUM_LIGHT, NUM_DARK = 84, 39
 NUM_TILES = NUM_LIGHT + NUM_DARK
-LIGHT_PER_PHASE = 28  # one phase's depots: 7 x 4 (spec 5, 7)
+LIGHT_PER_PHASE = 28  # one phase's depots: 7 x 4
 
 
 def _expand_tiles() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str]]:
@@ -203,17 +203,17 @@ TILE_CATEGORY = tuple(TILE_CATEGORY)
 TILE_IS_DARK = np.arange(NUM_TILES) >= NUM_LIGHT
 assert TILE_PORTS.shape == (NUM_TILES, NUM_PORTS) and TILE_NAMES[NUM_LIGHT] == "D01"
 
-# corner of each port (spec 2.3): NE owns {1, 2}, SE {3, 4}, SW {5, 6}, NW {7, 0}
+# corner of each port: NE owns {1, 2}, SE {3, 4}, SW {5, 6}, NW {7, 0}
 PORT_CORNER = np.array([3, 0, 0, 1, 1, 2, 2, 3], dtype=np.int8)
 PORT_SIDE = np.array([0, 0, 1, 1, 2, 2, 3, 3], dtype=np.int8)
-# the port of the orthogonal neighbour that port p touches (spec 2.3): 0<->5, 1<->4, 2<->7, 3<->6
+# the port of the orthogonal neighbour that port p touches: 0<->5, 1<->4, 2<->7, 3<->6
 PORT_MATCH = np.array([5, 4, 7, 6, 1, 0, 3, 2], dtype=np.int8)
 SIDE_DR = np.array([-1, 0, 1, 0], dtype=np.int8)
 SIDE_DC = np.array([0, 1, 0, -1], dtype=np.int8)
 
 
 def _rotated_ports() -> np.ndarray:
-    """ROT_PORTS[t, rot, p]: label at port p after `rot` clockwise quarter turns (spec 2.3:
+    """ROT_PORTS[t, rot, p]: label at port p after `rot` clockwise quarter turns:
     the label at port (p + 2 rot) mod 8 is the one that was at port p)."""
     out = np.zeros((NUM_TILES, 4, NUM_PORTS), dtype=np.int8)
     for rot in range(4):
@@ -225,7 +225,7 @@ def _rotated_ports() -> np.ndarray:
 def _segment_roots() -> np.ndarray:
     """SEGMENT_ROOT[t, p]: lowest port of the segment port p belongs to, in the unrotated tile; -1 meadow.
 
-    Segments (spec 2.3): all villa ports of a tile form one segment; a lodging half is both ports of
+    Segments: all villa ports of a tile form one segment; a lodging half is both ports of
     one side; landscape ports of one kind at one corner form one section.
     """
     out = np.full((NUM_TILES, NUM_PORTS), -1, dtype=np.int8)
@@ -248,14 +248,14 @@ def _segment_roots() -> np.ndarray:
 ROT_PORTS = _rotated_ports()
 SEGMENT_ROOT = _segment_roots()
 # ROT_SEGMENT_ROOT[t, rot, q]: the canonical port (lowest unrotated port, turned) of the segment that
-# port q of tile t turned rot belongs to; -1 for meadow (spec 14 hint: pre-rotated port tables)
+# port q of tile t turned rot belongs to; -1 for meadow (pre-rotated port tables)
 ROT_SEGMENT_ROOT = np.full((NUM_TILES, 4, NUM_PORTS), -1, dtype=np.int8)
 for _rot in range(4):
     for _q in range(NUM_PORTS):
         _p0 = (_q - 2 * _rot) % NUM_PORTS
         _root = SEGMENT_ROOT[:, _p0]
         ROT_SEGMENT_ROOT[:, _rot, _q] = np.where(_root >= 0, (_root + 2 * _rot) % NUM_PORTS, -1)
-# side codes for fast matching (spec 5.3): SIDE_OUT[t, rot, s] = 10 * label(2s) + label(2s + 1) and
+# side codes for fast matching: SIDE_OUT[t, rot, s] = 10 * label(2s) + label(2s + 1) and
 # SIDE_IN[t, rot, s] = 10 * label(2s + 1) + label(2s). A tile X matches its neighbour N across side s
 # iff SIDE_OUT[X, s] == SIDE_IN[N, (s + 2) % 4] (port 2s faces port match(2s) = N's port 2(s+2)+1);
 # the frame requires SIDE_OUT == 0 (meadow on both ports).
@@ -264,7 +264,9 @@ SIDE_IN = (10 * ROT_PORTS[:, :, 1::2] + ROT_PORTS[:, :, 0::2]).astype(np.int8)
 
 
 def _check_tiles() -> None:
-    """The spec's totals table (2.3) and the edge-model constraints (PD-25)."""
+    """The tile set's totals by kind and the edge-model constraints (half-edge ports; lodging halves and
+    villa segments fill whole sides; landscapes sit at corners; centre buildings have no ports; every villa
+    segment has a chimney)."""
     light, dark = slice(0, NUM_LIGHT), slice(NUM_LIGHT, NUM_TILES)
     for rng, lodging, land, villas, chim, centres in ((light, 14, 14, 32, 51, (8, 8, 8)), (dark, 3, 2, 11, 32, (3, 3, 2))):
         ports, roots = TILE_PORTS[rng], SEGMENT_ROOT[rng]
@@ -283,13 +285,13 @@ def _check_tiles() -> None:
 
 _check_tiles()
 
-# --- villa VP by chimneys [PD-5] (spec 2.5) ---------------------------------------------------
+# --- villa VP by chimneys [PD] ----------------------------------------------------------------
 MAX_CHIMNEYS = int(TILE_CHIMNEYS.sum())
 _VILLA_ANCHORS = (0, 0, 1, 3, 5, 7, 9, 11, 13, 15, 18, 20, 22, 24, 26)  # k = 0..14
 VILLA_VP = np.array([_VILLA_ANCHORS[k] if k <= 14 else 26 + 2 * (k - 14) for k in range(MAX_CHIMNEYS + 1)],
                     dtype=np.int16)
 
-# --- frame parts and tasks [PD-3] (spec 2.6, 3.2) ----------------------------------------------
+# --- frame parts and tasks [PD] ----------------------------------------------------------------
 NUM_FRAME_PARTS = 16
 FRAME_POSITION_VP = np.array([5, 4, 3, 3, 4, 5], dtype=np.int16)
 # per part: two tasks (feature kind, position k along the part clockwise)
@@ -316,14 +318,14 @@ TASKS_PER_PLAYER = NUM_SIDES * TASKS_PER_PART  # task index 2 * side + j
 
 
 def task_line(side: int, position: int) -> tuple[bool, int]:
-    """(is_row, index) of the line a task at `position` on a part lying on `side` points along (spec 3.2)."""
+    """(is_row, index) of the line a task at `position` on a part lying on `side` points along."""
     return ((False, position), (True, position), (False, 5 - position), (True, 5 - position))[side]
 
 
 # TASK_LINE[side, k] = (is_row, index)
 TASK_LINE = np.array([[task_line(s, k) for k in range(6)] for s in range(NUM_SIDES)], dtype=np.int8)
 
-# --- building boards [PD-2] (spec 2.7) ------------------------------------------------------------
+# --- building boards [PD] -------------------------------------------------------------------------
 NUM_BOARDS = 4
 _BOARDS = (
     ((2, 2), ((0, 1), (0, 4), (1, 2), (2, 5), (3, 0), (3, 3), (4, 4), (5, 1), (5, 4))),
@@ -340,7 +342,7 @@ BANDEROLES_PER_BOARD = 9
 assert (BOARD_BANDEROLE.sum(axis=1) == BANDEROLES_PER_BOARD).all()
 assert not BOARD_BANDEROLE[np.arange(NUM_BOARDS), BOARD_SHOVEL].any()
 
-# --- scoring cards (spec 2.8) -----------------------------------------------------------------------
+# --- scoring cards ----------------------------------------------------------------------------------
 NUM_CARDS = 60
 CARD_LETTER_START = (0, 12, 23, 33, 60)  # A, B, C, D id ranges
 # countables a green card may ask for: feature kinds 0..11 (completed; markets, bakeries and
@@ -431,16 +433,16 @@ CARD_NAMES, CARD_PAY, CARD_HAVE, CARD_GAIN, CARD_RED = _cards()
 CARD_NAMES = tuple(CARD_NAMES)
 assert len(CARD_NAMES) == NUM_CARDS and CARD_NAMES[-1] == "D27" and CARD_NAMES[23] == "C01"
 CARD_LETTER = np.repeat(np.arange(4, dtype=np.int8), np.diff(CARD_LETTER_START))
-# cards drawn per letter A, B, C, D by player count (spec 4 step 3)
+# cards drawn per letter A, B, C, D by player count
 CARDS_DRAWN = np.zeros((MAX_PLAYERS + 1, 4), dtype=np.int8)
 CARDS_DRAWN[2] = (2, 2, 2, 2)
 CARDS_DRAWN[3] = (2, 3, 2, 3)
 CARDS_DRAWN[4] = (3, 3, 2, 4)
-MAX_UNITS = 31  # PD-24: cap of the unit / bread-payment counts in the action encoding
+MAX_UNITS = 31  # cap of the unit / bread-payment counts in the action encoding (never binding in practice)
 BREAD_PER_FULFILMENT = 3
-FAIL_VP = 4  # a card resolved with 0 units costs 4 VP (spec 6.3)
+FAIL_VP = 4  # a card resolved with 0 units costs 4 VP
 
-# --- scoring area [PD-7] (spec 3.4) ------------------------------------------------------------------
+# --- scoring area [PD] -------------------------------------------------------------------------------
 NUM_CARD_SLOTS = 12
 NUM_CIRCLE_SPACES = 17
 CIRCLE_SLOTS = np.array([
@@ -455,7 +457,7 @@ SPACE_USABLE = SLOT_USED[:, CIRCLE_SLOTS[:, 0]] & SLOT_USED[:, CIRCLE_SLOTS[:, 1
 for _n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
     assert SPACE_USABLE[_n].sum() == 4 * _n + 1 and SLOT_USED[_n].sum() == CARDS_DRAWN[_n].sum()
 
-# --- banderole track [PD-6] (spec 2.10) and starting VP (spec 4 step 7) --------------------------
+# --- banderole track [PD] and starting VP --------------------------------------------------------
 TRACK_SPACES = 36
 TRACK_END = TRACK_SPACES - 1
 START_VP = np.zeros((MAX_PLAYERS + 1, MAX_PLAYERS), dtype=np.int16)  # by position after the start player
@@ -463,7 +465,7 @@ START_VP[2, :2] = (8, 9)
 START_VP[3, :3] = (8, 9, 13)
 START_VP[4, :4] = (8, 9, 10, 11)
 
-# --- rewards (spec 2.2, 5.5) --------------------------------------------------------------------------
+# --- rewards ------------------------------------------------------------------------------------------
 MARKET_COINS = 1
 BAKERY_BREAD = 1
 BAKER_BREAD = 2
@@ -471,7 +473,7 @@ ADMINISTRATOR_STEPS = 2
 MERCHANT_BONUS_COINS = 1
 FOUNTAIN_DRAW = 2
 
-# --- decisions and the action layout (spec 14) -----------------------------------------------------
+# --- decisions and the action layout ---------------------------------------------------------------
 NUM_DECISIONS = 11
 (DEC_START_SPACE, DEC_MOVE, DEC_TAKE, DEC_PLACE, DEC_FOUNTAIN_RETURN, DEC_DISPLAY_PICK, DEC_SCORE_SPACE,
  DEC_CARD_ORDER, DEC_CARD_UNITS, DEC_CARD_BREAD, DEC_GAME_OVER) = range(NUM_DECISIONS)

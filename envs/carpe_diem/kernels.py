@@ -5,7 +5,7 @@ positional arrays faster than a large NamedTuple argument) plus scratch arrays, 
 place (`rules.apply` hands them a copy). Kernels never allocate (envs/jit.py): the caller passes
 `work` (WORK_SIZE,) int32 and `cellmask` (NUM_NODES,) int64.
 
-District analysis (spec 5.4, hints of spec 14): a union-find over the 36 x 8 ports of a district.
+District analysis: a union-find over the 36 x 8 ports of a district.
 Ports of one segment are joined (ROT_SEGMENT_ROOT), ports facing each other across placed
 neighbours are joined; a component is a feature instance, complete when none of its ports faces an
 empty cell. `_analyze` recomputes every derived field of a player (completed counts, chimneys,
@@ -88,7 +88,7 @@ def neighbour(cell, side):
 
 @kernel
 def union_district(tiles, rots, parent):
-    """Union-find over the (8 * cell + port) nodes of one district (spec 5.4): the ports of one
+    """Union-find over the (8 * cell + port) nodes of one district: the ports of one
     segment are joined, and so are ports facing each other across placed neighbours. Only the nodes
     of placed cells are reset and joined (nodes of empty cells are never read). Shared with the
     heuristic, which runs it on a View's district."""
@@ -110,7 +110,7 @@ def union_district(tiles, rots, parent):
                 union_roots(parent, NUM_PORTS * cell + q, NUM_PORTS * nb + PORT_MATCH[q])
 
 
-# --- district analysis (spec 5.4) ---------------------------------------------------------------
+# --- district analysis --------------------------------------------------------------------------
 
 @kernel
 def _analyze(s, b, p, work, cellmask, new_cell):
@@ -144,7 +144,7 @@ def _analyze(s, b, p, work, cellmask, new_cell):
         rot = rots[cell]
         chim_total += TILE_CHIMNEYS[t]
         ctr = TILE_CENTRE[t]
-        if ctr > 0:  # centre buildings are complete on placement (spec 5.4)
+        if ctr > 0:  # centre buildings are complete on placement
             k = np.int64(CENTRE_FEATURE[ctr])
             s.completed[b, p, k] += 1
             if cell == new_cell:
@@ -180,9 +180,9 @@ def _analyze(s, b, p, work, cellmask, new_cell):
             villa_vp += VILLA_VP[work[W_CHIM + n]]
         if new_cell >= 0 and (cellmask[n] >> np.int64(new_cell)) & np.int64(1):
             work[W_NEW_KIND + kind] += 1
-            if kind < NUM_GOODS:  # landscape: goods = tiles - 1 (spec 5.5 step 3)
+            if kind < NUM_GOODS:  # landscape: goods = tiles - 1
                 work[W_NEW_GOODS + kind] += _popcount(cellmask[n]) - 1
-        # frame tasks (spec 3.2, PD-4): a completed instance with a cell on the task's line
+        # frame tasks: a completed instance with any cell on the task's line satisfies it
         for side in range(4):
             part = s.frame[b, p, side]
             for j in range(2):
@@ -202,7 +202,7 @@ NUM_TASKS_PER_PLAYER = 8
 def _complete_at(s, b, p, new_cell, work):
     """Incremental `_analyze` for a tile just placed on new_cell: only feature instances that contain
     it can change (any port facing new_cell now joins it), so flood-fill each of its segments'
-    instances and update the derived fields for those that are now complete (spec 5.4). Writes
+    instances and update the derived fields for those that are now complete. Writes
     work[W_NEW_*] like `_analyze`; validate compares the result with the full recomputation."""
     tiles = s.cell_tile[b, p]
     rots = s.cell_rot[b, p]
@@ -269,11 +269,11 @@ def _complete_at(s, b, p, new_cell, work):
             continue
         s.completed[b, p, kind] += 1
         work[W_NEW_KIND + kind] += 1
-        if kind < NUM_GOODS:  # landscape: goods = tiles - 1 (spec 5.5 step 3)
+        if kind < NUM_GOODS:  # landscape: goods = tiles - 1
             work[W_NEW_GOODS + kind] += _popcount(mask) - 1
         if kind == VILLA:
             s.villa_vp[b, p] += VILLA_VP[chim]
-        for side in range(4):  # frame tasks (spec 3.2, PD-4)
+        for side in range(4):  # frame tasks: any cell of a completed instance on the task's line
             part = s.frame[b, p, side]
             for j in range(2):
                 if FRAME_TASKS[part, j, 0] == kind:
@@ -295,13 +295,14 @@ def task_vp(s, b, p):
 
 @kernel(inline="always")
 def public_score(s, b, p):
-    """Yucata's running score (spec 10, PD-20): VP + track + satisfied tasks + completed villas."""
+    """Yucata's running score: VP + track + satisfied tasks + completed villas (leftovers and fountain
+    cards count only at the end)."""
     return s.vp[b, p] + s.track[b, p] + task_vp(s, b, p) + s.villa_vp[b, p]
 
 
 @kernel(inline="always")
 def leftover_vp(s, b, p):
-    """spec 8.2: floor((goods + coins + bread + stored tiles) / 2)."""
+    """Leftover material: floor((goods + coins + bread + stored tiles) / 2)."""
     n = s.coins[b, p] + s.bread[b, p] + s.stored[b, p]
     for g in range(NUM_GOODS):
         n += s.goods[b, p, g]
@@ -310,7 +311,7 @@ def leftover_vp(s, b, p):
 
 @kernel(inline="always")
 def fountain_vp(s, b, p):
-    """spec 2.9: 2 VP per matching item per fountain card."""
+    """Fountain cards: 2 VP per matching item per fountain card."""
     total = 0
     for k in range(NUM_FOUNTAIN_KINDS):
         # int64: an int8 product could wrap with NUMBA_DISABLE_JIT
@@ -320,11 +321,11 @@ def fountain_vp(s, b, p):
 
 @kernel(inline="always")
 def final_score(s, b, p):
-    """spec 8: public score + leftover material + fountain cards."""
+    """Final score: public score + leftover material + fountain cards."""
     return public_score(s, b, p) + leftover_vp(s, b, p) + fountain_vp(s, b, p)
 
 
-# --- banderole track (spec 2.10) -----------------------------------------------------------------
+# --- banderole track -----------------------------------------------------------------------------
 
 @kernel
 def _move_disc(s, b, p, steps):
@@ -349,7 +350,7 @@ def _move_disc(s, b, p, steps):
     s.height[b, p] = top
 
 
-# --- counts for the scoring cards (spec 2.8) ------------------------------------------------------
+# --- counts for the scoring cards -----------------------------------------------------------------
 
 @kernel(inline="always")
 def countable(s, b, p, k):
@@ -366,7 +367,7 @@ def countable(s, b, p, k):
 
 @kernel
 def green_units(s, b, p, card):
-    """Natural units of a green card: min over its components of floor(count / needed) (spec 2.8)."""
+    """Natural units of a green card: min over its components of floor(count / needed)."""
     best = np.int64(1 << 30)
     for k in range(NUM_COUNTABLES):
         need = CARD_HAVE[card, k]
@@ -380,7 +381,8 @@ def green_units(s, b, p, card):
 @kernel
 def red_units_payable(card, goods, coins):
     """Largest u payable with goods (a row indexed by good) and coins, coins replacing any good 1:1
-    (spec 6.3, PD-13). A pure function of the holdings, so the heuristic can ask it for would-be ones."""
+    (goods before coins: coins are universal jokers). A pure function of the holdings, so the heuristic
+    can ask it for would-be ones."""
     u = 0
     while u < MAX_UNITS:
         short = 0
@@ -402,7 +404,7 @@ def red_max_units(s, b, p, card):
 
 @kernel(inline="always")
 def pay_goods(card, units, goods):
-    """Pay `units` of red card `card` from the goods row in place, goods first (spec 6.3, PD-13);
+    """Pay `units` of red card `card` from the goods row in place, goods first (coins only for the shortfall);
     returns the coins still owed for the shortfall."""
     owed = 0
     for g in range(NUM_GOODS):
@@ -426,11 +428,11 @@ def current_card(s, b):
     return s.card_slot[b, first if s.card_seq[b] == 0 else second]
 
 
-# --- placement legality (spec 5.3) ----------------------------------------------------------------
+# --- placement legality ---------------------------------------------------------------------------
 
 @kernel(inline="always")
 def _cell_requirements(s, b, p, cell):
-    """What a tile on empty `cell` must show per side (spec 5.3): the SIDE_OUT code the frame (0,
+    """What a tile on empty `cell` must show per side: the SIDE_OUT code the frame (0,
     meadow) or a placed neighbour demands, -1 where the neighbour cell is empty; and whether the cell
     touches a placed tile along a full side."""
     tiles = s.cell_tile[b, p]
@@ -517,11 +519,12 @@ def _any_placement(s, b, p, t):
     return False
 
 
-# --- effects of a placement (spec 5.5) ---------------------------------------------------------
+# --- effects of a placement --------------------------------------------------------------------
 
 @kernel
 def _fountain_draw(s, b, u, work):
-    """Draw 2 cards from the undrawn part of the deck (uniform; returned cards lie below it, PD-21)."""
+    """Draw 2 cards from the undrawn part of the deck (uniform; returned cards lie
+    below it, so they are never redrawn)."""
     P = s.track.shape[1]
     n = 0
     for k in range(NUM_FOUNTAIN_KINDS):
@@ -538,7 +541,8 @@ def _fountain_draw(s, b, u, work):
 
 @kernel
 def _place(s, b, p, cell, rot, u, work, cellmask):
-    """Build the pending tile and resolve its effects in the PD-10 order."""
+    """Build the pending tile and resolve its effects in a fixed order: banderole, centre building, landscapes,
+    lodgings (baker, administrator, merchant, craftsman), villa."""
     t = s.tile_pending[b]
     s.cell_tile[b, p, cell] = t
     s.cell_rot[b, p, cell] = rot
@@ -624,7 +628,8 @@ def _begin_phase_turns(s, b):
 
 @kernel
 def _begin_scoring(s, b):
-    """Scoring order by the banderole track: higher space first, top of a stack first (spec 6.1, PD-23)."""
+    """Scoring order by the banderole track: higher space first, top of a stack first, fixed at
+    the start of the round."""
     P = s.track.shape[1]
     for i in range(P):
         s.score_order[b, i] = i
@@ -662,7 +667,7 @@ def _end_turn(s, b):
 
 @kernel
 def _after_tile(s, b):
-    """After a tile was built or stored: pending fountain return, then craftsman picks (spec 5.5)."""
+    """After a tile was built or stored: pending fountain return, then craftsman picks."""
     if s.fountain_drawn[b, 0] >= 0:
         s.decision[b] = DEC_FOUNTAIN_RETURN
         return
@@ -676,7 +681,7 @@ def _after_tile(s, b):
 
 @kernel
 def _begin_card(s, b):
-    """Units of the current card: red cards ask (CARD_UNITS), green take their natural units (PD-15)."""
+    """Units of the current card: red cards ask (CARD_UNITS), green take their natural units in full."""
     card = current_card(s, b)
     p = s.to_play[b]
     if CARD_RED[card]:
@@ -689,7 +694,7 @@ def _begin_card(s, b):
 
 @kernel
 def _resolve_card(s, b, bread_payments):
-    """Pay and gain for the current card (spec 6.3): goods first, coins for the shortfall (PD-13)."""
+    """Pay and gain for the current card: goods first, coins for the shortfall."""
     p = s.to_play[b]
     card = current_card(s, b)
     units = np.int64(s.units[b])
@@ -733,7 +738,7 @@ def _settle(s, b, u, work):
             s.turn[b] = 0
             return
         s.phase[b] += 1
-        s.start_player[b] = (s.start_player[b] + 1) % P  # spec 7: the marker passes to the left
+        s.start_player[b] = (s.start_player[b] + 1) % P  # new phase: the marker passes to the left
         _deal_depots(s, b, u, work)
         _begin_phase_turns(s, b)
 
@@ -767,7 +772,7 @@ def fill_mask(s, b, row):
             row[ACTION_TAKE + j] = s.depot[b, d, j] >= 0
     elif dec == DEC_PLACE:
         _place_mask(s, b, p, s.tile_pending[b], row)
-        # seed ("Das erste Plaettchen ... muss er auf sein Feld mit der Schaufel legen") over PD-12:
+        # the German rules ("Das erste Plaettchen ... muss er auf sein Feld mit der Schaufel legen"):
         # the first tile must be built on the shovel cell; storing is allowed from then on
         row[ACTION_STORE] = s.cell_tile[b, p, BOARD_SHOVEL[s.board[b, p]]] >= 0
     elif dec == DEC_DISPLAY_PICK:
@@ -859,7 +864,8 @@ def forced_action(s, b):
 
 @kernel
 def walk(s, b, start, direction):
-    """Normal move (spec 5.1, PD-17): next space in `direction`, skipping empty depots; laps to start."""
+    """Normal move: next space in `direction`, skipping empty depots; laps the circle back to
+    its own space if only that depot has tiles."""
     sp = start
     for _ in range(NUM_SPACES):
         sp = (sp + direction) % NUM_SPACES
@@ -878,7 +884,7 @@ def _apply_action(s, b, a, u, work, cellmask):
         s.turn[b] += 1
         if s.turn[b] < P:
             s.to_play[b] = (s.start_player[b] + s.turn[b]) % P
-        else:  # spec 4 step 6: the depot tiles are turned face up now (dealt now: nobody saw them)
+        else:  # setup: the depot tiles are turned face up now (dealt now: nobody saw them)
             _deal_depots(s, b, u, work)
             _begin_phase_turns(s, b)
     elif dec == DEC_MOVE:
@@ -886,7 +892,7 @@ def _apply_action(s, b, a, u, work, cellmask):
             s.patrician[b, p] = walk(s, b, s.patrician[b, p], 1)
         elif a == ACTION_MOVE_CCW:
             s.patrician[b, p] = walk(s, b, s.patrician[b, p], NUM_SPACES - 1)
-        else:  # bread move (PD-18)
+        else:  # bread move: to any space with a tile
             s.bread[b, p] -= 1
             s.patrician[b, p] = a - ACTION_SPACE
         s.decision[b] = DEC_TAKE
@@ -897,7 +903,7 @@ def _apply_action(s, b, a, u, work, cellmask):
         s.depot[b, d, j] = -1
         s.tile_loc[b, t] = LOC_PENDING
         s.tile_pending[b] = t
-        # spec 5.7: removal with 2 and 3 players
+        # depot removal with 2 and 3 players
         left = _depot_count(s, b, d)
         if (P == 2 and left == 2) or (P == 3 and left == 1):
             for i in range(DEPOT_SLOTS):
@@ -950,7 +956,7 @@ def _apply_action(s, b, a, u, work, cellmask):
 
 @kernel
 def _advance(s, b, u, auto_forced, work, cellmask):
-    """Settle, then apply single-legal-action decisions while auto_forced (spec 14 skip_forced)."""
+    """Settle, then apply single-legal-action decisions while auto_forced."""
     while True:
         _settle(s, b, u, work)
         if s.done[b] or not auto_forced:
@@ -971,7 +977,7 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
     for b in range(s.done.shape[0]):
         start = uniform_index(u[b, U_INIT_START], P)
         s.start_player[b] = start
-        # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W (spec 4 step 2)
+        # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W
         for i in range(16):
             work[W_LIST + i] = i
         shuffle_prefix(work, W_LIST, 16, 15, u, b, U_INIT_FRAMES)
@@ -983,7 +989,7 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
         shuffle_prefix(work, W_LIST, 4, 3, u, b, U_INIT_BOARDS)
         for p in range(P):
             s.board[b, p] = work[W_LIST + p]
-        # scoring cards: draw per letter, shuffle together, lay into the used slots in order (spec 4 step 3)
+        # scoring cards: draw per letter, shuffle together, lay into the used slots in order
         n = 0
         for letter in range(4):
             lo = CARD_LETTER_START[letter]
@@ -1006,7 +1012,7 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
         for sp in range(NUM_CIRCLE_SPACES):
             s.circle_owner[b, sp] = -1
             s.circle_phase[b, sp] = -1
-        # tiles: 11 dark tiles onto the bottom display (spec 4 step 5); depots are dealt at the reveal
+        # tiles: 11 dark tiles onto the bottom display; depots are dealt at the reveal
         for t in range(NUM_TILES):
             s.tile_loc[b, t] = LOC_SUPPLY
         for i in range(NUM_TILES - NUM_LIGHT):
@@ -1018,7 +1024,7 @@ def init_nb(u, auto_forced, work, cellmask, *fields):
         for d in range(NUM_SPACES):
             for j in range(DEPOT_SLOTS):
                 s.depot[b, d, j] = -1
-        # players: starting VP and the stack on space 0, start player at the bottom (spec 4 steps 7-8)
+        # players: starting VP and the stack on space 0, start player at the bottom
         for i in range(P):
             p = (start + i) % P
             s.vp[b, p] = START_VP[P, i]
@@ -1079,7 +1085,7 @@ def legal_action_mask_nb(mask, *fields):
 
 @kernel
 def scores_nb(out, *fields):
-    """out (B, P): the final score (spec 8) in finished rows, else the public running score (spec 10)."""
+    """out (B, P): the final score in finished rows, else the public running score."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(s.track.shape[1]):
@@ -1104,7 +1110,7 @@ def score_parts_nb(out, *fields):
 
 @kernel
 def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields):
-    """Write the hidden-information-filtered View fields for viewer[b] (spec 11, 15)."""
+    """Write the hidden-information-filtered View fields for viewer[b] (docs/carpe_diem.md, "Hidden information")."""
     s = _State(*fields)
     P = s.track.shape[1]
     for b in range(s.done.shape[0]):
@@ -1349,9 +1355,9 @@ def _snapshot_error(s, b):
     P = s.track.shape[1]
     dec = s.decision[b]
     p = s.to_play[b]
-    # 7: a scoring turn (spec 6.2-6.3): to_play's disc of this phase lies on cur_space exactly while its two
-    # cards are resolved; card_seq and units are set only then: a red card's units payable (PD-13), a
-    # green card's its natural units (PD-15)
+    # 7: a scoring turn: to_play's disc of this phase lies on cur_space exactly while its two
+    # cards are resolved; card_seq and units are set only then: a red card's units payable (goods first), a
+    # green card's its natural units
     resolving = dec == DEC_CARD_ORDER or dec == DEC_CARD_UNITS or dec == DEC_CARD_BREAD
     sp = np.int64(s.cur_space[b])
     if resolving != (sp >= 0):
@@ -1377,7 +1383,7 @@ def _snapshot_error(s, b):
         seats |= np.int64(1) << np.int64(s.score_order[b, i])
     if seats != (np.int64(1) << np.int64(P)) - 1:
         return 7
-    # 8: craftsman picks (spec 5.5 step 4) are owed only between a turn's placement and its end, at most one
+    # 8: craftsman picks are owed only between a turn's placement and its end, at most one
     # per completed craftsman lodging; a depot tile (every light one) is built before any pick of its turn
     owed = s.craft_pending[b]
     if owed > 0 and dec != DEC_PLACE and dec != DEC_FOUNTAIN_RETURN and dec != DEC_DISPLAY_PICK:
@@ -1388,9 +1394,9 @@ def _snapshot_error(s, b):
         return 8
     if dec == DEC_PLACE and owed > 0 and s.tile_pending[b] < NUM_LIGHT:
         return 8
-    # 9: patricians: while the start spaces are chosen (spec 4 step 6) exactly the seats before to_play in
+    # 9: patricians: while the start spaces are chosen exactly the seats before to_play in
     # turn order stand on distinct spaces; afterwards everyone stands somewhere, and a TAKE is from a depot
-    # that has a tile (a normal move skips empty depots, a bread move goes only to one with tiles, spec 5.1)
+    # that has a tile (a normal move skips empty depots, a bread move goes only to one with tiles)
     if dec == DEC_START_SPACE:
         for i in range(P):
             q = (s.start_player[b] + i) % P
@@ -1416,7 +1422,7 @@ def _snapshot_error(s, b):
 @kernel
 def _landscape_goods(s, b, p, work, cellmask, out):
     """out[g] = sum over p's completed landscapes of kind g of (tiles - 1): every good p can have gained
-    (spec 5.5 step 3). Reads the union-find `_analyze` has just left in work / cellmask."""
+    (landscape goods). Reads the union-find `_analyze` has just left in work / cellmask."""
     for g in range(NUM_GOODS):
         out[g] = 0
     tiles = s.cell_tile[b, p]
@@ -1441,7 +1447,7 @@ def _history_error(s, b, work, cellmask):
     after_take = dec == DEC_PLACE or dec == DEC_FOUNTAIN_RETURN or dec == DEC_DISPLAY_PICK
     over = 0 if start_space else (ph if turns else ph + 1)  # phases whose 7 rounds of turns are over
     # 11: a depot of 4 loses a tile per take and, with 2 / 3 players, its last 2 / 1 tiles when it is down
-    # to them (spec 5.7): after k < P takes it holds 4 - k tiles, after P none. So the depots tell the takes
+    # to them (depot removal): after k < P takes it holds 4 - k tiles, after P none. So the depots tell the takes
     # of this phase, one per turn: round * P + turn (+ 1 once to_play has taken); none before the deal
     # (the start spaces) and all 7 P once the turns are over
     takes = 0
@@ -1462,7 +1468,7 @@ def _history_error(s, b, work, cellmask):
         return 11
     if not turns:
         removed_now = 0  # counted with the phases that are over
-    # 12: the supply (spec 4 step 4, 7): phases 1-3 each deal 28 light tiles, phase 4 the 28 dark tiles not
+    # 12: the supply: phases 1-3 each deal 28 light tiles, phase 4 the 28 dark tiles not
     # on the display; the depots hold this phase's kind; removed tiles are 4 - P per depot per phase
     light_supply = 0
     dark_supply = 0
@@ -1495,7 +1501,7 @@ def _history_error(s, b, work, cellmask):
         return 12
     # 13: every seat takes one depot tile per turn (7 per phase); the tiles it holds (built, stored, being
     # built) beyond those are display picks, which together are the tiles gone from the display; nothing is
-    # stored before the first tile is on the shovel cell (the seed's first-tile rule)
+    # stored before the first tile is on the shovel cell (the German rules' first-tile rule)
     extra = 0
     for q in range(P):
         pos = (np.int64(q) - np.int64(s.start_player[b])) % P
@@ -1513,9 +1519,9 @@ def _history_error(s, b, work, cellmask):
             return 13
     if extra != DISPLAY_SLOTS - _display_count(s, b):
         return 13
-    # 14: one disc per seat per scoring round (spec 6.2); in this phase's round the seats before `turn` in
-    # the scoring order and to_play once its disc is down. The order is by the track, higher first (spec
-    # 6.1): scored seats only move forward, so each still ranks above every seat yet to score, and those
+    # 14: one disc per seat per scoring round; in this phase's round the seats before `turn` in
+    # the scoring order and to_play once its disc is down. The order is by the track, higher first:
+    # scored seats only move forward, so each still ranks above every seat yet to score, and those
     # keep their order; before the first scoring round it is the initial 0..P-1
     for q in range(P):
         scored = False
@@ -1551,7 +1557,7 @@ def _history_error(s, b, work, cellmask):
     # card it resolves), so an accepted position keeps them: goods of a kind <= its completed landscapes'
     # tiles - 1; coins + goods (merchants turn goods into coins + 1, markets give 1, red cards take both);
     # bread (bakeries 1, bakers 2); track and VP + track (banderole cells, administrators 2 steps, a step
-    # past the end is a VP); VP down by at most 4 per failed card (spec 6.3)
+    # past the end is a VP); VP down by at most 4 per failed card
     start_hi = 0
     start_lo = 1 << 30
     for i in range(P):
@@ -1590,7 +1596,7 @@ def _history_error(s, b, work, cellmask):
             return 15
         if s.vp[b, q] < start_lo - FAIL_VP * resolved:
             return 15
-        # 16: one fountain draw per fountain built, keeping one card and returning one (spec 5.5, PD-21);
+        # 16: one fountain draw per fountain built, keeping one card and returning one;
         # the draw of the fountain just built is still in to_play's hands while it chooses
         held = 0
         gave = 0
@@ -1600,7 +1606,7 @@ def _history_error(s, b, work, cellmask):
         draws = np.int64(comp[FOUNTAIN]) - (1 if dec == DEC_FOUNTAIN_RETURN and q == s.to_play[b] else 0)
         if held != draws or gave != draws:
             return 16
-    # 17: the setup (spec 4 steps 2-3): distinct building boards and frame parts, distinct scoring cards in
+    # 17: the setup: distinct building boards and frame parts, distinct scoring cards in
     # the used slots, CARDS_DRAWN of each letter; the start placement (steps 7-8): starting VP by position
     # after the start player, every banderole disc on space 0 stacked in that order
     boards = np.int64(0)

@@ -1,7 +1,7 @@
 """Views of Carpe Diem: readable action names, a text score sheet and an RGB picture.
 
 `score_sheet` and `render_rgb` show only public information (what a spectator at the table sees):
-fountain-card counts but never their kinds, the storage count, the running score (spec 10; the
+fountain-card counts but never their kinds, the storage count, the running score (Yucata's; the
 final score once the game is over). `action_to_str` describes an action for the seat to play, so it
 may name that seat's own fountain cards; for a legal placement it lists the immediate effects
 (banderole, centre building, completed features and their rewards, frame tasks, villa VP), found by
@@ -439,7 +439,7 @@ def score_sheet(game: Any, state: Any, row: int = 0) -> str:
 LABEL_RGB = (
     (168, 204, 120),  # . meadow
     (178, 64, 48),  # V villa
-    (238, 196, 40),  # m merchant (yellow roof, spec 2.2)
+    (238, 196, 40),  # m merchant (yellow roof, as in the rules)
     (222, 128, 46),  # b baker
     (52, 72, 150),  # a administrator
     (160, 120, 205),  # c craftsman

@@ -1,6 +1,6 @@
 """Carpe Diem (Stefan Feld, alea 2018, 2nd edition; the Yucata.de rules), as a batched rules core.
 
-Rules in brief (../shared/rules/carpe_diem.md, "the spec"): 2-4 players build a Roman district on a
+Rules in brief (more in docs/carpe_diem.md): 2-4 players build a Roman district on a
 6 x 6 board over 4 phases of 7 rounds. On a turn a player moves his patrician along a circle of 7
 depots (skipping empty ones, or anywhere for 1 bread), takes one tile from the depot there and builds
 it (the first on the shovel cell, then edge-adjacent, everything that touches must match, the frame
@@ -10,9 +10,9 @@ fountain card. After each phase every player, in banderole-track order, puts a d
 scoring cards and resolves both (green: have; red: pay goods, coins as jokers; 3 bread = one
 fulfilment; -4 VP for a failed card). Final scoring: villas by chimneys, leftovers / 2, track
 position, fountain cards and frame tasks. Most VP wins; ties go to the player further back on the
-banderole track (spec 9, the seed's rule).
+banderole track (the German Yucata rules text).
 
-Hidden information (spec 11): only fountain cards (others' hands, the cards they returned, a draw in
+Hidden information: only fountain cards (others' hands, the cards they returned, a draw in
 progress). The depot tiles are dealt when they are turned face up (after the start spaces and at each
 phase start) and the fountain draw samples the undrawn deck when it happens, so the state stores no
 hidden order at all. The state is a struct of numpy arrays with batch axis B, declared once in the
@@ -41,9 +41,10 @@ class Config:
     num_players: int = 2
     """2-4 players."""
     auto_forced: bool = True
-    """spec 14 `skip_forced`: decisions with exactly one legal action are applied without asking."""
+    """Decisions with exactly one legal action are applied without asking."""
     tiebreak: str = "banner_back"
-    """spec 9: "banner_back" (the seed: the tied player further back on the banderole track wins) or "banner_front"."""
+    """VP ties: "banner_back" (the German rules: the tied player further back on the banderole track wins)
+    or "banner_front"."""
     reward: str = "rank"
     """"rank": core.rank_returns by (VP, tie-break) in [-1, 1]; "score_diff": (own VP - best opponent VP) / 100."""
 
@@ -130,7 +131,7 @@ class CarpeDiem(base.RulesBase):
         return {name: out[..., i] for i, name in enumerate(SCORE_PART_NAMES)}
 
     def tiebreak_key(self, state: State) -> np.ndarray:
-        """(B, P) int32, higher wins a VP tie (spec 9): further back on the track (lower space; on a
+        """(B, P) int32, higher wins a VP tie: further back on the track (lower space; on a
         shared space lower in the stack) with tiebreak="banner_back", the reverse with "banner_front".
         With reward="rank" the banderole tie-break is strict, so nobody shares a rank."""
         pos = state.track.astype(np.int32) * data.MAX_PLAYERS + state.height.astype(np.int32)

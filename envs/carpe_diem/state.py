@@ -36,10 +36,10 @@ def _best_district(per_tile: np.ndarray) -> int:
     return int(np.sort(per_tile)[::-1][:NUM_CELLS].sum())
 
 
-# landscape sections per tile and kind: ports of one kind at one corner form one section (spec 2.3)
+# landscape sections per tile and kind: ports of one kind at one corner form one section
 LAND_SECTIONS = np.array([[len({int(SEGMENT_ROOT[t, q]) for q in range(NUM_PORTS) if LABEL_FEATURE[TILE_PORTS[t, q]] == g})
                            for g in range(NUM_GOODS)] for t in range(NUM_TILES)], dtype=np.int64)
-# Goods come only from completed landscapes, tiles - 1 per instance (spec 5.5 step 3); instances are
+# Goods come only from completed landscapes, tiles - 1 per instance; instances are
 # disjoint sets of sections, so a district's goods of one kind (or of all kinds) stay below its sections.
 GOODS_KIND_MAX = max(_best_district(LAND_SECTIONS[:, g]) for g in range(NUM_GOODS))
 GOODS_MAX = _best_district(LAND_SECTIONS.sum(axis=1))
@@ -47,14 +47,14 @@ CHIMNEYS_MAX = _best_district(TILE_CHIMNEYS.astype(np.int64))
 assert (VILLA_VP <= 2 * np.arange(len(VILLA_VP))).all()  # so completed villas give at most 2 VP per chimney
 VILLA_VP_MAX = 2 * CHIMNEYS_MAX
 STORED_MAX = NUM_PHASES * ROUNDS_PER_PHASE + DISPLAY_SLOTS  # one depot tile per turn + every display tile
-# A player resolves 2 cards per scoring round (spec 6). A card counts units + 3-bread payments (spec 6.3):
-# red units and bread payments are at most MAX_UNITS (PD-24, the COUNT_k actions), green units are the
+# A player resolves 2 cards per scoring round. A card counts units + 3-bread payments:
+# red units and bread payments are at most MAX_UNITS (the cap of the COUNT_k actions), green units are the
 # natural ones, stored capped at 127 (the units field).
 CARDS_PER_PLAYER = 2 * NUM_PHASES
 GREEN_UNITS_MAX = 127
 CARD_TOTAL_MAX = np.where(CARD_RED, MAX_UNITS, GREEN_UNITS_MAX).astype(np.int64) + MAX_UNITS
 CARD_GAIN_MAX = (CARD_GAIN.astype(np.int64) * CARD_TOTAL_MAX[:, None]).max(axis=0)  # per card, by GAIN_*
-# VP and banderole steps together: a step beyond the end of the track is a VP (spec 2.10)
+# VP and banderole steps together: a step beyond the end of the track is a VP
 CARD_VP_STEPS_MAX = int(((CARD_GAIN[:, GAIN_VP].astype(np.int64) + CARD_GAIN[:, GAIN_STEP]) * CARD_TOTAL_MAX).max())
 NUM_MARKETS = int((TILE_CENTRE == CENTRE_MARKET).sum())
 NUM_BAKERIES = int((TILE_CENTRE == CENTRE_BAKERY).sum())
