@@ -1,4 +1,4 @@
-"""Observation encoder for Roll Through the Ages (spec section 12).
+"""Observation encoder for Roll Through the Ages.
 
 Seats are relative to the viewer: slot 0 is the viewer, slot k the player k seats after it;
 slots beyond the player count are zero (padded to 4). Every value is scaled into [0, 1] except
