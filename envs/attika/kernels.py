@@ -387,7 +387,7 @@ def shrine_bits_next_to(s, b, h):
     for d in range(6):
         n = NEIGHBOURS[h, d]
         if n >= 0 and s.land[b, n] >= LAND_SHRINE:
-            bits |= 1 << (s.land[b, n] - LAND_SHRINE)
+            bits |= np.int64(1) << (s.land[b, n] - LAND_SHRINE)
     return bits
 
 
@@ -516,7 +516,7 @@ def _sigma_add(s, b, x, k, delta):
     for j in range(7):
         y = FLOWER[x, j]
         if y >= 0:
-            s.sigma[b, y] += delta << (3 * k)
+            s.sigma[b, y] += delta << (3 * np.int64(k))  # int64 shift: k may be an int8 without the JIT
 
 
 @kernel
@@ -529,7 +529,7 @@ def _complete_placement(s, b, p, t, h, group_settlement, stream, queue, label):
     for d in range(6):
         n = NEIGHBOURS[h, d]
         if n >= 0:
-            s.adjacent[b, p, n] |= 1 << t
+            s.adjacent[b, p, n] |= np.int64(1) << t
     s.owner[b, h] = p
     s.building[b, h] = t
     s.built[b, p, t] += 1
@@ -1047,7 +1047,7 @@ def sigma_of(s, b, x):
         if y >= 0 and s.owner[b, y] < 0:
             k = symbol_of(s.land[b, y])
             if k >= 0:
-                out += 1 << (3 * k)
+                out += np.int64(1) << (3 * k)
     return out
 
 
@@ -1058,7 +1058,7 @@ def adjacent_of(s, b, p, x):
     for d in range(6):
         n = NEIGHBOURS[x, d]
         if n >= 0 and s.owner[b, n] == p:
-            out |= 1 << s.building[b, n]
+            out |= np.int64(1) << s.building[b, n]
     return out
 
 
