@@ -3,12 +3,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# numba caches compiled kernels next to the sources; both workers share that cache
+# Numba caches compiled kernels next to the sources, and both pytest workers share that cache. Compile
+# every game once first, in two processes on different games, so the workers only load it (on a fresh
+# checkout this halves the compile time instead of having each worker compile everything).
+warm_cache() {
+    .venv/bin/python scripts/warm_cache.py utopia carpe_diem & local first=$!
+    .venv/bin/python scripts/warm_cache.py attika hadara roll_through_the_ages
+    wait "$first"
+}
+warm_cache
 .venv/bin/python -m pytest -n 2 -q "$@"
 # the hardening tests and saved-state fuzzers once more with numba's bounds checks on, so an
 # out-of-bounds index in a kernel fails a test instead of writing into another row (own cache: the
 # compiled code differs)
-NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 -q tests/test_hardening.py $(ls tests/test_*_saves.py 2>/dev/null)
+export NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)"
+warm_cache
+.venv/bin/python -m pytest -n 2 -q tests/test_hardening.py $(ls tests/test_*_saves.py 2>/dev/null)
+unset NUMBA_BOUNDSCHECK NUMBA_CACHE_DIR
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's
 NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py \
