@@ -597,6 +597,18 @@ def test_exhausted_draw_pile_is_replaced_by_the_shuffled_discard_pile():
     assert hand(s) == (1, 0, 0, 0) and s.draw_pile[0].sum() == 0
 
 
+def test_the_discard_pile_becomes_the_draw_pile_the_moment_the_last_card_is_drawn():
+    """rules example 21, the timing the German rules fix ("at once"): buying the last card of the draw
+    pile with an amphora turns the discard pile into the new draw pile right away, so the discard pile is
+    empty before anything else happens this turn (cards paid later would stay on it)."""
+    game, s = position(hands={BLUE: cards(w=11, f=12, h=13, m=13)}, discard=cards(w=3, f=3, h=2, m=2),
+                       amphorae={RED: 1})
+    assert s.draw_pile[0].sum() == 1 and s.discard[0].sum() == 10
+    s = play(game, s, AMPHORA)
+    assert sum(hand(s)) == 1 and s.draw_pile[0].sum() == 10 and s.discard[0].sum() == 0
+    assert s.decision[0] == D.DEC_DRAW
+
+
 # --- the end -------------------------------------------------------------------------------------------------
 
 def test_win_by_placing_all_thirty_buildings():
