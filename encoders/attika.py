@@ -58,7 +58,7 @@ import numpy as np
 from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, DEC_CHOOSE_ROTATION, DEC_PAY,
-    DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
+    DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
     MAX_PLAYERS, NUM_CARDS, NUM_DECISIONS, NUM_GROUPS, NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES,
     NUM_TYPES, SLOT_VALID, STACK_SIZE, TILE_FACE, TILE_STACK, WINDOW_SIDE,
 )
@@ -201,11 +201,23 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 row[AT.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
                 continue
             # an empty field: the viewer's cost features
-            sigma = np.int64(v.sigma[b, h])  # the rules' own symbol counts, 3 bits per type
-            s0 = sigma & 7
-            s1 = (sigma >> 3) & 7
-            s2 = (sigma >> 6) & 7
-            s3 = (sigma >> 9) & 7
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            for j in range(FIELDS_PER_TILE):
+                n = FLOWER[h, j]
+                if n < 0 or (j > 0 and v.owner[b, n] >= 0):
+                    continue
+                kk = symbol_of(v.land[b, n])
+                if kk == 0:
+                    s0 += 1
+                elif kk == 1:
+                    s1 += 1
+                elif kk == 2:
+                    s2 += 1
+                elif kk == 3:
+                    s3 += 1
             row[AT.sigma + h] = _clip(s0 / SIGMA_SCALE)
             row[AT.sigma + NUM_SLOTS + h] = _clip(s1 / SIGMA_SCALE)
             row[AT.sigma + 2 * NUM_SLOTS + h] = _clip(s2 / SIGMA_SCALE)

@@ -41,17 +41,6 @@ def random_steps(game: Any, rng: np.random.Generator, batch: int, steps: int) ->
     return state
 
 
-def payload_with(game: Any, state: Any, row: int, **changes: Callable[[np.ndarray], None]) -> dict:
-    """The save (`to_dict`) of row `row` with fields edited in place: changes maps a field name to a
-    function that mutates that field's array (batch axis of 1)."""
-    payload = game.to_dict(core.take(state, [row]))
-    for name, edit in changes.items():
-        value = np.asarray(payload["fields"][name])
-        edit(value)
-        payload["fields"][name] = value.tolist()
-    return payload
-
-
 def random_playout(game: Any, rng: np.random.Generator, batch: int, record: bool = False) -> tuple[Any, list]:
     """Play `batch` random games to the end; optionally record (state, actions, u) per step."""
     state = game.init(rng, batch)

@@ -14,14 +14,17 @@ import pytest
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import core
 from meeple.envs.fuzz import fuzz_saves
-from helpers import payload_with, random_steps
 from meeple.envs.utopia import Utopia
 from meeple.envs.utopia import data as D
 
 
 def _midgame(P: int, steps: int = 150):
     game = Utopia(num_players=P)
-    return game, random_steps(game, np.random.default_rng(P), 8, steps)
+    rng = np.random.default_rng(P)
+    state = game.init(rng, 8)
+    for _ in range(steps):
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    return game, state
 
 
 @pytest.mark.parametrize("P", [2, 5])
@@ -33,6 +36,15 @@ def test_round_trip_plays_on_identically(P):
     actions = sample_masked(game.legal_action_mask(state), rng)
     u = rng.random((8, game.uniforms_per_step))
     assert core.states_equal(game.apply(state, actions, u), game.apply(loaded, actions, u))
+
+
+def _payload_with(game, state, row: int, **changes):
+    payload = game.to_dict(core.take(state, [row]))
+    for name, edit in changes.items():
+        value = np.asarray(payload["fields"][name])
+        edit(value)
+        payload["fields"][name] = value.tolist()
+    return payload
 
 
 def test_refused_saves_name_the_problem():
@@ -47,7 +59,7 @@ def test_refused_saves_name_the_problem():
     }
     for expected, change in cases.items():
         with pytest.raises(ValueError, match=expected):
-            game.from_dict(payload_with(game, state, live, **change))
+            game.from_dict(_payload_with(game, state, live, **change))
     two = Utopia(num_players=2)
     payload = two.to_dict(two.init(np.random.default_rng(0), 1))
     princes = np.asarray(payload["fields"]["princes"])

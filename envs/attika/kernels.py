@@ -147,11 +147,23 @@ def requirement(s, b, p, t, h):
     when the building founds a new one (rules: building costs, settlements)."""
     if free_by_order(s, b, p, t, h):
         return 0, 0, 0, 0, 0
-    sigma = np.int64(s.sigma[b, h])  # kept up to date by every placement (sigma_of recomputes it)
-    sw = sigma & 7
-    sf = (sigma >> 3) & 7
-    sh = (sigma >> 6) & 7
-    sm = (sigma >> 9) & 7
+    sw = 0
+    sf = 0
+    sh = 0
+    sm = 0
+    for j in range(7):
+        n = FLOWER[h, j]
+        if n < 0 or (j > 0 and s.owner[b, n] >= 0):
+            continue
+        k = symbol_of(s.land[b, n])
+        if k == 0:
+            sw += 1
+        elif k == 1:
+            sf += 1
+        elif k == 2:
+            sh += 1
+        elif k == 3:
+            sm += 1
     any_cards = 0
     if not own_adjacent(s, b, p, h):
         any_cards += s.settlements[b, p]
@@ -646,10 +658,11 @@ def _use_action(s, b, p, mode, allowance):
 
 
 @kernel
-def _draw_unrevealed(s, b, p, stack, stream):
-    """The building on top of p's stack `stack`: stack 0 holds the unrevealed main buildings, stacks 1-3
-    together the other unrevealed ones in an order nobody knows, so it is a uniform draw from that union
-    (weighted by copies)."""
+def _reveal(s, b, p, stack, stream):
+    """Reveal the top building of own stack `stack` (rules: reveal). Stack 0 holds the unrevealed main
+    buildings, stacks 1-3 together the other unrevealed buildings in an order nobody knows, so the
+    building is a uniform draw from that union (weighted by copies)."""
+    _use_action(s, b, p, MODE_REVEAL, REVEALS_PER_TURN)
     main = stack == 0
     n = 0
     for t in range(NUM_TYPES):
@@ -660,17 +673,8 @@ def _draw_unrevealed(s, b, p, stack, stream):
         if IS_MAIN[t] == main:
             i -= unrevealed(s, b, p, t)
             if i < 0:
-                return t
-    return -1
-
-
-@kernel
-def _reveal(s, b, p, stack, stream):
-    """Reveal the top building of own stack `stack` (rules: reveal). Stack 0 holds the unrevealed main
-    buildings, stacks 1-3 together the other unrevealed buildings in an order nobody knows, so the
-    building is a uniform draw from that union (weighted by copies)."""
-    _use_action(s, b, p, MODE_REVEAL, REVEALS_PER_TURN)
-    s.pending_type[b] = _draw_unrevealed(s, b, p, stack, stream)
+                s.pending_type[b] = t
+                break
     s.stack_size[b, p, stack] -= 1
     if s.stack_size[b, p, stack] == 0:
         s.extend_pending[b] = True
@@ -1147,7 +1151,18 @@ def init_nb(u, stream, *fields):
             s.decision[b] = DEC_START
             s.to_play[b] = p
             for stack in range(NUM_STACKS):
-                s.display[b, p, _draw_unrevealed(s, b, p, stack, stream)] += 1
+                main = stack == 0
+                n = 0
+                for t in range(NUM_TYPES):
+                    if IS_MAIN[t] == main:
+                        n += unrevealed(s, b, p, t)
+                i = _draw_index(stream, n)
+                for t in range(NUM_TYPES):
+                    if IS_MAIN[t] == main:
+                        i -= unrevealed(s, b, p, t)
+                        if i < 0:
+                            s.display[b, p, t] += 1
+                            break
                 s.stack_size[b, p, stack] -= 1
         s.start_player[b] = _draw_index(stream, P)
         for n in range(P):
