@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from meeple.envs import threads
 from meeple.envs.jit import kernel
 
 
@@ -34,8 +35,10 @@ def sample_masked_nb(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
 
 def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) int64: one uniformly random legal action per row of a (B, A) bool mask."""
-    out = np.empty(mask.shape[0], dtype=np.int64)
-    sample_masked_nb(mask, rng.random(mask.shape[0]), out)
+    B = mask.shape[0]
+    out = np.empty(B, dtype=np.int64)
+    u = rng.random(B)
+    threads.run_rows(B, lambda lo, hi: sample_masked_nb(mask[lo:hi], u[lo:hi], out[lo:hi]))
     return out
 
 

@@ -323,7 +323,7 @@ class AttikaEncoder(Encoder):
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
-        encode_nb(self._explicit_pay, self._group_settlement, self._max_rounds, out, *view)
+        self.run(encode_nb, (self._explicit_pay, self._group_settlement, self._max_rounds), out, view)
         return out
 
     @staticmethod

@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from meeple.envs import threads
 from meeple.envs.jit import kernel
 
 Blocks = list[tuple[str, tuple[int, ...], str]]
@@ -93,6 +94,16 @@ class Encoder(ABC):
             raise ValueError(f"out must be a C-contiguous {np.dtype(self.dtype)} array of shape {(batch, self.size)}, "
                              f"got {out.dtype} {out.shape}")
         return out
+
+    @staticmethod
+    def run(kernel: Any, config: tuple, out: np.ndarray, view: Any) -> None:
+        """kernel(*config, out, *view) over the batch, large batches split into row chunks run on every
+        core (`meeple.envs.threads`; encoders keep no scratch, so chunks share nothing)."""
+        B = out.shape[0]
+        if B < threads.serial_below:
+            kernel(*config, out, *view)
+        else:
+            threads.run_rows(B, lambda lo, hi: kernel(*config, out[lo:hi], *[f[lo:hi] for f in view]))
 
     @abstractmethod
     def encode(self, view: Any) -> np.ndarray:

@@ -841,7 +841,7 @@ def planes(view: Any, out: np.ndarray | None = None) -> np.ndarray:
         out = np.empty(shape, dtype=np.float32)
     elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
         raise ValueError(f"out must be a C-contiguous float32 array of shape {shape}, got {out.dtype} {out.shape}")
-    planes_nb(out.reshape(B, SEATS, NUM_PLANE_CHANNELS * NUM_CELLS), *view)
+    Encoder.run(planes_nb, (), out.reshape(B, SEATS, NUM_PLANE_CHANNELS * NUM_CELLS), view)
     return out
 
 
@@ -859,12 +859,8 @@ class _CarpeDiemEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        B = view.viewer.shape[0]
-        if out is None:
-            out = np.empty((B, self.size), dtype=np.float32)
-        elif out.shape != (B, self.size) or out.dtype != np.float32:
-            raise ValueError(f"out must be float32 of shape {(B, self.size)}, got {out.dtype} {out.shape}")
-        self._kernel(out, *view)
+        out = self.output(view.viewer.shape[0], out)
+        self.run(self._kernel, (), out, view)
         return out
 
     def planes(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:

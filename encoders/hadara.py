@@ -234,7 +234,7 @@ class HadaraEncoder(Encoder):
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
-        encode_nb(self._advanced, self._pile_top, out, *view)
+        self.run(encode_nb, (self._advanced, self._pile_top), out, view)
         return out
 
 

@@ -195,7 +195,7 @@ class RollThroughTheAgesEncoder(Encoder):
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
-        encode_nb(self._in_play, self._trade, self._max_trade_offers, out, *view)
+        self.run(encode_nb, (self._in_play, self._trade, self._max_trade_offers), out, view)
         return out
 
 

@@ -173,7 +173,7 @@ class UtopiaEncoder(Encoder):
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
-        encode_nb(out, *view)
+        self.run(encode_nb, (), out, view)
         return out
 
 

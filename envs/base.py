@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from meeple.envs.core import GameBase, clone, extend_uniforms, rank_returns
+from meeple.envs import threads
 from meeple.envs.jit import first_illegal, first_out_of_range
 
 PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
@@ -180,7 +181,8 @@ class RulesBase(GameBase, ABC):
             raise TypeError(f"{self.kernels.__name__}.KERNEL_ARGS names {len(names)} values, kernel_config() and "
                             f"SCRATCH give {len(self.kernel_args)}")
         self._kernel_arg_names = names
-        self._entry_args: dict[str, tuple] = {}
+        self._entry_args: dict[tuple[str, int], tuple] = {}
+        self._chunk_scratch: list[Any] = [self.scratch]  # chunk 0 uses the game's own scratch
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
@@ -194,11 +196,12 @@ class RulesBase(GameBase, ABC):
         """The configuration values of KERNEL_ARGS (in its order), before the scratch arrays."""
         return ()
 
-    def args_of(self, entry: str) -> tuple:
+    def args_of(self, entry: str, chunk: int = 0) -> tuple:
         """The KERNEL_ARGS values kernel `entry` takes: the names in its signature, which must be a
         subsequence of KERNEL_ARGS in order. An entry lists only what it uses, because numba unboxes every
-        argument on every call (an unused array costs a fraction of a microsecond at B = 1)."""
-        args = self._entry_args.get(entry)
+        argument on every call (an unused array costs a fraction of a microsecond at B = 1). Chunk t > 0
+        of a call split across threads (`envs.threads`) gets its own scratch arrays."""
+        args = self._entry_args.get((entry, chunk))
         if args is None:
             function = getattr(self.kernels, entry)
             params = inspect.signature(getattr(function, "py_func", function)).parameters  # py_func: a numba dispatcher
@@ -206,8 +209,30 @@ class RulesBase(GameBase, ABC):
             order = [self._kernel_arg_names.index(name) for name in taken]
             if order != sorted(order):
                 raise TypeError(f"{entry} takes {taken}, not in the order of KERNEL_ARGS {self._kernel_arg_names}")
-            args = self._entry_args[entry] = tuple(self.kernel_args[i] for i in order)
+            values = self._chunk_kernel_args(chunk)
+            args = self._entry_args[(entry, chunk)] = tuple(values[i] for i in order)
         return args
+
+    def _chunk_kernel_args(self, chunk: int) -> tuple:
+        """KERNEL_ARGS values of chunk `chunk`: the shared configuration, and scratch of its own."""
+        while len(self._chunk_scratch) <= chunk:
+            self._chunk_scratch.append(make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players))
+        return (*self.kernel_args[:len(self.kernel_args) - len(self.scratch)], *self._chunk_scratch[chunk])
+
+    def run_kernel(self, entry: str, rows: tuple, state: Any) -> None:
+        """kernels.<entry>(*rows, *its KERNEL_ARGS, *state): `rows` are the arrays with a batch axis
+        before the KERNEL_ARGS (actions, uniforms, outputs). Large batches are split into row chunks run
+        on every core (`envs.threads`); the results are the same as one serial call."""
+        kernel = getattr(self.kernels, entry)
+        B = state[0].shape[0]
+        if B < threads.serial_below:
+            kernel(*rows, *self.args_of(entry), *state)
+            return
+
+        def call(chunk: int, lo: int, hi: int) -> None:
+            kernel(*[r[lo:hi] for r in rows], *self.args_of(entry, chunk), *[f[lo:hi] for f in state])
+
+        threads.run_chunks(B, call)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
@@ -233,13 +258,13 @@ class RulesBase(GameBase, ABC):
         if u.shape[1] < self.UNIFORMS_AT_INIT:
             u = extend_uniforms(u, self.UNIFORMS_AT_INIT)
         state = self.empty(u.shape[0])
-        self.kernels.init_nb(u, *self.args_of("init_nb"), *state)
+        self.run_kernel("init_nb", (u,), state)
         return state
 
     def legal_action_mask(self, state: Any) -> np.ndarray:
         """(B, A) bool legal actions of the seat in `to_play`; all True in finished rows."""
         mask = np.empty((self.check_state(state), self.num_actions), dtype=np.bool_)
-        self.kernels.legal_action_mask_nb(mask, *self.args_of("legal_action_mask_nb"), *state)
+        self.run_kernel("legal_action_mask_nb", (mask,), state)
         return mask
 
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
@@ -254,7 +279,7 @@ class RulesBase(GameBase, ABC):
         actions = self.check_actions(actions, B)
         self.check_legal(state, actions, mask)
         u = rng.random((B, self.UNIFORMS_PER_STEP))
-        self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+        self.run_kernel("apply_nb", (actions, u), state)
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
@@ -275,7 +300,7 @@ class RulesBase(GameBase, ABC):
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
         self.check_legal(state, actions, mask)
-        self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+        self.run_kernel("apply_nb", (actions, u), state)
 
     def check_state(self, state: Any) -> int:
         """The batch size of `state`, or ValueError unless it is this game's State with every field of the
@@ -318,7 +343,7 @@ class RulesBase(GameBase, ABC):
         new = clone(state)
         u = np.full((B, self.UNIFORMS_PER_STEP), 0.5) if u is None else u
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
-        self.kernels.advance_nb(u, *self.args_of("advance_nb"), *new)
+        self.run_kernel("advance_nb", (u,), new)
         return new
 
     def check_actions(self, actions: Any, batch: int) -> np.ndarray:
@@ -357,7 +382,7 @@ class RulesBase(GameBase, ABC):
     def scores(self, state: Any) -> np.ndarray:
         """(B, P) int32 the game's own score of every seat: final once done, the running score before."""
         out = np.empty((self.check_state(state), self.num_players), dtype=np.int32)
-        self.kernels.scores_nb(out, *self.args_of("scores_nb"), *state)
+        self.run_kernel("scores_nb", (out,), state)
         return out
 
     def tiebreak_key(self, state: Any) -> np.ndarray:
@@ -411,7 +436,7 @@ class RulesBase(GameBase, ABC):
         B = state.done.shape[0]
         outputs = [np.empty((B, *shape), dtype=dt) for shape, dt in self._view_shapes]
         if outputs:
-            self.kernels.observe_nb(viewer, *outputs, *self.args_of("observe_nb"), *state)
+            self.run_kernel("observe_nb", (viewer, *outputs), state)
         # the View's field order is: viewer, the shared public fields (state order), the observe outputs
         return tuple.__new__(self.View, (viewer, *self._public_fields(state), *outputs))
 
@@ -422,13 +447,14 @@ class RulesBase(GameBase, ABC):
         if self.info.has_hidden_information:
             seeds = rng.integers(1, np.iinfo(np.int64).max, size=state.done.shape[0], dtype=np.int64)
             self._zero_scratch()
-            self.kernels.determinize_nb(viewer, seeds, *self.args_of("determinize_nb"), *new)
+            self.run_kernel("determinize_nb", (viewer, seeds), new)
         return new
 
     def _zero_scratch(self) -> None:
         """Fresh scratch for the kernels that expect it (determinize, validate: not on the hot path)."""
-        for array in self.scratch:
-            array.fill(0)
+        for scratch in self._chunk_scratch:
+            for array in scratch:
+                array.fill(0)
 
     # --- validation ----------------------------------------------------------------------------
 
@@ -453,7 +479,7 @@ class RulesBase(GameBase, ABC):
             return
         err = np.zeros(B, dtype=np.int32)
         self._zero_scratch()
-        self.kernels.validate_nb(err, *self.args_of("validate_nb"), *clone(state))
+        self.run_kernel("validate_nb", (err,), clone(state))
         if err.any():
             rows = np.flatnonzero(err)
             raise ValueError(f"invalid state: {self.VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")

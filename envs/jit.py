@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-KERNEL_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
+# nogil: a kernel releases the GIL while it runs, so `envs.threads` can run row chunks of one batch on
+# every core from a small thread pool.
+KERNEL_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
 
 
 def kernel(fn: Any = None, **options: Any) -> Any:

@@ -114,7 +114,7 @@ class CarpeDiem(base.RulesBase):
             return
         err = np.zeros(state.done.shape[0], dtype=np.int32)
         self._zero_scratch()
-        kernels.validate_history_nb(err, *self.args_of("validate_history_nb"), *core.clone(state))
+        self.run_kernel("validate_history_nb", (err,), core.clone(state))
         if err.any():
             rows = np.flatnonzero(err)
             raise ValueError(f"invalid state: {VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")
@@ -127,7 +127,7 @@ class CarpeDiem(base.RulesBase):
         fountain cards, the public running score and the final score (their sum). Fountain-card VP
         is private: use it only for the viewer's own seat or at the end."""
         out = np.empty((*state.vp.shape, len(SCORE_PART_NAMES)), dtype=np.int32)
-        kernels.score_parts_nb(out, *self.args_of("score_parts_nb"), *state)
+        self.run_kernel("score_parts_nb", (out,), state)
         return {name: out[..., i] for i, name in enumerate(SCORE_PART_NAMES)}
 
     def tiebreak_key(self, state: State) -> np.ndarray:

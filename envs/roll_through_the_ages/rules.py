@@ -79,7 +79,7 @@ class RollThroughTheAges(base.RulesBase):
     def goods_values(self, state: State) -> np.ndarray:
         """(B, P) int32 value of each player's goods (the sum of each track's value), the tie-break."""
         out = np.empty(state.food.shape, dtype=np.int32)
-        kernels.goods_values_nb(out, *self.args_of("goods_values_nb"), *state)
+        self.run_kernel("goods_values_nb", (out,), state)
         return out
 
     def tiebreak_key(self, state: State) -> np.ndarray:
