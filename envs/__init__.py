@@ -116,3 +116,8 @@ def make_encoder(name: str, game: Any, kind: str | None = None) -> Any:
         offered = f"choose one of {list(kinds)} or None (the default)" if kinds else "it only has its default (None)"
         raise ValueError(f"unknown encoder kind {kind!r} for game {name!r}; {offered}")
     return module.make_encoder(game, kind=kind)
+
+
+from meeple.envs.single_agent import register_gymnasium_envs  # noqa: E402  (needs the registry above)
+
+register_gymnasium_envs()  # gymnasium.make("meeple/Hadara-v0", ...): envs/single_agent.py

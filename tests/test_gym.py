@@ -1,0 +1,337 @@
+"""Gymnasium envs: the registered single-agent envs pass `check_env`, and the vector env keeps the contract it
+declares (spaces, seeding, SAME_STEP autoreset checked row by row against a DISABLED twin, masks, rewards
+from `game.returns`, bad input refused without a change). Two players throughout: every game's test
+configurations include it, and one configuration per game keeps the file at seconds per game once
+numba's cache is warm.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+
+from meeple.agents.random_agent import RandomAgent, sample_masked
+from meeple.envs import GAMES, core
+from meeple.envs.single_agent import GYMNASIUM_IDS, BoardGameEnv
+from meeple.envs.vector import BoardGameVectorEnv
+
+NAMES = sorted(GAMES)
+# check_env plays actions sampled without a mask; the env ends those episodes as losses and warns each time
+quiet_illegal = pytest.mark.filterwarnings("ignore:.*illegal action")
+
+
+def vector_env(name: str, n: int = 8, **kw) -> BoardGameVectorEnv:
+    return BoardGameVectorEnv(name, n, num_players=kw.pop("num_players", 2), **kw)
+
+
+def snapshot(env: BoardGameVectorEnv) -> tuple:
+    """Everything a step may change: the games, the bookkeeping and the random streams."""
+    return (core.clone(env.state), env.learner_seat.copy(), env.seat_opponent.copy(), env.ep_len.copy(),
+            env.ep_return.copy(), env._mask.copy(), env._env_rng.bit_generator.state, env._pool_rng.bit_generator.state)
+
+
+def same_snapshot(a: tuple, b: tuple) -> bool:
+    return core.states_equal(a[0], b[0]) and all(np.array_equal(x, y) for x, y in zip(a[1:6], b[1:6])) and a[6:] == b[6:]
+
+
+# --- the registered single-agent envs ------------------------------------------------------------
+
+def test_every_game_is_registered():
+    assert sorted(GYMNASIUM_IDS.values()) == ["meeple/Attika-v0", "meeple/CarpeDiem-v0", "meeple/Hadara-v0",
+                                              "meeple/RollThroughTheAges-v0", "meeple/Utopia-v0"]
+    for name, env_id in GYMNASIUM_IDS.items():
+        spec = gymnasium.spec(env_id)
+        assert spec.kwargs == {"game_name": name} and spec.vector_entry_point is not None
+
+
+@quiet_illegal
+@pytest.mark.parametrize("name", NAMES)
+def test_check_env(name):
+    env = gymnasium.make(GYMNASIUM_IDS[name])
+    check_env(env.unwrapped)  # also renders every mode in metadata["render_modes"] (Carpe Diem: rgb_array too)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped version")
+        check_env(env)
+    env.close()
+
+
+@quiet_illegal
+@pytest.mark.parametrize("kwargs", [{"num_players": 3, "opponents": "heuristic"}, {"mask_in_observation": True, "seat": 1},
+                                    {"opponents": ["random", "heuristic"], "advanced": True}], ids=["heuristic", "dict", "pool"])
+def test_check_env_options(kwargs):
+    env = gymnasium.make("meeple/Hadara-v0", **kwargs)
+    check_env(env.unwrapped)
+    if kwargs.get("mask_in_observation"):
+        obs, info = env.reset(seed=0)
+        assert set(obs) == {"observation", "action_mask"} and np.array_equal(obs["action_mask"], info["action_mask"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_single_env_plays_a_game_to_its_result(name):
+    env = gymnasium.make(GYMNASIUM_IDS[name], render_mode="ansi")
+    raw: BoardGameEnv = env.unwrapped
+    obs, info = env.reset(seed=3)
+    env.action_space.seed(3)
+    seat, total, steps = info["learner_seat"], 0.0, 0
+    while True:
+        mask = info["action_mask"]
+        assert mask.dtype == np.int8 and mask.any() and np.array_equal(mask.astype(bool), raw.action_masks())
+        assert np.array_equal(raw.action_masks(), raw.game.legal_action_mask(raw.vector.state)[0])
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample(mask=mask))
+        assert obs in env.observation_space and isinstance(reward, float)
+        total += reward
+        steps += 1
+        if terminated or truncated:
+            break
+        assert reward == 0.0
+    assert terminated != truncated and truncated == bool(raw.vector.state.truncated[0])
+    assert total == reward == pytest.approx(raw.game.returns(raw.vector.state)[0, seat])  # the core's result, once
+    assert info["returns"][seat] == reward and len(info["scores"]) == 2 and info["opponents"][seat] == "learner"
+    assert not info["action_mask"].any() and isinstance(env.render(), str)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("mode", ["raise", "terminate"])
+def test_single_env_illegal_action(mode):
+    env = BoardGameEnv("hadara", illegal_action=mode)
+    obs, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    before = core.clone(env.vector.state)
+    for bad in (-1, env.game.num_actions, 1.0, True, "3", np.array([1, 2])):  # outside the action space: always raise
+        with pytest.raises(ValueError, match="Discrete"):
+            env.step(bad)
+    if mode == "raise":
+        with pytest.raises(ValueError, match="illegal action"):
+            env.step(illegal)
+        assert core.states_equal(before, env.vector.state)
+        legal = int(np.flatnonzero(info["action_mask"])[0])
+        assert len(env.step(legal)) == 5  # the episode goes on
+    else:
+        with pytest.warns(UserWarning, match="illegal action"):
+            next_obs, reward, terminated, truncated, info = env.step(illegal)
+        assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, illegal)
+        assert np.array_equal(next_obs, obs) and core.states_equal(before, env.vector.state)
+        with pytest.raises(RuntimeError):
+            env.step(illegal)
+    with pytest.raises(ValueError, match="illegal_action"):
+        BoardGameEnv("hadara", illegal_action="ignore")
+
+
+def test_single_env_seats():
+    env = BoardGameEnv("roll_through_the_ages", num_players=3)
+    first = env.reset(seed=5)[1]["learner_seat"]
+    seats = [env.reset()[1]["learner_seat"] for _ in range(5)]
+    assert seats == [(first + k) % 3 for k in range(1, 6)]  # rotating from a seat drawn at the seeded reset
+    assert env.reset(seed=5)[1]["learner_seat"] == first
+    assert len({env.reset(seed=s)[1]["learner_seat"] for s in range(20)}) == 3  # reseeding every episode spreads them
+    assert env.reset(options={"seat": 2})[1]["learner_seat"] == 2
+    assert int(env.vector.state.to_play[0]) == 2  # the opponents moved first
+    fixed = BoardGameEnv("roll_through_the_ages", num_players=3, seat=1)
+    assert {fixed.reset(seed=s)[1]["learner_seat"] for s in range(4)} == {1}
+    for bad in ({"seat": 3}, {"seat": True}, {"sead": 1}):
+        with pytest.raises(ValueError):
+            env.reset(options=bad)
+
+
+def test_single_env_is_the_vector_env_at_one_row():
+    env = BoardGameEnv("hadara", seat=0)
+    vec = vector_env("hadara", 1, seat=0, autoreset_mode=AutoresetMode.DISABLED)
+    obs, info = env.reset(seed=9)
+    vobs, vinfo = vec.reset(seed=9)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        assert np.array_equal(obs, vobs[0]) and np.array_equal(info["action_mask"].astype(bool), vinfo["action_mask"][0])
+        action = int(sample_masked(vinfo["action_mask"], rng)[0])
+        obs, reward, *_, info = env.step(action)
+        vobs, vreward, *_, vinfo = vec.step(np.array([action]))
+        assert reward == vreward[0]
+
+
+# --- the vector env ------------------------------------------------------------------------------
+
+def test_vector_spaces_and_metadata():
+    env = vector_env("hadara", 5)
+    assert env.num_envs == 5 and env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    D, A = env.encoder.size, env.game.num_actions
+    assert env.single_observation_space.shape == (D,) and env.single_observation_space.dtype == np.float32
+    assert env.single_action_space == gymnasium.spaces.Discrete(A)
+    assert env.observation_space.shape == (5, D) and env.action_space == gymnasium.spaces.MultiDiscrete([A] * 5)
+    obs, infos = env.reset(seed=0)
+    assert obs in env.observation_space and infos["action_mask"].shape == (5, A) and infos["_action_mask"].all()
+    assert np.array_equal(env.action_masks(), infos["action_mask"])
+    with pytest.raises(ValueError, match="NEXT_STEP"):
+        vector_env("hadara", 2, autoreset_mode=AutoresetMode.NEXT_STEP)
+    with pytest.raises(ValueError, match="opponent pool"):
+        vector_env("hadara", 2, opponents=[])
+    made = gymnasium.make_vec("meeple/Hadara-v0", num_envs=3, num_players=3)  # the vector_entry_point
+    assert isinstance(made.unwrapped, BoardGameVectorEnv) and made.num_envs == 3 and made.unwrapped.num_players == 3
+
+
+def test_vector_reset_seeding():
+    env = vector_env("roll_through_the_ages", 6, opponents=["random", "heuristic"])
+    rng = np.random.default_rng(0)
+
+    def run(seed):
+        obs, infos = env.reset(seed=seed)
+        out = [obs, infos["action_mask"]]
+        for _ in range(40):
+            obs, rewards, *_ = env.step(sample_masked(env.action_masks(), rng))
+            out += [obs, rewards]
+        return out
+
+    a, rng = run(7), np.random.default_rng(0)
+    b, rng = run(7), np.random.default_rng(0)
+    c = run(8)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))  # same seed, same actions: the same games
+    assert not np.array_equal(a[0], c[0])
+    assert not np.array_equal(env.reset()[0], env.reset(seed=7)[0])  # no seed: the streams continue
+    assert np.array_equal(env.reset(seed=7)[0], a[0])
+    for bad in ([1, 2], -1, True, 1.5):
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=bad)
+    with pytest.raises(ValueError, match="unknown reset options"):
+        env.reset(options={"seats": 0})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vector_rollout_autoresets_same_step(name):
+    """n = 8, 300 random legal learner steps, stepped side by side with a DISABLED twin on the same seed: at
+    every step the SAME_STEP env's final_obs and rewards equal the twin's last observation and its core's
+    returns, and after the twin resets those rows the two agree again, so the autoreset is exactly a reset of
+    the finished rows in the same step."""
+    n = 8
+    env, twin = vector_env(name, n), vector_env(name, n, autoreset_mode=AutoresetMode.DISABLED)
+    obs, infos = env.reset(seed=11)
+    tobs, _ = twin.reset(seed=11)
+    rng = np.random.default_rng(11)
+    ep_return, ep_len, finished = np.zeros(n), np.zeros(n, dtype=int), 0
+    for _ in range(300):
+        masks = infos["action_mask"]
+        assert np.array_equal(obs, tobs)
+        assert np.all(~env.state.done & (env.state.to_play == env.learner_seat))  # every row at the learner's turn
+        assert np.array_equal(masks, env.game.legal_action_mask(env.state)) and masks.any(axis=1).all()
+        actions = sample_masked(masks, rng)
+        obs, rewards, terminated, truncated, infos = env.step(actions)
+        tobs, trewards, tterm, ttrunc, tinfos = twin.step(actions)
+        done = terminated | truncated
+        assert not (terminated & truncated).any() and np.array_equal(truncated, done & twin.state.truncated)
+        assert np.array_equal(rewards, trewards) and np.array_equal(done, tterm | ttrunc)
+        assert rewards.dtype == np.float64 and np.all(rewards[~done] == 0.0)  # rewards only at the end
+        ep_return += rewards
+        ep_len += 1
+        if not done.any():
+            assert "final_obs" not in infos and "final_info" not in infos
+            continue
+        rows = np.flatnonzero(done)
+        returns = twin.game.returns(twin.state)  # the finished games, still on the twin's table
+        final = infos["final_info"]
+        assert np.array_equal(infos["_final_obs"], done) and np.array_equal(final["_episode"], done)
+        for i in rows:
+            seat = twin.learner_seat[i]
+            assert np.array_equal(infos["final_obs"][i], tobs[i])
+            assert rewards[i] == ep_return[i] == returns[i, seat] == final["returns"][i, seat]
+            assert final["episode"]["r"][i] == ep_return[i] and final["episode"]["l"][i] == ep_len[i]
+            assert final["learner_seat"][i] == seat and np.array_equal(final["scores"][i], twin.game.scores(twin.state)[i])
+        assert all(infos["final_obs"][i] is None for i in np.flatnonzero(~done))
+        assert np.all(twin.action_masks()[rows] == 0) and not tinfos["_action_mask"][rows].any()
+        with pytest.raises(RuntimeError, match="DISABLED"):
+            twin.step(actions)
+        tobs, _ = twin.reset(options={"reset_mask": done})
+        assert np.array_equal(obs[rows], tobs[rows]) and np.all(env.ep_len[rows] == 0)
+        ep_return[rows], ep_len[rows] = 0.0, 0
+        finished += len(rows)
+    assert finished >= n  # every row finished about one game or more
+
+
+def test_vector_record_episode_statistics_wraps():
+    env = gymnasium.wrappers.vector.RecordEpisodeStatistics(vector_env("hadara", 4))
+    env.reset(seed=2)
+    rng, seen = np.random.default_rng(2), 0
+    for _ in range(120):
+        _, _, terminated, truncated, infos = env.step(sample_masked(env.unwrapped.action_masks(), rng))
+        if "episode" in infos:
+            mine = infos["final_info"]["episode"]
+            assert np.array_equal(infos["_episode"], terminated | truncated)
+            assert np.array_equal(infos["episode"]["r"], mine["r"]) and np.array_equal(infos["episode"]["l"], mine["l"])
+            seen += 1
+    assert seen
+
+
+def test_vector_bad_input_changes_nothing():
+    env, twin = vector_env("hadara", 4), vector_env("hadara", 4)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(4, dtype=np.int64))
+    env.reset(seed=4)
+    twin.reset(seed=4)
+    masks = env.action_masks()
+    A = env.game.num_actions
+    illegal = np.where(masks.all(axis=1), 0, np.argmin(masks, axis=1))
+    good = sample_masked(masks, np.random.default_rng(0))
+    one_bad = good.copy()
+    one_bad[2] = illegal[2]
+    before = snapshot(env)
+    for bad, match in [(good[:3], "shape"), (good.reshape(4, 1), "shape"), (good.astype(np.float64), "integers"),
+                       (good.astype(bool), "integers"), (good.astype(str), "integers"), (None, "integers"),
+                       (np.full(4, A), "0.."), (np.full(4, -1), "0.."), (one_bad, "illegal learner actions in 1 row")]:
+        with pytest.raises(ValueError, match=match):
+            env.step(bad)
+        assert same_snapshot(before, snapshot(env))
+    for bad in ({"reset_mask": np.ones(3, dtype=bool)}, {"reset_mask": np.zeros(4, dtype=bool)},
+                {"reset_mask": np.ones(4, dtype=np.int8)}, {"seat": 2}, {"seat": [0, 1]}):
+        with pytest.raises(ValueError):
+            env.reset(options=bad)
+        assert same_snapshot(before, snapshot(env))
+    a, b = env.step(list(good)), twin.step(good)  # a plain list is an integer array too
+    assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
+
+
+def test_vector_seats_and_opponent_pool():
+    env = vector_env("roll_through_the_ages", 5, num_players=3, opponents=["random", "heuristic"], opponent_weights=[0, 1])
+    _, infos = env.reset(seed=0)
+    assert np.array_equal(infos["learner_seat"], np.arange(5) % 3)
+    assert np.all(env.seat_opponent[np.arange(5), env.learner_seat] == -1)
+    assert np.all(np.sort(env.seat_opponent, axis=1)[:, 1:] == 1)  # weight 0: only the heuristic is drawn
+    _, infos = env.reset(options={"seat": [2, 2, 1, 0, 0]})
+    assert np.array_equal(infos["learner_seat"], [2, 2, 1, 0, 0])
+    _, infos = env.reset(options={"seat": 1, "reset_mask": np.array([True, False, False, False, False])})
+    assert np.array_equal(infos["learner_seat"], [1, 2, 1, 0, 0])
+    fixed = vector_env("roll_through_the_ages", 3, num_players=3, seat=2, opponents=RandomAgent())
+    assert np.all(fixed.reset(seed=0)[1]["learner_seat"] == 2)
+
+
+def test_selfplay_vecenv_is_the_vector_env_for_sb3():
+    pytest.importorskip("sb3_contrib")
+    from meeple.envs.selfplay import SelfPlayVecEnv
+
+    sb3 = SelfPlayVecEnv("hadara", 2, 4, [RandomAgent()], seed=5)
+    env = vector_env("hadara", 4, opponents=[RandomAgent()])
+    assert isinstance(sb3.vector, BoardGameVectorEnv) and sb3.observation_space == env.single_observation_space
+    obs, _ = env.reset(seed=5)
+    sb3_obs = sb3.reset()  # SB3's reset after seed=5 at construction continues the streams; reseed to compare
+    sb3.seed(5)
+    assert np.array_equal(sb3.reset(), obs) and not np.array_equal(sb3_obs, obs)
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        actions = sample_masked(env.action_masks(), rng)
+        obs, rewards, terminated, truncated, infos = env.step(actions)
+        sb3_obs, sb3_rewards, dones, sb3_infos = sb3.step(actions)
+        assert np.array_equal(sb3_obs, obs) and np.array_equal(sb3_rewards, rewards.astype(np.float32))
+        assert np.array_equal(dones, terminated | truncated)
+        for i in np.flatnonzero(dones):
+            assert np.array_equal(sb3_infos[i]["terminal_observation"], infos["final_obs"][i])
+
+
+def test_maskable_ppo_trains_on_the_single_env():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    env = gymnasium.make("meeple/RollThroughTheAges-v0", illegal_action="raise")  # a masked learner never plays one
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    model.learn(total_timesteps=128)
