@@ -3,15 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# Numba caches compiled kernels next to the sources, and both pytest workers share that cache. Compile
-# every game once first, in two processes on different games, so the workers only load it (on a fresh
-# checkout this halves the compile time instead of having each worker compile everything).
-warm_cache() {
-    .venv/bin/python scripts/warm_cache.py utopia carpe_diem & local first=$!
-    .venv/bin/python scripts/warm_cache.py attika hadara roll_through_the_ages
-    wait "$first"
-}
-warm_cache
+# (setup.sh also compiles every game into numba's cache first, so the pytest workers only load it)
 .venv/bin/python -m pytest -n 2 -q "$@"
 # the hardening tests and saved-state fuzzers once more with numba's bounds checks on, so an
 # out-of-bounds index in a kernel fails a test instead of writing into another row (own cache: the

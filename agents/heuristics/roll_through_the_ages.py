@@ -46,6 +46,7 @@ from meeple.agents.random_agent import pick_legal_nb
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.base import I64, Field
 from meeple.envs.jit import kernel
+from meeple.envs.roll_through_the_ages.state import State
 from meeple.envs.roll_through_the_ages.kernels import (
     cities_of, coins_per_die, collect_goods, completed_monuments_of, dice_yield, goods_value, monument_done, score_of,
 )
@@ -761,17 +762,21 @@ def _respond_action(s, b):
 # --- entry point ----------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(s, mask, u, out, in_play, params, fallback, *scratch):
+def heuristic_actions_nb(mask, u, out, in_play, params, fallback, scratch, *fields):
     """out[b] = the heuristic's action for the seat to play in row b.
 
     Args:
-        s: the batched State; mask: (B, A) legal actions; u: (B,) uniforms for the fallback.
+        mask: (B, A) legal actions; u: (B,) uniforms for the fallback.
         out: (B,) int64 written; in_play: (7,) monuments in play; params: `DEFAULT_PARAMS` layout.
         fallback: (B,) bool written: True where the logic chose an illegal action and a random
             legal one was taken instead (never expected; the tests check it).
-        scratch: the `SCRATCH` arrays (kernels never allocate), rebuilt into the named `w`.
+        scratch: a plain tuple of the `SCRATCH` arrays (kernels never allocate), rebuilt into the named `w`.
+        fields: the batched State's arrays, rebuilt into `s`. Taking them (and the scratch) as plain
+            arrays rather than the NamedTuples keeps numba's on-disk cache usable: a signature naming the
+            generated State class got a new cache key in every process, so every run recompiled (14 s).
     """
     w = _Scratch(*scratch)
+    s = State(*fields)
     for b in range(s.done.shape[0]):
         fallback[b] = False
         if s.done[b]:
@@ -816,5 +821,5 @@ class Heuristic(TunedHeuristic):
 
     def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
               fallback: np.ndarray) -> None:
-        heuristic_actions_nb(state, mask, u, out, game.monuments_in_play, self.params, fallback,
-                             *self.scratch(game))
+        heuristic_actions_nb(mask, u, out, game.monuments_in_play, self.params, fallback,
+                             tuple(self.scratch(game)), *state)
