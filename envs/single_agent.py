@@ -142,12 +142,12 @@ class BoardGameEnv(gymnasium.Env):
         index = _action_index(action)
         A = self.game.num_actions
         if index is None or not 0 <= index < A:
-            raise ValueError(f"action {action!r} is not an integer in Discrete({A}); legal: {self.legal_actions()}")
+            raise ValueError(f"action {action!r} is not an integer in Discrete({A}); legal: {self.legal_actions()[:20]}")
         if not self._mask[index]:
             move = self.game.action_to_str(self.vector.state, index)
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal action {index} ({move}) at seat {int(self.vector.learner_seat[0])}; "
-                                 f"legal: {self.legal_actions()}")
+                                 f"legal: {self.legal_actions()[:20]}")
             gymnasium.logger.warn(f"illegal action {index} ({move}): the episode ends as a loss (illegal_action='terminate')")
             self._over = True
             self._mask = np.zeros(A, dtype=bool)

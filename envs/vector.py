@@ -31,8 +31,8 @@ Design decisions, and why:
   moves of the position the observation shows, which masked policies (MaskablePPO, a masked CleanRL
   PPO) need, and no policy call is wasted. The opponents' first moves of a new game happen in that same
   step. `autoreset_mode=AutoresetMode.DISABLED` keeps finished rows finished (their observation is the
-  last one, their mask all False) until `reset(options={"reset_mask": rows})`; stepping before that
-  raises. The single-agent env uses it.
+  last one, their mask all False, their facts in `infos["final_info"]` as well) until
+  `reset(options={"reset_mask": rows})`; stepping before that raises. The single-agent env uses it.
 - **Termination.** `terminated` when the game ended by its rules, `truncated` when the rules cut it
   short (`state.truncated`, e.g. Attika's round cap). Either way the reward is the game's own end result
   (`game.returns`: ranked on the scores reached), so bootstrapping a value from `final_obs` on
