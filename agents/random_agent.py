@@ -33,12 +33,19 @@ def sample_masked_nb(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
         out[b] = pick_legal_nb(mask[b], u[b])
 
 
+_SAMPLE_COST = threads.RowCost()
+
+
 def sample_masked(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """(B,) int64: one uniformly random legal action per row of a (B, A) bool mask."""
     B = mask.shape[0]
     out = np.empty(B, dtype=np.int64)
     u = rng.random(B)
-    threads.run_rows(B, lambda lo, hi: sample_masked_nb(mask[lo:hi], u[lo:hi], out[lo:hi]))
+    if B < threads.serial_below:
+        sample_masked_nb(mask, u, out)
+    else:
+        _SAMPLE_COST.run(B, lambda: sample_masked_nb(mask, u, out),
+                         lambda _t, lo, hi: sample_masked_nb(mask[lo:hi], u[lo:hi], out[lo:hi]))
     return out
 
 

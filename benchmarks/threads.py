@@ -34,6 +34,8 @@ class Args:
     """thread counts compared with 1 (serial)"""
     min_rows: int = 16
     """smallest chunk while measuring (small, so every batch size above is split)"""
+    split_seconds: float | None = 0.0
+    """split calls estimated to take longer than this serially (0: every call; None: the library default)"""
     seconds: float = 2.0
     encode: bool = True
     """also measure core + the learner's encoded observation"""
@@ -58,7 +60,7 @@ def main(args: Args) -> int:
             for batch in args.batch_sizes:
                 rates = {}
                 for n in (1, *args.threads):
-                    threads.set_num_threads(n, min_rows_per_thread=args.min_rows)
+                    threads.set_num_threads(n, min_rows_per_thread=args.min_rows, split_seconds=args.split_seconds)
                     rng = np.random.default_rng(args.seed)
                     state = game.init(rng, batch)
                     bench_core(game, encoder, state, min(0.5, args.seconds / 4), rng, min_games=batch)

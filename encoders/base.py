@@ -95,15 +95,17 @@ class Encoder(ABC):
                              f"got {out.dtype} {out.shape}")
         return out
 
-    @staticmethod
-    def run(kernel: Any, config: tuple, out: np.ndarray, view: Any) -> None:
+    def run(self, kernel: Any, config: tuple, out: np.ndarray, view: Any) -> None:
         """kernel(*config, out, *view) over the batch, large batches split into row chunks run on every
-        core (`meeple.envs.threads`; encoders keep no scratch, so chunks share nothing)."""
+        core when that pays (`meeple.envs.threads`; encoders keep no scratch, so chunks share nothing)."""
         B = out.shape[0]
         if B < threads.serial_below:
             kernel(*config, out, *view)
-        else:
-            threads.run_rows(B, lambda lo, hi: kernel(*config, out[lo:hi], *[f[lo:hi] for f in view]))
+            return
+        costs = self.__dict__.setdefault("_row_costs", {})
+        cost = costs.get(kernel) or costs.setdefault(kernel, threads.RowCost())
+        cost.run(B, lambda: kernel(*config, out, *view),
+                 lambda _t, lo, hi: kernel(*config, out[lo:hi], *[f[lo:hi] for f in view]))
 
     @abstractmethod
     def encode(self, view: Any) -> np.ndarray:

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.envs import threads
 from meeple.envs.carpe_diem import kernels as K
 from meeple.envs.carpe_diem.data import (
     BOARD_BANDEROLE, BOARD_SHOVEL, CARD_GAIN, CARD_HAVE, CARD_PAY, CARD_RED, DEC_CARD_BREAD, DEC_CARD_ORDER,
@@ -832,6 +833,9 @@ def compact_encode_nb(out, *fields):
 # Encoder classes
 # ================================================================================================
 
+_PLANES_COST = threads.RowCost()
+
+
 def planes(view: Any, out: np.ndarray | None = None) -> np.ndarray:
     """(B, 4, 74, 6, 6) float32 district planes of a batch of views (channels: PLANE_CHANNELS); writes into
     `out` if given. The same for every encoder kind (`encoder.planes(view)`)."""
@@ -841,7 +845,12 @@ def planes(view: Any, out: np.ndarray | None = None) -> np.ndarray:
         out = np.empty(shape, dtype=np.float32)
     elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
         raise ValueError(f"out must be a C-contiguous float32 array of shape {shape}, got {out.dtype} {out.shape}")
-    Encoder.run(planes_nb, (), out.reshape(B, SEATS, NUM_PLANE_CHANNELS * NUM_CELLS), view)
+    flat = out.reshape(B, SEATS, NUM_PLANE_CHANNELS * NUM_CELLS)
+    if B < threads.serial_below:
+        planes_nb(flat, *view)
+    else:
+        _PLANES_COST.run(B, lambda: planes_nb(flat, *view),
+                         lambda _t, lo, hi: planes_nb(flat[lo:hi], *[f[lo:hi] for f in view]))
     return out
 
 

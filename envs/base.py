@@ -209,6 +209,7 @@ class RulesBase(GameBase, ABC):
         self._kernel_arg_names = names
         self._entry_args: dict[tuple[str, int], tuple] = {}
         self._chunk_scratch: list[Any] = [self.scratch]  # chunk 0 uses the game's own scratch
+        self._row_costs: dict[str, threads.RowCost] = {}  # per entry: when splitting a batch pays
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
@@ -255,10 +256,11 @@ class RulesBase(GameBase, ABC):
             kernel(*rows, *self.args_of(entry), *state)
             return
 
-        def call(chunk: int, lo: int, hi: int) -> None:
-            kernel(*[r[lo:hi] for r in rows], *self.args_of(entry, chunk), *[f[lo:hi] for f in state])
+        def chunk(t: int, lo: int, hi: int) -> None:
+            kernel(*[r[lo:hi] for r in rows], *self.args_of(entry, t), *[f[lo:hi] for f in state])
 
-        threads.run_chunks(B, call)
+        cost = self._row_costs.get(entry) or self._row_costs.setdefault(entry, threads.RowCost())
+        cost.run(B, lambda: kernel(*rows, *self.args_of(entry), *state), chunk)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"

@@ -10,10 +10,13 @@ apply, mask, observe, encode, determinize and validate at several thread counts)
 Why threads around the existing kernels rather than `numba.prange` inside them: every entry point of
 every game, and every encoder, gets the same split from one place; kernels keep plain `range` loops
 (readable, and identical under NUMBA_DISABLE_JIT); per-thread scratch is simply one scratch set per
-chunk. The cost is the Python hand-off per call (submitting a chunk and slicing the arguments, about
-20-40 microseconds), which is why small batches stay serial: a chunk must have at least
-`min_rows_per_thread()` rows (measured with benchmarks/threads.py: below ~128 rows per chunk the
-hand-off costs more than the second core saves).
+chunk. The cost is the hand-off per call: submitting a chunk, slicing the arguments and, above all, waking
+the pool thread, measured at 50-100 microseconds on this 2-core machine (benchmarks/threads.py). So a call
+is split only when it is worth it, decided per kernel entry from its own measured cost
+(`RowCost`): a batch below `serial_below` rows never splits; above it, a serial call is timed, and
+later calls split when the serial time per row times the batch exceeds `split_seconds()` (0.4 ms). The
+estimate is refreshed by a timed serial call every `REMEASURE_EVERY` calls, as games age and rows get
+cheaper or dearer. Which path runs never changes a result, only the time.
 
 Settings: `set_num_threads(n)` (or the environment variable MEEPLE_NUM_THREADS before import); the
 default is the number of cores this process may use. One rules object keeps one scratch set per chunk,
@@ -24,10 +27,13 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-DEFAULT_MIN_ROWS_PER_THREAD = 128
+DEFAULT_MIN_ROWS_PER_THREAD = 64
+SPLIT_SECONDS = 4e-4  # split a call whose serial run is estimated to take longer than this
+REMEASURE_EVERY = 64  # one timed serial call in this many refreshes the estimate
 
 
 def _cores() -> int:
@@ -50,7 +56,7 @@ def _from_environment() -> int:
     return value
 
 
-_settings = {"threads": _from_environment(), "min_rows": DEFAULT_MIN_ROWS_PER_THREAD}
+_settings = {"threads": _from_environment(), "min_rows": DEFAULT_MIN_ROWS_PER_THREAD, "split": SPLIT_SECONDS}
 # batches smaller than this run serially without looking at chunks (callers test it first: the check
 # must cost nothing at B = 1, where one AEC step makes several kernel calls)
 serial_below = 2 * DEFAULT_MIN_ROWS_PER_THREAD if _settings["threads"] > 1 else 1 << 62
@@ -59,10 +65,15 @@ _pool_size = 0
 _lock = threading.Lock()
 
 
-def set_num_threads(n: int, min_rows_per_thread: int | None = None) -> None:
-    """Use up to `n` threads per batched kernel call (1 = serial); optionally change the smallest chunk."""
+def set_num_threads(n: int, min_rows_per_thread: int | None = None, split_seconds: float | None = None) -> None:
+    """Use up to `n` threads per batched kernel call (1 = serial); optionally change the smallest chunk
+    and the estimated serial time above which a call is split (0: split every call of enough rows)."""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"number of threads must be a positive integer, got {n!r}")
+    if split_seconds is not None:
+        if isinstance(split_seconds, bool) or not isinstance(split_seconds, (int, float)) or not 0 <= split_seconds < 1e9:
+            raise ValueError(f"split_seconds must be a number >= 0, got {split_seconds!r}")
+        _settings["split"] = float(split_seconds)
     if min_rows_per_thread is not None:
         if not isinstance(min_rows_per_thread, int) or isinstance(min_rows_per_thread, bool) or min_rows_per_thread < 1:
             raise ValueError(f"min_rows_per_thread must be a positive integer, got {min_rows_per_thread!r}")
@@ -80,6 +91,11 @@ def get_num_threads() -> int:
 def min_rows_per_thread() -> int:
     """The smallest chunk worth a thread of its own."""
     return _settings["min_rows"]
+
+
+def split_seconds() -> float:
+    """Calls estimated to take longer than this serially are split."""
+    return _settings["split"]
 
 
 def chunk_bounds(batch: int) -> list[tuple[int, int]]:
@@ -125,3 +141,23 @@ def run_chunks(batch: int, call: Callable[[int, int, int], None]) -> None:
 def run_rows(batch: int, call: Callable[[int, int], None]) -> None:
     """call(lo, hi) over the chunks of the batch (for kernels without per-chunk scratch)."""
     run_chunks(batch, lambda _t, lo, hi: call(lo, hi))
+
+
+class RowCost:
+    """What one kernel entry costs per row when run serially: decides whether its calls are split."""
+
+    __slots__ = ("per_row", "calls")
+
+    def __init__(self) -> None:
+        self.per_row = 0.0  # seconds per row of the last timed serial call (0: not timed yet)
+        self.calls = 0
+
+    def run(self, batch: int, serial: Callable[[], None], chunk: Callable[[int, int, int], None]) -> None:
+        """serial() for the whole batch, or chunk(t, lo, hi) over the chunks when that pays off."""
+        self.calls += 1
+        if self.per_row * batch >= _settings["split"] and self.calls % REMEASURE_EVERY:
+            run_chunks(batch, chunk)
+            return
+        start = time.perf_counter()
+        serial()
+        self.per_row = (time.perf_counter() - start) / batch

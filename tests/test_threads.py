@@ -21,14 +21,14 @@ BATCH = 45  # three uneven chunks of >= 8 rows
 @pytest.fixture
 def thread_settings():
     """Restore the process-wide settings after a test changes them."""
-    saved = (threads.get_num_threads(), threads.min_rows_per_thread())
+    saved = (threads.get_num_threads(), threads.min_rows_per_thread(), threads.split_seconds())
     yield
     threads.set_num_threads(*saved)
 
 
 def _play(name: str, config: dict, num_threads: int, steps: int = 40) -> list[np.ndarray]:
     """Everything a batch of random games produces through the public API, with `num_threads` threads."""
-    threads.set_num_threads(num_threads, min_rows_per_thread=8)
+    threads.set_num_threads(num_threads, min_rows_per_thread=8, split_seconds=0.0)  # split every call
     game = make(name, **config)
     encoder = default_encoder(name, game)
     rng = np.random.default_rng(7)
@@ -72,6 +72,21 @@ def test_chunks_cover_the_batch_in_order(thread_settings):
         assert all(hi - lo >= 10 for lo, hi in bounds) or len(bounds) == 1
 
 
+def test_only_calls_that_take_long_enough_are_split(thread_settings):
+    threads.set_num_threads(2, min_rows_per_thread=4, split_seconds=1e-3)
+    calls: list[str] = []
+    cost = threads.RowCost()
+    slow = lambda: calls.append("serial") or __import__("time").sleep(2e-3)  # noqa: E731
+    cost.run(16, slow, lambda t, lo, hi: calls.append("chunk"))  # timed serially first
+    cost.run(16, slow, lambda t, lo, hi: calls.append("chunk"))  # 2 ms > 1 ms: split in two
+    assert calls == ["serial", "chunk", "chunk"]
+    fast = threads.RowCost()
+    calls.clear()
+    for _ in range(3):
+        fast.run(16, lambda: calls.append("serial"), lambda t, lo, hi: calls.append("chunk"))
+    assert calls == ["serial"] * 3
+
+
 def test_errors_in_a_chunk_reach_the_caller(thread_settings):
     threads.set_num_threads(2, min_rows_per_thread=1)
 
@@ -89,6 +104,9 @@ def test_bad_thread_settings_are_refused(bad, thread_settings):
         threads.set_num_threads(bad)
     with pytest.raises(ValueError, match="positive integer"):
         threads.set_num_threads(2, min_rows_per_thread=bad)
+    if bad == -1 or isinstance(bad, (bool, str)):  # 0 and 1.5 are valid times
+        with pytest.raises(ValueError, match="split_seconds"):
+            threads.set_num_threads(2, split_seconds=bad)
 
 
 @pytest.mark.parametrize("raw, ok", [("1", True), ("3", True), ("0", False), ("x", False), ("-2", False)])
