@@ -65,7 +65,8 @@ from meeple.envs.attika.data import (
 from meeple.envs.attika.kernels import (
     can_build, free_by_order, own_adjacent, popcount4, symbol_of, tile_centre_ok, unrevealed,
 )
-from meeple.envs.attika.state import MAX_SPECIFIC, View
+from meeple.envs.attika import kernels as K
+from meeple.envs.attika.state import MAX_SPECIFIC, State, View
 from meeple.envs.jit import kernel
 
 SEATS = MAX_PLAYERS
@@ -320,6 +321,10 @@ class AttikaEncoder(Encoder):
         self._group_settlement = c.group_connection == "settlement"
         self._max_rounds = int(c.max_rounds)
 
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return step_observe_nb, (self._explicit_pay, self._group_settlement, self._max_rounds)
+
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
@@ -338,3 +343,26 @@ def make_encoder(game: Any) -> AttikaEncoder:
 
 
 DEFAULT = AttikaEncoder  # construct with the configured game: DEFAULT(game)
+
+
+# --- one compiled call per AEC step -------------------------------------------------------------
+
+@kernel
+def step_observe_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
+                    enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
+                    max_rounds, stream, queue, label, sites, site_info, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    K.apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
+               site_info, *fields)
+    K.legal_action_mask_nb(mask, flat, sites, site_info, *fields)
+    s = State(*fields)
+    viewer[0] = s.to_play[0]
+    K.observe_nb(viewer, own_hand, hand_size, draw_size, *fields)
+    encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, viewer, s.to_play, s.done, s.truncated,
+              s.decision, s.winner, s.round, s.start_player, s.mode, s.actions_left, s.pending_type, s.pending_slot,
+              s.tile_up, s.extend_pending, s.pay_front, s.pay_spec, s.pay_any, s.land, s.owner, s.building,
+              s.settlement, s.settlement_shrines, s.sigma, s.adjacent, s.tile_state, s.tile_centre, s.tile_rot,
+              s.display, s.stack_size, s.amphorae, s.rewarded, s.built, s.placed, s.settlements, s.amphora_supply,
+              s.discard, own_hand, hand_size, draw_size)  # the View's field order

@@ -107,6 +107,11 @@ class Encoder(ABC):
         cost.run(B, lambda: kernel(*config, out, *view),
                  lambda _t, lo, hi: kernel(*config, out[lo:hi], *[f[lo:hi] for f in view]))
 
+    def step_observe(self) -> tuple[Any, tuple] | None:
+        """(kernel, encoder arguments) of this encoder's fused AEC step (see `StepObserve`), or None: the
+        AEC env then makes the separate calls (apply, mask, observe, encode)."""
+        return None
+
     @abstractmethod
     def encode(self, view: Any) -> np.ndarray:
         """(B, size) float32 encoding of a batch of views."""
@@ -123,3 +128,43 @@ class Encoder(ABC):
             sl = self.slices[name]
             rows.append(f"| `{name}` | {shape} | {sl.start}..{sl.stop - 1} | {text} |")
         return "\n".join(rows)
+
+
+class StepObserve:
+    """One compiled call per AEC step at batch size one, into buffers allocated once.
+
+    The AEC env's step used to make four kernel calls (apply, legal-action mask, observe, encode), each
+    with its argument unboxing, its output allocation and its Python around it: at B = 1 that overhead
+    is most of a step. The encoder's fused kernel (`Encoder.step_observe`) runs the same four functions
+    in one call and writes the new mask, the seat to play and that seat's observation into the arrays
+    here; `tests/test_aec.py` checks it against the separate calls.
+
+    Args of the kernel, in order: actions (1,), u (1, K), mask (1, A), viewer (1,), the game's observe
+    outputs (its VIEW_FIELDS, batch 1), obs (1, size), the encoder's arguments, the KERNEL_ARGS it names,
+    and the state's fields.
+    """
+
+    def __init__(self, game: Any, encoder: Encoder) -> None:
+        kernel, encoder_args = encoder.step_observe()
+        self.game = game
+        self.kernel = kernel
+        self.actions = np.zeros(1, dtype=np.int64)
+        self.u = np.zeros((1, game.uniforms_per_step), dtype=np.float64)
+        self.mask = np.zeros((1, game.num_actions), dtype=np.bool_)
+        self.viewer = np.zeros(1, dtype=np.int8)
+        self.view_outputs = tuple(np.zeros((1, *shape), dtype=dtype) for shape, dtype in game.view_output_shapes())
+        self.obs = np.zeros((1, encoder.size), dtype=encoder.dtype)
+        self._head = (self.actions, self.u, self.mask, self.viewer, *self.view_outputs, self.obs, *encoder_args)
+        self._kernel_args = game.args_of(kernel)
+
+    def __call__(self, state: Any, action: int, rng: np.random.Generator) -> None:
+        """Apply the legal `action` to the one-row `state` in place, drawing its uniforms from `rng`
+        exactly as `game.step_inplace` does; then `mask[0]`, `viewer[0]` and `obs[0]` describe the new
+        position. The caller has checked the action against the current mask."""
+        self.game.check_state(state)  # an owner's state passes on identity; anything else is checked in full
+        if state[0].shape[0] != 1:
+            raise ValueError("StepObserve steps a state of batch size 1")
+        self.actions[0] = action
+        rng.random(out=self.u)  # the same draws as rng.random((1, K))
+        self.kernel(*self._head, *self._kernel_args, *state)
+

@@ -59,7 +59,7 @@ from meeple.envs.carpe_diem.data import (
     NUM_TILES, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT, SPACE_USABLE, TASKS_PER_PLAYER, TASK_LINE, TILE_CENTRE,
     TILE_CHIMNEYS, TRACK_END, VILLA,
 )
-from meeple.envs.carpe_diem.state import View
+from meeple.envs.carpe_diem.state import State, View
 from meeple.envs.jit import kernel
 
 SEATS = MAX_PLAYERS
@@ -892,6 +892,10 @@ class CompactEncoder(_CarpeDiemEncoder):
     seat_blocks = tuple(name for name, _, _ in COMPACT_SEAT_BLOCKS)
     _kernel = staticmethod(compact_encode_nb)
 
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return step_observe_compact_nb, ()
+
 
 class FullEncoder(_CarpeDiemEncoder):
     """12,796 float32 (FULL_BLOCKS), every tile one-hot per port (TILE_FEAT); self first, padded to 4 seats;
@@ -901,6 +905,10 @@ class FullEncoder(_CarpeDiemEncoder):
     blocks = FULL_BLOCKS
     seat_blocks = tuple(name for name, _, _ in FULL_SEAT_BLOCKS)
     _kernel = staticmethod(full_encode_nb)
+
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return step_observe_full_nb, ()
 
 
 ENCODERS: dict[str, type[_CarpeDiemEncoder]] = {"compact": CompactEncoder, "full": FullEncoder}
@@ -914,3 +922,41 @@ def make_encoder(game: Any, kind: str = "compact") -> _CarpeDiemEncoder:
     except (KeyError, TypeError):
         raise ValueError(f"unknown Carpe Diem encoder kind {kind!r}; choose one of {list(ENCODERS)}") from None
     return cls(game)
+
+
+# --- one compiled call per AEC step -------------------------------------------------------------
+
+@kernel(inline="always")
+def _step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count, score, auto_forced,
+                  work, cellmask, fields):
+    K.apply_nb(actions, u, auto_forced, work, cellmask, *fields)
+    K.legal_action_mask_nb(mask, *fields)
+    s = State(*fields)
+    viewer[0] = s.to_play[0]
+    K.observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields)
+    return (viewer, s.to_play, s.done, s.truncated, s.decision, s.phase, s.round, s.turn, s.start_player,
+            s.tile_pending, s.craft_pending, s.score_order, s.cur_space, s.card_seq, s.first_high, s.units,
+            s.patrician, s.depot, s.display, s.tile_loc, s.card_slot, s.circle_owner, s.circle_phase, s.board,
+            s.frame, s.cell_tile, s.cell_rot, s.goods, s.coins, s.bread, s.stored, s.vp, s.track, s.height,
+            s.task_done, s.completed, s.chimneys, s.villa_vp,
+            own_hand, own_returned, own_drawn, fountain_count, score)  # the View's field order
+
+
+@kernel
+def step_observe_compact_nb(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count, score, obs,
+                            auto_forced, work, cellmask, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    compact_encode_nb(obs, *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
+                                          score, auto_forced, work, cellmask, fields))
+
+
+@kernel
+def step_observe_full_nb(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count, score, obs,
+                         auto_forced, work, cellmask, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    full_encode_nb(obs, *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
+                                       score, auto_forced, work, cellmask, fields))

@@ -24,7 +24,7 @@ from meeple.envs.hadara.data import (
     NUM_EPOCHS, NUM_DECISIONS, NUM_TIERS, NUM_TRACKS, ROUNDS_PER_PHASE_A,
     DEC_A_DRAFT, DEC_SETUP_SIDE, TILE_STEPS_CARDS, BUY_REQUIREMENT_MAX_COINS,
 )
-from meeple.envs.hadara.state import View
+from meeple.envs.hadara.state import State, View
 from meeple.envs.jit import kernel
 
 SEATS = MAX_PLAYERS
@@ -231,6 +231,10 @@ class HadaraEncoder(Encoder):
         self._advanced = bool(game.config.advanced)
         self._pile_top = game.config.pile_view == "top"
 
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return step_observe_nb, (self._advanced, self._pile_top)
+
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
@@ -244,3 +248,24 @@ def make_encoder(game: Any) -> HadaraEncoder:
 
 
 DEFAULT = HadaraEncoder  # construct with the configured game: DEFAULT(game)
+
+
+# --- one compiled call per AEC step -------------------------------------------------------------
+
+@kernel
+def step_observe_nb(actions, u, mask, viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp,
+                    obs, enc_advanced, enc_pile_top, auto_forced, pile_top, deck_cards, deck_count, scratch, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    K.apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields)
+    K.legal_action_mask_nb(mask, *fields)
+    s = State(*fields)
+    viewer[0] = s.to_play[0]
+    K.observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top, *fields)
+    encode_nb(enc_advanced, enc_pile_top, obs, viewer, s.to_play, s.done, s.truncated, s.epoch, s.decision, s.round,
+              s.turn, s.pick, s.start_player, s.rotation, s.board_order, s.start_card, s.start_side, s.coins, s.tracks,
+              s.colour_count, s.ability_count, s.free_tiles, s.tableau, s.n_slots, s.slot_tile, s.tile_due, s.bust,
+              s.colony, s.silver, s.gold, s.committed, s.sect_count, s.sect_bought, s.feed_paid, s.inner_count,
+              s.outer_count, s.colony_count, s.removed,
+              colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp)  # the View's field order

@@ -16,7 +16,7 @@ import numpy as np
 from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages import kernels as K
-from meeple.envs.roll_through_the_ages.state import View
+from meeple.envs.roll_through_the_ages.state import State, View
 from meeple.envs.roll_through_the_ages.data import (
     CITY_THRESHOLDS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
     GOODS_MAX, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
@@ -192,6 +192,10 @@ class RollThroughTheAgesEncoder(Encoder):
         self._trade = bool(game.config.trade)
         self._max_trade_offers = int(game.config.max_trade_offers)
 
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return step_observe_nb, (self._in_play, self._trade, self._max_trade_offers)
+
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
@@ -205,3 +209,19 @@ def make_encoder(game: Any) -> RollThroughTheAgesEncoder:
 
 
 DEFAULT = RollThroughTheAgesEncoder  # construct with the configured game: DEFAULT(game)
+
+
+# --- one compiled call per AEC step -------------------------------------------------------------
+
+@kernel
+def step_observe_nb(actions, u, mask, viewer, obs, enc_in_play, enc_trade, enc_max_trade_offers,
+                    in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    K.apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream,
+               *fields)
+    K.legal_action_mask_nb(mask, in_play, max_trade_offers, *fields)
+    s = State(*fields)
+    viewer[0] = s.to_play[0]
+    encode_nb(enc_in_play, enc_trade, enc_max_trade_offers, obs, viewer, *fields)  # every field is public

@@ -26,7 +26,7 @@ from meeple.envs.utopia.data import (
     NUM_DECISIONS, NUM_DISTRICTS, NUM_ISLANDS, NUM_PHASES, NUM_SECTORS, PICK_PASSES, PRINCES_PER_CIV, PRIVILEGES,
     SCALE_MAX,
 )
-from meeple.envs.utopia.state import View
+from meeple.envs.utopia.state import State, View
 
 SEATS = MAX_PLAYERS
 HIGH = 4.0
@@ -170,6 +170,10 @@ class UtopiaEncoder(Encoder):
     def __init__(self, game: Any) -> None:
         super().__init__()
 
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return step_observe_nb, ()
+
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
         out = self.output(view.viewer.shape[0], out)
@@ -183,3 +187,21 @@ def make_encoder(game: Any) -> UtopiaEncoder:
 
 
 DEFAULT = UtopiaEncoder  # construct with the configured game: DEFAULT(game)
+
+
+# --- one compiled call per AEC step -------------------------------------------------------------
+
+@kernel
+def step_observe_nb(actions, u, mask, viewer, own_hand, pile_size, unseen, obs, auto_forced, work, row, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    K.apply_nb(actions, u, auto_forced, work, row, *fields)
+    K.legal_action_mask_nb(mask, *fields)
+    s = State(*fields)
+    viewer[0] = s.to_play[0]
+    K.observe_nb(viewer, own_hand, pile_size, unseen, *fields)
+    encode_nb(obs, viewer, s.to_play, s.done, s.truncated, s.decision, s.round, s.phase, s.pick_pass, s.acted,
+              s.start_player, s.owed, s.wonder_island, s.wonder_civ, s.convert_from, s.convert_to, s.princes, s.mon_civ,
+              s.mon_owner, s.wonder_owner, s.scale, s.display, s.discard, s.score, s.gains, s.stamp, s.stamp_counter,
+              s.privileges, s.hand_size, own_hand, pile_size, unseen)  # the View's field order

@@ -35,6 +35,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from meeple.encoders.base import StepObserve
 from meeple.envs import make, make_encoder
 
 
@@ -82,6 +83,10 @@ class BoardGameAEC(AECEnv, EzPickle):
         self.state: Any = None
         self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
+        # one compiled call per step (apply, mask, the next seat's observation) into buffers made once;
+        # None for an encoder without a fused kernel (then the separate calls run)
+        self._fused = StepObserve(self.game, self.encoder) if self.encoder.step_observe() is not None else None
+        self._fused_seat = -1  # the seat whose observation _fused.obs holds for this position, or -1
 
     def __deepcopy__(self, memo: dict) -> BoardGameAEC:
         """A copy that continues from the same position with the same random stream. (EzPickle alone would
@@ -90,7 +95,14 @@ class BoardGameAEC(AECEnv, EzPickle):
         new = type(self).__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            new.__dict__[key] = value if key in ("game", "encoder") else copy.deepcopy(value, memo)
+            if key == "_fused" and value is not None:  # its own buffers, holding the same position
+                fused = new.__dict__[key] = StepObserve(self.game, self.encoder)
+                for mine, theirs in zip((fused.mask, fused.viewer, fused.obs), (value.mask, value.viewer, value.obs)):
+                    mine[...] = theirs
+            else:
+                new.__dict__[key] = value if key in ("game", "encoder") else copy.deepcopy(value, memo)
+        if self._fused is not None and self._mask is not None and np.shares_memory(self._mask, self._fused.mask):
+            new._mask = new._fused.mask[0]  # the mask is a row of the step buffer, as in the original
         return new
 
     # --- PettingZoo API -------------------------------------------------------------------------
@@ -117,7 +129,10 @@ class BoardGameAEC(AECEnv, EzPickle):
         if self.state is None:
             raise RuntimeError("reset() must be called before observe()")
         seat = self.agent_name_mapping[agent]
-        observation = self.encoder.encode(self.game.observe(self.state, seat))[0]
+        if seat == self._fused_seat:  # the step's fused call encoded this seat's view already
+            observation = self._fused.obs[0].copy()
+        else:
+            observation = self.encoder.encode(self.game.observe(self.state, seat))[0]
         if self._mask is not None and self.possible_agents[int(self.state.to_play[0])] == agent:
             mask = self._mask.astype(np.int8)
         else:
@@ -147,10 +162,15 @@ class BoardGameAEC(AECEnv, EzPickle):
             self._terminate_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.game.step_inplace(self.state, np.array([action]), self._rng, self._mask[None])  # legal: checked above
+        if self._fused is not None:  # legal: checked above
+            self._fused(self.state, action, self._rng)
+            self._refresh(self._fused.mask[0])
+            self._fused_seat = int(self._fused.viewer[0])
+        else:
+            self.game.step_inplace(self.state, np.array([action]), self._rng, self._mask[None])
+            self._refresh()
         if self.state.done[0]:
             self._finish()
-        self._refresh()
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
@@ -182,9 +202,12 @@ class BoardGameAEC(AECEnv, EzPickle):
     def legal_actions_text(self) -> str:
         return ", ".join(f"{a}={self.game.action_to_str(self.state, a)}" for a in self.legal_actions())
 
-    def _refresh(self) -> None:
+    def _refresh(self, mask: np.ndarray | None = None) -> None:
+        """After the state changed: its legal actions (`mask` if the caller has them) and who moves."""
+        if mask is None:
+            mask = self.game.legal_action_mask(self.state)[0]
+        self._fused_seat = -1
         # a finished game has no legal action (the core's all-True mask of done rows is for batching)
-        mask = self.game.legal_action_mask(self.state)[0]
         self._mask = np.zeros_like(mask) if self.state.done[0] else mask
         self.agent_selection = self.possible_agents[int(self.state.to_play[0])]
 

@@ -223,14 +223,15 @@ class RulesBase(GameBase, ABC):
         """The configuration values of KERNEL_ARGS (in its order), before the scratch arrays."""
         return ()
 
-    def args_of(self, entry: str, chunk: int = 0) -> tuple:
+    def args_of(self, entry: Any, chunk: int = 0) -> tuple:
         """The KERNEL_ARGS values kernel `entry` takes: the names in its signature, which must be a
         subsequence of KERNEL_ARGS in order. An entry lists only what it uses, because numba unboxes every
-        argument on every call (an unused array costs a fraction of a microsecond at B = 1). Chunk t > 0
+        argument on every call (an unused array costs a fraction of a microsecond at B = 1). `entry` is the
+        name of a kernel of the game's kernels module, or a kernel elsewhere (an encoder's fused step). Chunk t > 0
         of a call split across threads (`envs.threads`) gets its own scratch arrays."""
         args = self._entry_args.get((entry, chunk))
         if args is None:
-            function = getattr(self.kernels, entry)
+            function = getattr(self.kernels, entry) if isinstance(entry, str) else entry
             params = inspect.signature(getattr(function, "py_func", function)).parameters  # py_func: a numba dispatcher
             taken = [name for name in params if name in self._kernel_arg_names]
             order = [self._kernel_arg_names.index(name) for name in taken]
@@ -239,6 +240,10 @@ class RulesBase(GameBase, ABC):
             values = self._chunk_kernel_args(chunk)
             args = self._entry_args[(entry, chunk)] = tuple(values[i] for i in order)
         return args
+
+    def view_output_shapes(self) -> list[tuple[tuple[int, ...], Any]]:
+        """(trailing shape, dtype) of every array the observe kernel writes (the VIEW_FIELDS), in order."""
+        return list(self._view_shapes)
 
     def _chunk_kernel_args(self, chunk: int) -> tuple:
         """KERNEL_ARGS values of chunk `chunk`: the shared configuration, and scratch of its own."""

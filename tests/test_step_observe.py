@@ -1,0 +1,50 @@
+"""One compiled call per AEC step: the encoders' fused kernels (`encoders.base.StepObserve`) give exactly
+what the separate calls give (apply, legal-action mask, observe, encode), for every game configuration
+and encoder kind, through whole random games at batch size one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from meeple.agents.random_agent import sample_masked
+from meeple.encoders.base import StepObserve
+from meeple.envs import GAMES, core, encoder_kinds, make, make_encoder
+
+from helpers import case_id
+
+CASES = [pytest.param(name, config, kind, id=f"{case_id(name, config)}-{kind or 'default'}")
+         for name, entry in GAMES.items() for config in entry.test_configs
+         for kind in (None, *[k for k in encoder_kinds(name) if k != "default"])]
+
+
+@pytest.mark.parametrize("name, config, kind", CASES)
+def test_fused_step_equals_the_separate_calls(name, config, kind):
+    game = make(name, **config)
+    encoder = make_encoder(name, game, kind)
+    fused = StepObserve(game, encoder)
+    rng = np.random.default_rng(11)
+    for game_index in range(2):
+        state = game.init(rng, 1)
+        steps = 0
+        while not state.done[0]:
+            mask = game.legal_action_mask(state)
+            action = int(sample_masked(mask, rng)[0])
+            seed = int(rng.integers(1 << 62))
+            expected = core.clone(state)
+            game.step_inplace(expected, np.array([action]), np.random.default_rng(seed), mask)
+            fused(state, action, np.random.default_rng(seed))
+            assert core.states_equal(state, expected), f"game {game_index} step {steps}: states differ"
+            np.testing.assert_array_equal(fused.mask, game.legal_action_mask(expected))
+            seat = int(expected.to_play[0])
+            assert fused.viewer[0] == seat
+            np.testing.assert_array_equal(fused.obs, encoder.encode(game.observe(expected, seat)))
+            steps += 1
+            assert steps <= game.info.max_game_length
+
+
+def test_fused_step_refuses_a_batch():
+    game = make("hadara", num_players=2)
+    fused = StepObserve(game, make_encoder("hadara", game))
+    with pytest.raises(ValueError, match="batch size 1"):
+        fused(game.init(np.random.default_rng(0), 2), 0, np.random.default_rng(0))
