@@ -207,7 +207,8 @@ class RulesBase(GameBase, ABC):
             raise TypeError(f"{self.kernels.__name__}.KERNEL_ARGS names {len(names)} values, kernel_config() and "
                             f"SCRATCH give {len(self.kernel_args)}")
         self._kernel_arg_names = names
-        self._entry_args: dict[tuple[str, int], tuple] = {}
+        self._entry_args: dict[tuple[Any, int], tuple] = {}
+        self._serial_args: dict[Any, tuple] = {}  # chunk 0's, keyed by the entry alone
         self._chunk_scratch: list[Any] = [self.scratch]  # chunk 0 uses the game's own scratch
         self._row_costs: dict[str, threads.RowCost] = {}  # per entry: when splitting a batch pays
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
@@ -229,6 +230,10 @@ class RulesBase(GameBase, ABC):
         argument on every call (an unused array costs a fraction of a microsecond at B = 1). `entry` is the
         name of a kernel of the game's kernels module, or a kernel elsewhere (an encoder's fused step). Chunk t > 0
         of a call split across threads (`envs.threads`) gets its own scratch arrays."""
+        if not chunk:  # the hot path: one dict lookup by the entry itself
+            args = self._serial_args.get(entry)
+            if args is not None:
+                return args
         args = self._entry_args.get((entry, chunk))
         if args is None:
             function = getattr(self.kernels, entry) if isinstance(entry, str) else entry
@@ -239,6 +244,8 @@ class RulesBase(GameBase, ABC):
                 raise TypeError(f"{entry} takes {taken}, not in the order of KERNEL_ARGS {self._kernel_arg_names}")
             values = self._chunk_kernel_args(chunk)
             args = self._entry_args[(entry, chunk)] = tuple(values[i] for i in order)
+            if not chunk:
+                self._serial_args[entry] = args
         return args
 
     def view_output_shapes(self) -> list[tuple[tuple[int, ...], Any]]:
@@ -296,8 +303,12 @@ class RulesBase(GameBase, ABC):
 
     def legal_action_mask(self, state: Any) -> np.ndarray:
         """(B, A) bool legal actions of the seat in `to_play`; all True in finished rows."""
-        mask = np.empty((self.check_state(state), self.num_actions), dtype=np.bool_)
-        self.run_kernel("legal_action_mask_nb", (mask,), state)
+        B = self.check_state(state)
+        mask = np.empty((B, self.num_actions), dtype=np.bool_)
+        if B < threads.serial_below:  # the direct call: run_kernel's bookkeeping is a measurable share at B = 1
+            self.kernels.legal_action_mask_nb(mask, *self.args_of("legal_action_mask_nb"), *state)
+        else:
+            self.run_kernel("legal_action_mask_nb", (mask,), state)
         return mask
 
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
@@ -312,7 +323,10 @@ class RulesBase(GameBase, ABC):
         actions = self.check_actions(actions, B)
         self.check_legal(state, actions, mask)
         u = rng.random((B, self.UNIFORMS_PER_STEP))
-        self.run_kernel("apply_nb", (actions, u), state)
+        if B < threads.serial_below:  # the direct call (see legal_action_mask)
+            self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+        else:
+            self.run_kernel("apply_nb", (actions, u), state)
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
@@ -333,7 +347,10 @@ class RulesBase(GameBase, ABC):
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
         self.check_legal(state, actions, mask)
-        self.run_kernel("apply_nb", (actions, u), state)
+        if B < threads.serial_below:  # the direct call (see legal_action_mask)
+            self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+        else:
+            self.run_kernel("apply_nb", (actions, u), state)
 
     def check_state(self, state: Any) -> int:
         """The batch size of `state`, or ValueError unless it is this game's State with every field of the
@@ -363,7 +380,9 @@ class RulesBase(GameBase, ABC):
         elif not isinstance(mask, np.ndarray) or mask.shape != (B, self.num_actions) or mask.dtype != np.bool_:
             raise ValueError(f"mask must be the ({B}, {self.num_actions}) bool legal_action_mask of the state, got "
                              f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', None)}")
-        if first_illegal(mask, actions) >= 0:
+        # one row (search at B = 1): a numpy index costs less than a kernel call's argument unboxing
+        legal = bool(mask[0, actions[0]]) if B == 1 else first_illegal(mask, actions) < 0
+        if not legal:
             bad = np.flatnonzero(~mask[np.arange(B), actions])
             detail = "; ".join(f"row {b}: action {int(actions[b])}, legal {np.flatnonzero(mask[b]).tolist()[:20]}"
                                for b in bad[:3])
@@ -391,7 +410,7 @@ class RulesBase(GameBase, ABC):
             out = raw.astype(np.int64, copy=False).reshape(-1)
         if out.shape[0] != batch:
             raise ValueError(f"expected {batch} actions, got {out.shape[0]}")
-        if first_out_of_range(out, self.num_actions) >= 0:
+        if (not 0 <= out[0] < self.num_actions) if batch == 1 else first_out_of_range(out, self.num_actions) >= 0:
             bad = np.flatnonzero((out < 0) | (out >= self.num_actions))
             raise ValueError(f"actions must be 0..{self.num_actions - 1}; rows {bad[:5].tolist()} have "
                              f"{out[bad[:5]].tolist()}")
