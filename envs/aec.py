@@ -22,6 +22,15 @@ Illegal actions — two conventions, chosen by `illegal_action`:
   actions and stepping before `reset` raise, as PettingZoo's AssertOutOfBounds and
   OrderEnforcing wrappers do. These checks are built in rather than stacked as three wrappers,
   which would cost ~60 µs per step.
+
+OpenSpiel-style hooks: `env.history` lists the actions taken since the last reset (decisions only; the
+chance outcomes of each step come from the env's Generator, `reset(seed=…)`, and each game's page in
+docs/ says which uniforms decide what); `env.string_to_action(text)` inverts `env.action_to_str`;
+`env.state_dict()` saves the position as JSON-ready data and `env.reset(options={"state": saved})` loads
+one (validated like every saved state; a loaded position starts a new history).
+
+Speed: `step` is one compiled call (`encoders.base.StepObserve`: apply, the automatic steps, the new
+mask and the next seat's observation), and `observe` of that seat copies the encoded row out.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from pettingzoo import AECEnv
 
 from meeple.encoders.base import StepObserve
 from meeple.envs import make, make_encoder
+from meeple.envs.core import parse_state_json
 
 
 class IllegalActionError(ValueError):
@@ -87,6 +97,7 @@ class BoardGameAEC(AECEnv, EzPickle):
         # None for an encoder without a fused kernel (then the separate calls run)
         self._fused = StepObserve(self.game, self.encoder) if self.encoder.step_observe() is not None else None
         self._fused_seat = -1  # the seat whose observation _fused.obs holds for this position, or -1
+        self.history: list[int] = []  # actions taken since the last reset
 
     def __deepcopy__(self, memo: dict) -> BoardGameAEC:
         """A copy that continues from the same position with the same random stream. (EzPickle alone would
@@ -114,9 +125,14 @@ class BoardGameAEC(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new game, or with `options={"state": saved}` the position of a saved state: the dict from
+        `state_dict()` / `game.to_dict` (or its JSON text), checked like every load (shape, ranges, the
+        game's consistency rules; never unpickled). `seed` seeds the dice of the steps that follow."""
+        saved = self._saved_state(options)
         if seed is not None or self.state is None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.init(self._rng, 1)
+        self.state = self.game.init(self._rng, 1) if saved is None else saved
+        self.history = []
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -124,6 +140,27 @@ class BoardGameAEC(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._refresh()
+        if self.state.done[0]:  # a saved position may be a finished game
+            self._finish()
+
+    def _saved_state(self, options: dict | None) -> Any:
+        """The validated one-game state of `options["state"]`, or None. Other keys are ignored, as
+        PettingZoo's API test expects of every env."""
+        if not isinstance(options, dict) or "state" not in options:
+            return None
+        payload = options["state"]
+        if isinstance(payload, (str, bytes)):
+            payload = parse_state_json(payload)
+        state = self.game.from_dict(payload)
+        if state.done.shape[0] != 1:
+            raise ValueError(f"the AEC env plays one game; the saved state holds {state.done.shape[0]}")
+        return state
+
+    def state_dict(self) -> dict:
+        """The current position as a JSON-ready dict (`reset(options={"state": ...})` loads it back)."""
+        if self.state is None:
+            raise RuntimeError("reset() must be called before state_dict()")
+        return self.game.to_dict(self.state)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self.state is None:
@@ -162,6 +199,7 @@ class BoardGameAEC(AECEnv, EzPickle):
             self._terminate_illegal(agent)
             return
         self._cumulative_rewards[agent] = 0.0
+        self.history.append(action)
         if self._fused is not None:  # legal: checked above
             self._fused(self.state, action, self._rng)
             self._refresh(self._fused.mask[0])
@@ -192,6 +230,20 @@ class BoardGameAEC(AECEnv, EzPickle):
     def action_to_str(self, action: int) -> str:
         """A readable description of `action` in the current state."""
         return self.game.action_to_str(self.state, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        """The action whose `action_to_str` in the current position is `text` (OpenSpiel's
+        string_to_action): the legal actions are searched first, then every action (so an illegal one
+        can be named and then refused by `step`). ValueError if no action reads so."""
+        if self.state is None:
+            raise RuntimeError("reset() must be called before string_to_action()")
+        if not isinstance(text, str):
+            raise ValueError(f"expected an action string, got {type(text).__name__}")
+        wanted = text.strip()
+        for action in (*self.legal_actions(), *range(self.game.num_actions)):
+            if self.game.action_to_str(self.state, action) == wanted:
+                return action
+        raise ValueError(f"no action reads {text!r} here; legal: {self.legal_actions_text()}"[:2000])
 
     def legal_actions(self) -> list[int]:
         """Legal action indices for `agent_selection` (empty once the game is over)."""

@@ -4,6 +4,7 @@ the PettingZoo-style module `meeple.envs.<game>_v0` of each."""
 from __future__ import annotations
 
 import importlib
+import json
 import pickle
 import warnings
 
@@ -135,3 +136,47 @@ def test_render_ansi_and_action_to_str(env_case):
         assert env.action_to_str(action)
     with pytest.raises(ValueError):
         make_env(name, render_mode="rgb_array_typo", **config)
+
+
+# --- OpenSpiel-style hooks: history, string_to_action, loading a saved position ---------------------
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_history_string_to_action_and_loading_a_saved_position(name):
+    env = make_env(name, num_players=2)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        legal = np.flatnonzero(obs["action_mask"])
+        action = int(legal[rng.integers(len(legal))])
+        assert env.string_to_action(env.action_to_str(action)) == action
+        env.step(action)
+    assert len(env.history) == 12 and all(isinstance(a, int) for a in env.history)
+    saved = env.state_dict()
+    other = make_env(name, num_players=2)
+    other.reset(seed=99, options={"state": json.dumps(saved)})
+    assert core.states_equal(other.state, env.state) and other.history == []
+    assert other.agent_selection == env.agent_selection
+    np.testing.assert_array_equal(other.observe(other.agent_selection)["observation"],
+                                  env.observe(env.agent_selection)["observation"])
+    np.testing.assert_array_equal(other.observe(other.agent_selection)["action_mask"],
+                                  env.observe(env.agent_selection)["action_mask"])
+
+
+def test_bad_saved_positions_and_action_strings_are_refused():
+    env = make_env("hadara", num_players=2)
+    env.reset(seed=0)
+    before = core.clone(env.state)
+    with pytest.raises(ValueError, match="no action reads"):
+        env.string_to_action("not an action")
+    with pytest.raises(ValueError):
+        env.reset(options={"state": {"format": "meeple-state-v1", "game": "hadara"}})
+    with pytest.raises(ValueError):
+        env.reset(options={"state": "[" * 10_000})
+    other = make_env("hadara", num_players=3)
+    other.reset(seed=0)
+    with pytest.raises(ValueError):
+        env.reset(options={"state": other.state_dict()})  # another player count
+    assert core.states_equal(env.state, before)
