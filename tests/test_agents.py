@@ -255,3 +255,18 @@ def test_arena_rejects_illegal_actions() -> None:
 
     with pytest.raises(RuntimeError, match="zero"):
         play_games(make(RTTA, num_players=2), [AlwaysZero(), RandomAgent()], 8, seed=0)
+
+
+@pytest.mark.parametrize("actions", [512, 1904, 2000])
+def test_random_sampling_reads_large_masks_eight_actions_at_a_time_with_the_same_results(actions) -> None:
+    from meeple.agents.random_agent import pick_legal_nb, sample_masked
+
+    rng = np.random.default_rng(actions)
+    mask = rng.random((300, actions)) < rng.choice([0.0, 0.002, 0.05, 0.5, 1.0], size=(300, 1))
+    mask[0] = False
+    mask[1, -1] = True  # a row whose only legal actions sit in the last word
+    mask[1, :-1] = False
+    got = sample_masked(mask, np.random.default_rng(1))
+    u = np.random.default_rng(1).random(300)
+    assert [int(a) for a in got] == [pick_legal_nb(mask[b], u[b]) for b in range(300)]
+    assert got[1] == actions - 1 and got[0] == 0
