@@ -320,8 +320,9 @@ class RulesBase(GameBase, ABC):
     def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> None:
         """`step` without the copy, for owners of the state (the AEC env, the self-play env)."""
         B = self.check_state(state)
-        actions = self.check_actions(actions, B)
-        self.check_legal(state, actions, mask)
+        if not self._one_legal_action(B, actions, mask):
+            actions = self.check_actions(actions, B)
+            self.check_legal(state, actions, mask)
         u = rng.random((B, self.UNIFORMS_PER_STEP))
         if B < threads.serial_below:  # the direct call (see legal_action_mask)
             self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
@@ -371,6 +372,16 @@ class RulesBase(GameBase, ABC):
                 raise ValueError(f"field {f.name!r}: {got}, expected {shape} {np.dtype(f.dtype)}")
         self._checked_state = state
         return B
+
+    def _one_legal_action(self, B: int, actions: Any, mask: Any) -> bool:
+        """True for the common one-row step whose action is an int64 array of one in-range action that
+        the given bool mask allows: the checks of `check_actions` and `check_legal` in a few numpy reads
+        (their separate calls are ~7% of a step at B = 1). False means: run the full checks."""
+        if B != 1 or type(actions) is not np.ndarray or actions.dtype != np.int64 or actions.shape != (1,) \
+                or type(mask) is not np.ndarray or mask.dtype != np.bool_ or mask.shape != (1, self.num_actions):
+            return False
+        a = int(actions[0])
+        return 0 <= a < self.num_actions and bool(mask[0, a])
 
     def check_legal(self, state: Any, actions: np.ndarray, mask: np.ndarray | None = None) -> None:
         """ValueError unless actions[b] is legal in every row b (checked actions, see `check_actions`)."""
