@@ -1,9 +1,11 @@
 """A tournament between any agents: win rates with 95% intervals, OpenSkill ratings, a win-rate matrix.
 
-    python evaluate.py --game roll_through_the_ages --agents heuristic random --games 1000
-    python evaluate.py --agents heuristic random mcts:200 --games 400 --num-players 2
-    python evaluate.py --agents heuristic --num-players 1              # solo: mean scores only
-    python evaluate.py --agents human mcts:400                         # play in the terminal
+    meeple evaluate --game roll_through_the_ages --agents heuristic random --games 1000
+    meeple evaluate --agents heuristic random mcts:200 --games 400 --num-players 2
+    meeple evaluate --agents heuristic --num-players 1              # solo: mean scores only
+    meeple evaluate --agents human mcts:400                         # play in the terminal
+
+(`python evaluate.py ...` in a checkout is the same: a thin wrapper around `run_cli` here.)
 
 Agent specs: random, heuristic, mcts:N[:key=value,...] (e.g. mcts:200:rollout_depth=30), ppo:<path to
 model.zip>, human. Every line-up of agents plays every seating of each deal, and all games of a deal
@@ -248,12 +250,19 @@ def main(args: Args) -> dict | None:
     return result
 
 
-if __name__ == "__main__":
+def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Parses the command line (`argv`, default sys.argv[1:]) and runs the tournament; returns the exit code: 0,
+    2 for a bad argument (one `error:` line on stderr), 130 on Ctrl-C."""
     try:
-        main(tyro.cli(Args))
+        main(tyro.cli(Args, args=argv, prog=prog))
     except ArgsError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     except KeyboardInterrupt:  # the JSON and PNG are written atomically: an old file is never left half-written
         print("interrupt: stopped, nothing saved", file=sys.stderr)
-        sys.exit(130)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli())

@@ -1,8 +1,11 @@
 """Train a MaskablePPO agent on a meeple game by self-play (CleanRL-style: one file, top to bottom).
 
-    python train.py --game roll_through_the_ages --num-players 2 --time-limit-minutes 29.5 \
+    meeple train --game roll_through_the_ages --num-players 2 --time-limit-minutes 29.5 \
         --total-timesteps 100_000_000 --eval-every 500_000 --eval-games 500   # the defaults: warm start + kickstarting
     tensorboard --logdir runs
+
+`meeple train` (the installed command) and `python train.py` in a checkout (a thin wrapper) both run `run_cli`
+here; the code lives in the package so that an installed meeple has it too.
 
 The learner takes every seat in turn against a weighted pool of opponents (--opponents, then frozen
 snapshots of itself every --snapshot-every steps) that play inside `SelfPlayVecEnv`; rewards are the
@@ -438,12 +441,19 @@ def train(args: Args, stop: StopRequest) -> dict:
     return summary
 
 
-if __name__ == "__main__":
+def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Parses the command line (`argv`, default sys.argv[1:]) and trains; returns the exit code: 0, 2 for a bad
+    argument (one `error:` line on stderr), 130 when stopped before anything could be saved."""
     try:
-        main(tyro.cli(Args))
+        main(tyro.cli(Args, args=argv, prog=prog))
     except ArgsError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     except KeyboardInterrupt as exc:  # Interrupted: before the model existed, or a second signal during the final save
         print(f"{exc or 'interrupt'}; nothing (more) saved, existing files left as they were", file=sys.stderr)
-        sys.exit(130)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli())

@@ -10,8 +10,8 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOP_FOLDERS = {"envs": "meeple.envs", "encoders": "meeple.encoders", "agents": "meeple.agents"}
-BARE_IMPORT = re.compile(r"^\s*(from|import)\s+(envs|encoders|agents)(\.|\s|$)", re.MULTILINE)
+TOP_FOLDERS = {"envs": "meeple.envs", "encoders": "meeple.encoders", "agents": "meeple.agents", "cli": "meeple.cli"}
+BARE_IMPORT = re.compile(r"^\s*(from|import)\s+(envs|encoders|agents|cli)(\.|\s|$)", re.MULTILINE)
 
 
 def _python_files():
