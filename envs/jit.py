@@ -1,6 +1,6 @@
 """The numba decorator every rules kernel, encoder and heuristic kernel uses.
 
-Kernels never allocate (STYLE.md): callers pass every output and scratch array in. That lets us
+Kernels never allocate: callers pass every output and scratch array in. That lets us
 compile them without numba's reference-counting runtime (NRT). With NRT, every call from one
 kernel helper to another increfs and decrefs each array of the ~30-field State tuple; measured on
 Roll Through the Ages at B=4096 that was ~70% of `apply` (4.8 ms -> 0.6 ms per step without it),
