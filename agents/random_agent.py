@@ -30,24 +30,37 @@ def pick_legal_nb(mask_row: np.ndarray, u: float) -> int:
 _BYTE_ONES = np.uint64(0x0101010101010101)
 
 
+@kernel(inline="always")
+def _bytes_sum(x):
+    """Sum of the eight bytes of x, each 0 or 1 (shifted adds: no product that could overflow)."""
+    x = x + (x >> np.uint64(8))
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return int(x & np.uint64(0xFF))
+
+
 @kernel
 def sample_masked_words_nb(words: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """`sample_masked_nb` for masks read eight actions at a time: words (B, A / 8) uint64 is a C-contiguous
     (B, A) bool mask viewed as little-endian words (one byte per action, 0 or 1), so a word's count of
-    legal actions is the sum of its bytes (one multiply). The same action as `pick_legal_nb` in every row,
+    legal actions is the sum of its bytes (three shifted adds). The same action as `pick_legal_nb` in every row,
     ~2.3x faster at Utopia's 1,904 actions."""
     for b in range(words.shape[0]):
         row = words[b]
         out[b] = 0
         n = 0
         for w in range(row.shape[0]):
-            n += ((row[w] & _BYTE_ONES) * _BYTE_ONES) >> np.uint64(56)
+            x = row[w] & _BYTE_ONES
+            if x:  # most words of a large mask hold no legal action
+                n += _bytes_sum(x)
         if n == 0:
             continue
         k = min(int(u[b] * n), n - 1)
         for w in range(row.shape[0]):
             x = row[w] & _BYTE_ONES
-            c = int((x * _BYTE_ONES) >> np.uint64(56))
+            if not x:
+                continue
+            c = _bytes_sum(x)
             if k < c:
                 for j in range(8):
                     if (x >> np.uint64(8 * j)) & np.uint64(1):

@@ -12,8 +12,11 @@ advance, scores, observe, determinize, validate, save/load), the default encoder
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+
+os.environ.setdefault("MEEPLE_QUIET", "1")  # this script says what it compiles itself
 
 import numpy as np
 
