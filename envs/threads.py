@@ -122,6 +122,17 @@ def _executor(workers: int) -> ThreadPoolExecutor:
         return _pool
 
 
+def _forget_pool_in_child() -> None:
+    """A forked child inherits the pool object but not its threads: work handed to it would never run.
+    The child starts a pool of its own on first use instead."""
+    global _pool, _pool_size, _lock
+    _pool, _pool_size, _lock = None, 0, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
+
+
 def run_chunks(batch: int, call: Callable[[int, int, int], None]) -> None:
     """call(chunk, lo, hi) for every chunk of `chunk_bounds(batch)`: chunk 0 in this thread, the others
     in the pool; returns when all are done and re-raises the first error."""

@@ -4,8 +4,10 @@ serial call gives, for every kernel entry the rules core and the encoders run (m
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -118,3 +120,21 @@ def test_thread_count_from_the_environment(raw, ok):
         assert proc.returncode == 0 and proc.stdout.strip() == raw
     else:
         assert proc.returncode != 0 and "MEEPLE_NUM_THREADS must be a positive integer" in proc.stderr
+
+
+def test_a_forked_child_splits_batches_with_a_pool_of_its_own(thread_settings):
+    threads.set_num_threads(2, min_rows_per_thread=1, split_seconds=0.0)
+    threads.run_chunks(4, lambda t, lo, hi: None)  # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:  # the child: a split call must finish (it would hang on the parent's dead threads)
+        seen = []
+        threads.run_chunks(4, lambda t, lo, hi: seen.append(t))
+        os._exit(0 if sorted(seen) == [0, 1] else 1)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("a split call in a forked child never finished")
+    assert os.WEXITSTATUS(done[1]) == 0
