@@ -137,7 +137,7 @@ class StepObserve:
     with its argument unboxing, its output allocation and its Python around it: at B = 1 that overhead
     is most of a step. The encoder's fused kernel (`Encoder.step_observe`) runs the same four functions
     in one call and writes the new mask, the seat to play and that seat's observation into the arrays
-    here; `tests/test_aec.py` checks it against the separate calls.
+    here; `tests/test_step_observe.py` checks it against the separate calls.
 
     Args of the kernel, in order: actions (1,), u (1, K), mask (1, A), viewer (1,), the game's observe
     outputs (its VIEW_FIELDS, batch 1), obs (1, size), the encoder's arguments, the KERNEL_ARGS it names,
@@ -157,13 +157,20 @@ class StepObserve:
         self._head = (self.actions, self.u, self.mask, self.viewer, *self.view_outputs, self.obs, *encoder_args)
         self._kernel_args = game.args_of(kernel)
 
-    def __call__(self, state: Any, action: int, rng: np.random.Generator) -> None:
-        """Apply the legal `action` to the one-row `state` in place, drawing its uniforms from `rng`
-        exactly as `game.step_inplace` does; then `mask[0]`, `viewer[0]` and `obs[0]` describe the new
-        position. The caller has checked the action against the current mask."""
+    def __call__(self, state: Any, action: int, rng: np.random.Generator, legal: np.ndarray) -> None:
+        """Apply `action` to the one-row `state` in place, drawing its uniforms from `rng` exactly as
+        `game.step_inplace` does; then `mask[0]`, `viewer[0]` and `obs[0]` describe the new position.
+        `legal` is the (A,) bool legal-action mask of `state` (the caller has it: the AEC env keeps it);
+        an action it does not allow raises ValueError and changes nothing, so the kernel never sees one."""
         self.game.check_state(state)  # an owner's state passes on identity; anything else is checked in full
         if state[0].shape[0] != 1:
             raise ValueError("StepObserve steps a state of batch size 1")
+        A = self.game.num_actions
+        if not isinstance(legal, np.ndarray) or legal.shape != (A,) or legal.dtype != np.bool_:
+            raise ValueError(f"legal must be the ({A},) bool mask of the state, got {getattr(legal, 'shape', legal)!r}")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < A \
+                or not legal[action]:
+            raise ValueError(f"action {action!r} is not legal here; legal: {np.flatnonzero(legal).tolist()[:20]}")
         self.actions[0] = action
         rng.random(out=self.u)  # the same draws as rng.random((1, K))
         self.kernel(*self._head, *self._kernel_args, *state)

@@ -201,7 +201,7 @@ class BoardGameAEC(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
         if self._fused is not None:  # legal: checked above
-            self._fused(self.state, action, self._rng)
+            self._fused(self.state, action, self._rng, self._mask)
             self._refresh(self._fused.mask[0])
             self._fused_seat = int(self._fused.viewer[0])
         else:

@@ -33,7 +33,7 @@ def test_fused_step_equals_the_separate_calls(name, config, kind):
             seed = int(rng.integers(1 << 62))
             expected = core.clone(state)
             game.step_inplace(expected, np.array([action]), np.random.default_rng(seed), mask)
-            fused(state, action, np.random.default_rng(seed))
+            fused(state, action, np.random.default_rng(seed), mask[0])
             assert core.states_equal(state, expected), f"game {game_index} step {steps}: states differ"
             np.testing.assert_array_equal(fused.mask, game.legal_action_mask(expected))
             seat = int(expected.to_play[0])
@@ -47,4 +47,18 @@ def test_fused_step_refuses_a_batch():
     game = make("hadara", num_players=2)
     fused = StepObserve(game, make_encoder("hadara", game))
     with pytest.raises(ValueError, match="batch size 1"):
-        fused(game.init(np.random.default_rng(0), 2), 0, np.random.default_rng(0))
+        fused(game.init(np.random.default_rng(0), 2), 0, np.random.default_rng(0), np.ones(game.num_actions, bool))
+
+
+def test_fused_step_refuses_actions_the_mask_does_not_allow():
+    game = make("hadara", num_players=2)
+    fused = StepObserve(game, make_encoder("hadara", game))
+    state = game.init(np.random.default_rng(0), 1)
+    before = core.clone(state)
+    legal = game.legal_action_mask(state)[0]
+    illegal = int(np.flatnonzero(~legal)[0])
+    for action, mask in ((illegal, legal), (-1, legal), (game.num_actions, legal), (10**10, legal),
+                         (1.0, legal), (True, legal), (int(np.flatnonzero(legal)[0]), legal[:5])):
+        with pytest.raises(ValueError):
+            fused(state, action, np.random.default_rng(0), mask)
+    assert core.states_equal(state, before)
