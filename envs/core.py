@@ -70,9 +70,10 @@ class Game(Protocol):
     def to_dict(self, state: Any) -> dict: ...  # JSON-ready save
     def from_dict(self, payload: object) -> Any: ...  # validated load
     def action_to_str(self, state: Any, action: int, row: int = 0) -> str: ...
-    def render_text(self, state: Any, row: int = 0) -> str: ...
+    def render_text(self, state: Any, row: int = 0, seat: int | None = None) -> str: ...
     def render_modes(self) -> list[str]: ...
-    def render_rgb(self, state: Any, row: int = 0) -> np.ndarray: ...
+    def render_rgb(self, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray: ...
+    def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]: ...
 
 
 def action_names_from_groups(groups: tuple, num_actions: int, fields: Any = None) -> tuple[str, ...]:
@@ -215,8 +216,12 @@ class GameBase:
     """Shared methods of the rules-core classes: JSON round trip and text views.
 
     A subclass provides `empty(batch)` (a zero state of the right shapes, the template for loading)
-    and `render_module`, the dotted path of its module with `action_to_str` and `score_sheet` (and
-    optionally `render_rgb`, which turns on the AEC env's "rgb_array" render mode).
+    and `render_module`, the dotted path of its text-view module (`action_to_str`, `score_sheet`). Two
+    sibling modules of the game package complete the views: `picture` (`render_rgb`, the drawn
+    picture) and `narration` (`narrate`, what a step did, in words).
+
+    `seat` in the views: None shows what a spectator at the table sees (public information only);
+    seat p adds what player p alone may see (its own hidden cards), never another player's.
     """
 
     render_module: str
@@ -233,20 +238,48 @@ class GameBase:
         """The action's name with what it means in `state` (row `row`)."""
         return import_module(self.render_module).action_to_str(self, state, action, row)
 
-    def render_text(self, state: Any, row: int = 0) -> str:
-        """A readable text view of row `row` (the ansi render)."""
-        return import_module(self.render_module).score_sheet(self, state, row)
+    def _view_module(self, name: str) -> Any:
+        """The game package's sibling module `name` of its text-view module (None if it has none)."""
+        package = self.render_module.rsplit(".", 1)[0]
+        try:
+            return import_module(f"{package}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.{name}":
+                raise
+            return None
+
+    def check_seat_view(self, seat: int | None) -> int | None:
+        """seat for a view: None (spectator) or a seat number of this game, else ValueError."""
+        if seat is None:
+            return None
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
+                or not 0 <= int(seat) < self.num_players:  # type: ignore[attr-defined]
+            raise ValueError(f"seat must be None or 0..{self.num_players - 1}, got {seat!r}")  # type: ignore[attr-defined]
+        return int(seat)
+
+    def render_text(self, state: Any, row: int = 0, seat: int | None = None) -> str:
+        """A readable text view of row `row` (the ansi render); `seat` adds that player's own hidden cards."""
+        return import_module(self.render_module).score_sheet(self, state, row, seat=self.check_seat_view(seat))
 
     def render_modes(self) -> list[str]:
-        """The AEC render modes this game supports: "ansi", plus "rgb_array" if its render module has `render_rgb`."""
-        return ["ansi"] + (["rgb_array"] if hasattr(import_module(self.render_module), "render_rgb") else [])
+        """The AEC render modes: "ansi", plus "rgb_array" and "human" if the game draws a picture."""
+        return ["ansi"] + (["rgb_array", "human"] if self._view_module("picture") is not None else [])
 
-    def render_rgb(self, state: Any, row: int = 0) -> np.ndarray:
-        """An (H, W, 3) uint8 picture of row `row` (the rgb_array render)."""
-        module = import_module(self.render_module)
-        if not hasattr(module, "render_rgb"):
+    def render_rgb(self, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
+        """An (H, W, 3) uint8 picture of row `row` (the rgb_array render); `seat` as in `render_text`."""
+        module = self._view_module("picture")
+        if module is None:
             raise ValueError(f"{type(self).__name__} draws no picture; its render modes are {self.render_modes()}")
-        return module.render_rgb(self, state, row)
+        return module.render_rgb(self, state, row, seat=self.check_seat_view(seat))
+
+    def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]:
+        """What the step `before` --action--> `after` did in row `row`, as lines of text: the move, and the
+        chance outcomes and automatic events it led to (dice, draws, disasters, scoring), as `seat` may
+        see them (None: public information only)."""
+        module = self._view_module("narration")
+        if module is None:
+            return [self.action_to_str(before, int(action), row)]
+        return module.narrate(self, before, int(action), after, row, seat=self.check_seat_view(seat))
 
 
 def save_state(game: Game, state: tuple, path: str | Path) -> None:

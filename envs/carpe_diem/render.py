@@ -382,7 +382,7 @@ def _scoring_area(game: Any, state: Any, row: int) -> list[str]:
     return lines
 
 
-def score_sheet(game: Any, state: Any, row: int = 0) -> str:
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
     """Central board, scoring area, track and every district (public information only)."""
     s = state
     P = game.num_players

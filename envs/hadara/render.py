@@ -124,7 +124,7 @@ def _seal_prices(state: Any, row: int, p: int) -> tuple[int, int]:
     return int(silver), int(gold)
 
 
-def score_sheet(game: Any, state: Any, row: int = 0) -> str:
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
     """Every player's board, the piles and the section (public information only)."""
     s = state
     P = game.num_players

@@ -60,7 +60,7 @@ def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
     return f"{name} ({detail})" if detail else name
 
 
-def score_sheet(game: Any, state: Any, row: int = 0) -> str:
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
     """A readable score sheet of every player plus the active player's turn."""
     s = state
     P = game.num_players

@@ -81,7 +81,7 @@ def _ranking(s: Any, row: int, P: int) -> list[int]:
     return sorted(range(P), key=lambda p: (-int(s.score[row, p]), int(s.stamp[row, p])))
 
 
-def score_sheet(game: Any, state: Any, row: int = 0) -> str:
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
     """Scale, ranking, players, displays and every district (public information only)."""
     s = state
     P = game.num_players
