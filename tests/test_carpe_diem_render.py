@@ -88,7 +88,7 @@ def test_rgb_render_shape_and_changes(game):
     states = _random_states(game, 3, stops=(20, 200))
     a, b = states[0], states[-1]
     img_a, img_b = game.render_rgb(a), game.render_rgb(b)
-    assert img_a.shape == (render.HEIGHT, render.WIDTH, 3) and img_a.dtype == np.uint8
+    assert img_a.ndim == 3 and img_a.shape[2] == 3 and img_a.dtype == np.uint8
     assert img_b.shape == img_a.shape and not np.array_equal(img_a, img_b)
 
 

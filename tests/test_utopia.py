@@ -523,7 +523,7 @@ def test_renders():
         state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
     text = game.render_text(state)
     assert "Prestige scale" in text and "FIR-1" in text and "WAT-5" in text
-    assert game.render_modes() == ["ansi", "rgb_array"]
+    assert game.render_modes() == ["ansi", "rgb_array", "human"]
     picture = game.render_rgb(state)
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
     assert game.action_to_str(state, 840).startswith("LAND_GREx2_FIR-3>WIN-4")

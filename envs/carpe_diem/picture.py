@@ -1,0 +1,248 @@
+"""The picture of a Carpe Diem position: `render_rgb`, the rgb_array render, drawn with Pillow.
+
+Public information only, unless `seat` names the seat whose own fountain cards (and pending fountain
+draw) to show as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from meeple.envs import core
+from meeple.envs.carpe_diem import data
+from meeple.envs.carpe_diem.data import (
+    CARD_RED, CIRCLE_SLOTS, DECISION_NAMES, FRAME_POSITION_VP, FRAME_TASKS, NUM_CELLS, NUM_GOODS, NUM_SPACES,
+    ROT_PORTS, SPACE_USABLE, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, TILE_NAMES,
+)
+from meeple.envs.carpe_diem.render import FEATURE_CHAR, GOOD_LETTERS, KIND_CHAR, card_short
+
+# --- RGB picture --------------------------------------------------------------------------------------------
+
+LABEL_RGB = (
+    (168, 204, 120),  # . meadow
+    (178, 64, 48),  # V villa
+    (238, 196, 40),  # m merchant (yellow roof, as in the rules)
+    (222, 128, 46),  # b baker
+    (52, 72, 150),  # a administrator
+    (160, 120, 205),  # c craftsman
+    (118, 32, 78),  # W vineyard
+    (46, 128, 58),  # G garden
+    (214, 184, 126),  # H chicken yard
+    (70, 156, 222),  # P pond
+)
+CENTRE_RGB = ((0, 0, 0), (250, 224, 120), (150, 96, 50), (120, 210, 235))
+SEAT_RGB = ((214, 48, 48), (44, 96, 214), (236, 196, 24), (245, 245, 245))
+BG_RGB = (246, 240, 226)
+EMPTY_RGB = (228, 218, 196)
+INK = (30, 30, 30)
+WIDTH, HEIGHT = 1100, 700
+CELL = 40
+TASK_KIND_LABEL = {k: lab for lab, k in enumerate(data.LABEL_FEATURE) if k >= 0}
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def draw_tile(draw: Any, x: float, y: float, size: float, t: int, rot: int) -> None:
+    """Tile t turned rot with its top-left corner at (x, y): meadow ground, landscape triangles per
+    port, villa / lodging bands along whole sides, chimneys as dark squares, the centre building as a
+    lettered disc; dark tiles get a dark rim."""
+    s = size
+    cx, cy = x + s / 2, y + s / 2
+    corners = [(x, y), (x + s / 2, y), (x + s, y), (x + s, y + s / 2), (x + s, y + s), (x + s / 2, y + s),
+               (x, y + s), (x, y + s / 2)]
+    draw.rectangle([x, y, x + s, y + s], fill=LABEL_RGB[0])
+    labels = [int(v) for v in ROT_PORTS[t, rot]]
+    for q in range(8):
+        if labels[q] >= 6:
+            draw.polygon([corners[q], corners[(q + 1) % 8], (cx, cy)], fill=LABEL_RGB[labels[q]])
+    band = s * 0.3
+    chimneys = int(TILE_CHIMNEYS[t])
+    first_villa = True
+    for side in range(4):
+        lab = labels[2 * side]
+        if not 1 <= lab <= 5:
+            continue
+        box = ((x, y, x + s, y + band), (x + s - band, y, x + s, y + s), (x, y + s - band, x + s, y + s),
+               (x, y, x + band, y + s))[side]
+        draw.rectangle(box, fill=LABEL_RGB[lab], outline=INK)
+        if lab == 1 and first_villa and chimneys:
+            first_villa = False
+            q = max(2.0, s * 0.08)
+            for i in range(chimneys):
+                if side in (0, 2):
+                    px, py = box[0] + s * 0.2 + i * 2.2 * q, (box[1] + box[3]) / 2 - q / 2
+                else:
+                    px, py = (box[0] + box[2]) / 2 - q / 2, box[1] + s * 0.2 + i * 2.2 * q
+                draw.rectangle([px, py, px + q, py + q], fill=INK)
+    ctr = int(TILE_CENTRE[t])
+    if ctr:
+        r = s * 0.2
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=CENTRE_RGB[ctr], outline=INK)
+        font = _font(max(8, int(s * 0.28)))
+        draw.text((cx, cy), " MBF"[ctr], fill=INK, font=font, anchor="mm")
+    rim = (60, 60, 60) if t >= data.NUM_LIGHT else (150, 140, 120)
+    draw.rectangle([x, y, x + s, y + s], outline=rim, width=2 if t >= data.NUM_LIGHT else 1)
+
+
+def _draw_district(draw: Any, game: Any, s: Any, row: int, p: int, x0: int, y0: int, score: int) -> None:
+    font, small = _font(12), _font(10)
+    marks = []
+    if p == int(s.start_player[row]):
+        marks.append("start")
+    if p == int(s.to_play[row]) and not s.done[row]:
+        marks.append("to play")
+    draw.ellipse([x0, y0 + 2, x0 + 12, y0 + 14], fill=SEAT_RGB[p], outline=INK)
+    draw.text((x0 + 18, y0), f"player_{p}  {score} VP" + (f"  ({', '.join(marks)})" if marks else ""), fill=INK, font=font)
+    goods = " ".join(f"{GOOD_LETTERS[g]}{int(s.goods[row, p, g])}" for g in range(NUM_GOODS))
+    draw.text((x0, y0 + 16), f"goods {goods}  coins {int(s.coins[row, p])}  bread {int(s.bread[row, p])}  "
+              f"stored {int(s.stored[row, p])}  fountain cards {int(s.fountain_hand[row, p].sum())}", fill=INK, font=small)
+    gx, gy = x0 + 24, y0 + 56
+    board = int(s.board[row, p])
+    shovel = int(data.BOARD_SHOVEL[board])
+    draw.rectangle([gx - 22, gy - 22, gx + 6 * CELL + 22, gy + 6 * CELL + 22], fill=(205, 190, 160), outline=INK)
+    for cell in range(NUM_CELLS):
+        r, c = divmod(cell, 6)
+        x, y = gx + c * CELL, gy + r * CELL
+        t = int(s.cell_tile[row, p, cell])
+        if t >= 0:
+            draw_tile(draw, x, y, CELL, t, int(s.cell_rot[row, p, cell]))
+            continue
+        draw.rectangle([x, y, x + CELL, y + CELL], fill=EMPTY_RGB, outline=(190, 178, 150))
+        if data.BOARD_BANDEROLE[board, cell]:
+            draw.line([x + 12, y + 8, x + 12, y + 32], fill=INK, width=2)
+            draw.polygon([(x + 13, y + 8), (x + 30, y + 13), (x + 13, y + 19)], fill=SEAT_RGB[p], outline=INK)
+        if cell == shovel:
+            draw.line([x + 20, y + 6, x + 20, y + 24], fill=(110, 70, 30), width=3)
+            draw.polygon([(x + 13, y + 22), (x + 27, y + 22), (x + 27, y + 30), (x + 20, y + 35), (x + 13, y + 30)],
+                         fill=(150, 150, 160), outline=INK)
+    for side in range(4):
+        part = int(s.frame[row, p, side])
+        for j in range(2):
+            kind, pos = int(FRAME_TASKS[part, j, 0]), int(FRAME_TASKS[part, j, 1])
+            is_row, idx = (int(v) for v in TASK_LINE[side, pos])
+            mid = idx * CELL + CELL / 2
+            cx, cy = ((gx + mid, gy - 11), (gx + 6 * CELL + 11, gy + mid), (gx + mid, gy + 6 * CELL + 11),
+                      (gx - 11, gy + mid))[side]
+            done = bool(s.task_done[row, p, 2 * side + j])
+            colour = LABEL_RGB[TASK_KIND_LABEL[kind]]
+            draw.rectangle([cx - 9, cy - 9, cx + 9, cy + 9], fill=colour if done else (250, 250, 250), outline=colour, width=3)
+            text_rgb = (255, 255, 255) if done and kind not in (4, 8) else INK
+            draw.text((cx, cy), f"{KIND_CHAR[kind]}{int(FRAME_POSITION_VP[pos])}", fill=text_rgb, font=small, anchor="mm")
+    done = " ".join(f"{FEATURE_CHAR[k]}{int(n)}" for k, n in enumerate(s.completed[row, p]) if n)
+    draw.text((x0, gy + 6 * CELL + 26), f"board {board + 1}   {int(s.chimneys[row, p])} chimneys   completed: {done or '-'}",
+              fill=INK, font=small)
+
+
+def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
+    """(700, 1100, 3) uint8 picture of row `row`: the central board on the left (circle of depots with
+    the patricians, the tile being built, the bottom display, the scoring area with its discs, the
+    banderole track), every district on the right (public information only)."""
+    from PIL import Image, ImageDraw
+
+    s = state
+    P = game.num_players
+    img = Image.new("RGB", (WIDTH, HEIGHT), BG_RGB)
+    draw = ImageDraw.Draw(img)
+    font, small, big = _font(12), _font(10), _font(15)
+    scores = game.scores(core.take(s, [row]))[0]
+    dec = int(s.decision[row])
+    rnd = int(s.round[row])
+    where = "scoring" if rnd >= data.ROUNDS_PER_PHASE else f"round {rnd + 1}/7"
+    title = f"Carpe Diem  phase {int(s.phase[row]) + 1}/4  {where}"
+    status = "game over" if s.done[row] else f"player_{int(s.to_play[row])} to play: {DECISION_NAMES[dec]}"
+    draw.text((12, 8), title, fill=INK, font=big)
+    draw.text((12, 28), status, fill=INK, font=font)
+    # circle of depots
+    ccx, ccy, radius, mini = 240, 206, 118, 26
+    draw.ellipse([ccx - radius - 8, ccy - radius - 8, ccx + radius + 8, ccy + radius + 8], outline=(170, 150, 120), width=3)
+    for d in range(NUM_SPACES):
+        ang = -np.pi / 2 + 2 * np.pi * d / NUM_SPACES
+        dx, dy = ccx + radius * np.cos(ang), ccy + radius * np.sin(ang)
+        x, y = dx - mini - 1, dy - mini - 1
+        draw.rectangle([x - 3, y - 3, x + 2 * mini + 5, y + 2 * mini + 5], fill=(215, 200, 170), outline=INK)
+        for j in range(4):
+            t = int(s.depot[row, d, j])
+            tx, ty = x + (j % 2) * (mini + 2), y + (j // 2) * (mini + 2)
+            if t >= 0:
+                draw_tile(draw, tx, ty, mini, t, 0)
+        draw.text((x - 12, dy), str(d), fill=INK, font=big, anchor="mm")
+        ox, oy = ccx + (radius + 50) * np.cos(ang), ccy + (radius + 47) * np.sin(ang)
+        who = [p for p in range(P) if s.patrician[row, p] == d]
+        for i, p in enumerate(who):
+            px = ox - 8 * (len(who) - 1) + 16 * i
+            draw.ellipse([px - 7, oy - 7, px + 7, oy + 7], fill=SEAT_RGB[p], outline=INK)
+    t = int(s.tile_pending[row])
+    if t >= 0:
+        draw_tile(draw, ccx - 24, ccy - 24, 48, t, 0)
+        draw.text((ccx, ccy + 34), f"building {TILE_NAMES[t]}", fill=INK, font=small, anchor="mm")
+    # bottom display
+    y = 382
+    draw.text((12, y + 6), "display", fill=INK, font=font)
+    for i in range(data.DISPLAY_SLOTS):
+        x = 70 + i * 34
+        draw.rectangle([x - 1, y - 1, x + mini + 1, y + mini + 1], outline=(170, 150, 120))
+        tt = int(s.display[row, i])
+        if tt >= 0:
+            draw_tile(draw, x, y, mini, tt, 0)
+    # scoring area: 4 x 3 card slots, circle spaces between orthogonal neighbours
+    sx, sy, cw, chh, gapx, gapy = 16, 424, 122, 30, 36, 16
+
+    def slot_box(slot: int) -> tuple[float, float, float, float]:
+        r, c = divmod(slot, 3)
+        x = sx + c * (cw + gapx)
+        y = sy + r * (chh + gapy)
+        return x, y, x + cw, y + chh
+
+    for slot in range(data.NUM_CARD_SLOTS):
+        card = int(s.card_slot[row, slot])
+        box = slot_box(slot)
+        if card < 0:
+            draw.rectangle(box, outline=(200, 190, 170))
+            continue
+        red = bool(CARD_RED[card])
+        draw.rectangle(box, fill=(246, 210, 200) if red else (206, 232, 200), outline=(170, 40, 40) if red else (40, 120, 40),
+                       width=2)
+        draw.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), card_short(card), fill=INK, font=font, anchor="mm")
+    for sp in range(data.NUM_CIRCLE_SPACES):
+        a, c = (int(v) for v in CIRCLE_SLOTS[sp])
+        ba, bc = slot_box(a), slot_box(c)
+        if sp < 8:
+            cx, cy = (ba[2] + bc[0]) / 2, (ba[1] + ba[3]) / 2
+        else:
+            cx, cy = (ba[0] + ba[2]) / 2, (ba[3] + bc[1]) / 2
+        if not SPACE_USABLE[P, sp]:
+            continue
+        owner = int(s.circle_owner[row, sp])
+        fill = SEAT_RGB[owner] if owner >= 0 else (255, 255, 255)
+        width = 3 if sp == int(s.cur_space[row]) else 1
+        draw.ellipse([cx - 7, cy - 7, cx + 7, cy + 7], fill=fill, outline=INK, width=width)
+        if owner >= 0:
+            draw.text((cx, cy), str(int(s.circle_phase[row, sp]) + 1), fill=INK if owner in (2, 3) else (255, 255, 255),
+                      font=small, anchor="mm")
+    # banderole track 0..35
+    ty = 650
+    draw.text((12, ty - 26), "banderole track", fill=INK, font=font)
+    for sp in range(data.TRACK_SPACES):
+        x = 12 + sp * 13
+        draw.rectangle([x, ty, x + 12, ty + 12], fill=(250, 246, 236) if sp % 5 else (225, 212, 180), outline=(150, 130, 100))
+        if sp % 5 == 0:
+            draw.text((x + 6, ty + 20), str(sp), fill=INK, font=small, anchor="mm")
+    for p in range(P):
+        x = 12 + int(s.track[row, p]) * 13
+        y = ty - 6 - 7 * int(s.height[row, p])
+        draw.ellipse([x + 1, y - 3, x + 11, y + 5], fill=SEAT_RGB[p], outline=INK)
+    # districts, 2 x 2
+    for p in range(P):
+        x0 = 490 + 305 * (p % 2)
+        y0 = 10 + 345 * (p // 2)
+        _draw_district(draw, game, s, row, p, x0, y0, int(scores[p]))
+    return np.asarray(img, dtype=np.uint8)

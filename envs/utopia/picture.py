@@ -1,0 +1,135 @@
+"""The picture of a Utopia position: `render_rgb`, the rgb_array render, drawn with Pillow.
+
+Public information only (card counts, never their civilizations), unless `seat` names the seat whose own
+cards to show as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from meeple.envs.utopia import data
+from meeple.envs.utopia.data import (
+    CIV_NAMES, DECISION_NAMES, DISTRICT_CODES, DISTRICT_ISLAND, DISTRICT_SEA, DISTRICT_SECTOR, DISTRICT_VALUE,
+    ISLAND_NAMES, NUM_CIVS, NUM_ISLANDS, SECTOR_NAMES,
+)
+from meeple.envs.utopia.render import _ranking
+
+# --- the picture (rgb_array) -----------------------------------------------------------------------------
+
+WIDTH, HEIGHT = 1000, 720
+INK = (30, 30, 30)
+SEAT_COLOURS = ((200, 40, 40), (40, 90, 200), (30, 150, 60), (210, 160, 20), (140, 60, 170))
+CIV_COLOURS = ((90, 160, 80), (200, 120, 40), (220, 200, 90), (80, 150, 210), (200, 70, 90))
+ISLAND_COLOURS = ((245, 215, 195), (215, 235, 200), (225, 230, 245), (200, 225, 240))
+SEA_COLOUR = (170, 205, 230)
+# where each island's box sits and how many district columns it has (a schematic map, not the board)
+ISLAND_BOX = ((20, 150, 470, 250, 4), (510, 150, 470, 180, 3), (20, 420, 470, 180, 3), (510, 350, 470, 250, 3))
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def _district(draw: Any, s: Any, row: int, P: int, d: int, x: int, y: int, w: int, h: int, small: Any, tiny: Any) -> None:
+    in_play = bool(data.DISTRICT_IN_PLAY[P, d])
+    draw.rectangle([x, y, x + w, y + h], fill=(255, 255, 255) if in_play else (200, 200, 200), outline=INK)
+    label = f"{DISTRICT_CODES[d]}  {int(DISTRICT_VALUE[d])}"
+    if DISTRICT_SEA[d]:
+        label += f"  ship {SECTOR_NAMES[int(DISTRICT_SECTOR[d])]}"
+    draw.text((x + 4, y + 2), label, fill=INK, font=small)
+    civ, owner = int(s.mon_civ[row, d]), int(s.mon_owner[row, d])
+    if civ >= 0:  # the monument: its civilization's colour on the owner's base
+        draw.rectangle([x + w - 30, y + 4, x + w - 6, y + 28], fill=SEAT_COLOURS[owner], outline=INK)
+        draw.polygon([(x + w - 18, y + 7), (x + w - 27, y + 25), (x + w - 9, y + 25)], fill=CIV_COLOURS[civ], outline=INK)
+    yy = y + 20
+    for p in range(P):
+        xx = x + 4
+        for c in range(NUM_CIVS):
+            n = int(s.princes[row, p, c, d])
+            if n:  # a prince: a disc in the civilization's colour ringed in the player's, with the count
+                draw.ellipse([xx, yy, xx + 13, yy + 13], fill=CIV_COLOURS[c], outline=SEAT_COLOURS[p], width=3)
+                draw.text((xx + 15, yy + 1), str(n), fill=INK, font=tiny)
+                xx += 26
+        if xx > x + 4:
+            yy += 15
+
+
+def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
+    """(HEIGHT, WIDTH, 3) uint8: the islands with their districts (value, ship and sector, monument in its
+    civilization's colour on the owner's base, princes per player and civilization), wonders, the sea
+    sectors between the three lighthouses, the guests on display, the prestige scale and the score track."""
+    from PIL import Image, ImageDraw
+
+    s = state
+    P = game.num_players
+    img = Image.new("RGB", (WIDTH, HEIGHT), SEA_COLOUR)
+    draw = ImageDraw.Draw(img)
+    big, small, tiny = _font(18), _font(12), _font(10)
+    title = f"Utopia - round {int(s.round[row])}, phase {int(s.phase[row]) + 1}"
+    if s.done[row]:
+        title += " - truncated" if s.truncated[row] else " - game over"
+    else:
+        title += f" - player_{int(s.to_play[row])}: {DECISION_NAMES[int(s.decision[row])]}"
+    draw.text((20, 8), title, fill=INK, font=big)
+    # the sea sectors I..IV in a row from west to east, split by the lines of the three lighthouses
+    for k in range(data.NUM_SECTORS):
+        draw.text((20 + k * 245 + 100, 118), f"sector {SECTOR_NAMES[k]}", fill=INK, font=small)
+        if k:
+            x = 20 + k * 245
+            draw.ellipse([x - 7, 104, x + 7, 118], fill=(250, 240, 120), outline=INK)  # lighthouse
+            for y0 in range(120, HEIGHT - 110, 12):
+                draw.line([x, y0, x, y0 + 6], fill=(90, 120, 160), width=2)
+    for i in range(NUM_ISLANDS):
+        x0, y0, w, h, cols = ISLAND_BOX[i]
+        live = bool(data.ISLAND_IN_PLAY[P, i])
+        draw.rounded_rectangle([x0, y0, x0 + w, y0 + h], radius=12, fill=ISLAND_COLOURS[i] if live else (190, 190, 190),
+                               outline=INK, width=2)
+        owner = int(s.wonder_owner[row, i])
+        head = f"{ISLAND_NAMES[i]}" + ("" if live else " (out of play)")
+        draw.text((x0 + 8, y0 + 4), head, fill=INK, font=small)
+        # the wonder space: a star in the owner's colour once built
+        cx, cy = x0 + w - 20, y0 + 12
+        draw.regular_polygon((cx, cy, 9), 5, fill=SEAT_COLOURS[owner] if owner >= 0 else (255, 255, 255), outline=INK)
+        guests = [(c, int(s.display[row, i, c])) for c in range(NUM_CIVS) if s.display[row, i, c]]
+        gx = x0 + 80
+        for c, n in guests:  # guests by the island's ship
+            for _ in range(n):
+                draw.rectangle([gx, y0 + 5, gx + 10, y0 + 15], fill=CIV_COLOURS[c], outline=INK)
+                gx += 13
+        districts = np.flatnonzero(DISTRICT_ISLAND == i)
+        rows_n = (len(districts) + cols - 1) // cols
+        cw, ch = (w - 16) // cols, (h - 28) // rows_n
+        for k, d in enumerate(districts):
+            r, c = divmod(k, cols)
+            _district(draw, s, row, P, int(d), x0 + 8 + c * cw, y0 + 24 + r * ch, cw - 6, ch - 6, small, tiny)
+    # prestige scale and score track
+    y = HEIGHT - 100
+    draw.rectangle([0, y - 6, WIDTH, HEIGHT], fill=(245, 240, 225))
+    draw.text((20, y), "Prestige scale:", fill=INK, font=small)
+    for c in range(NUM_CIVS):
+        v = int(s.scale[row, c])
+        x = 120 + (v - 1) * 70
+        draw.rectangle([x, y - 2, x + 62, y + 14], fill=CIV_COLOURS[c], outline=INK)
+        draw.text((x + 4, y), f"{v} {CIV_NAMES[c]}", fill=INK, font=small)
+    draw.text((20, y + 24), "Score track:", fill=INK, font=small)
+    top = max(50, int(s.score[row, :P].max()))
+    draw.line([120, y + 62, 120 + 800, y + 62], fill=INK, width=2)
+    draw.line([120 + 800 * 50 // top, y + 24, 120 + 800 * 50 // top, y + 66], fill=(200, 0, 0), width=2)
+    for k, p in enumerate(_ranking(s, row, P)):
+        x = 120 + 800 * int(s.score[row, p]) // top
+        yy = y + 24 + 8 * k
+        draw.ellipse([x - 6, yy, x + 6, yy + 12], fill=SEAT_COLOURS[p], outline=INK)
+    legend = "   ".join(f"player_{p} {int(s.score[row, p])}" for p in _ranking(s, row, P))
+    draw.text((560, y), legend, fill=INK, font=small)
+    for p in range(P):
+        draw.rectangle([560 + p * 85, y + 70, 572 + p * 85, y + 82], fill=SEAT_COLOURS[p], outline=INK)
+        draw.text((576 + p * 85, y + 70), f"player_{p}", fill=INK, font=tiny)
+    return np.asarray(img, dtype=np.uint8)
