@@ -12,6 +12,8 @@ model.zip>, human. Every line-up of agents plays every seating of each deal, and
 share one chance stream (duplicate seeding), so seat order and dice luck cancel out; the schedule,
 the win-rate matrix and the ratings are defined in `agents/tournament.py`. A win rate is the fraction
 of an agent's games won by one of its seats (shared 1/k when k seats tie); mean scores are per seat.
+`--record DIR` also writes every game as a small replayable JSON record (`meeple.envs.record`: the
+chance stream, the moves, the agents and the result), which `meeple serve --records DIR` shows.
 Results go to a JSON file (runs/eval/<game>-<time>.json unless --json) and a PNG beside it: OpenSkill
 ratings with intervals on the left, the head-to-head matrix on the right. With a `human` agent one
 game is played at the terminal (--games is ignored; the person sits in the seat of its place in
@@ -67,6 +69,8 @@ class Args:
     """write the JSON and the PNG (--no-save only prints)"""
     progress: bool = True
     """show a progress bar over games (--no-progress hides it)"""
+    record: str | None = None
+    """write every game as a replayable JSON record into this folder (meeple.envs.record)"""
 
 
 def rating_text(agent: dict) -> str:
@@ -203,6 +207,11 @@ def validate_args(args: Args) -> None:
         raise ArgsError("--agents needs at least one agent spec")
     variant = check_game(args.game, args.num_players, args.variant)
     check_agent_specs("--agents", args.agents, args.game, args.num_players, variant)
+    if args.record is not None:
+        folder = Path(args.record)
+        if not args.record or folder.exists() and not folder.is_dir():
+            raise ArgsError(f"--record {args.record!r}: not a folder")
+        check_output_path("--record", folder / "x.json")
     if args.save and "human" not in args.agents:  # a human game saves nothing
         check_output_path("--json", Path(args.json or "runs/eval/x.json"))  # before with_suffix, which needs a name
         path, plot = output_paths(args)
@@ -224,7 +233,7 @@ def main(args: Args) -> dict | None:
     start = time.perf_counter()
     result = run_tournament(args.game, list(args.agents), args.num_players, args.games, args.seed, variant,
                             args.progress, seating=args.seating, duplicate=args.duplicate,
-                            batch_size=args.batch_size or None)
+                            batch_size=args.batch_size or None, record=args.record is not None)
     result["seconds"] = round(time.perf_counter() - start, 3)
     result["args"] = vars(args)
 
@@ -246,8 +255,25 @@ def main(args: Args) -> dict | None:
             print(f"\nwrote {path} and {plot}")
         except ImportError:  # matplotlib is in the `eval` extra
             print(f"\nwrote {path} (no plot: pip install matplotlib)")
+    if args.record is not None:
+        print(f"wrote {write_records(args, variant, result)} game records to {args.record}")
     print(json.dumps({k: v for k, v in result.items() if k not in ("per_game", "pairwise")}))
     return result
+
+
+def write_records(args: Args, variant: dict, result: dict) -> int:
+    """One record file per game (`<game>-<players>p-seed<seed>-<index>.json`); returns how many."""
+    from meeple.envs.record import records_from_games, save_record
+
+    labels = [a["name"] for a in result["agents"]]
+    config = {"num_players": args.num_players, **variant}
+    meta = {"source": "meeple evaluate", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    records = records_from_games(args.game, config, args.seed, result, labels, meta)
+    folder = Path(args.record)
+    width = len(str(len(records) - 1))
+    for i, record in enumerate(records):
+        save_record(record, folder / f"{args.game}-{args.num_players}p-seed{args.seed}-{i:0{width}d}.json")
+    return len(records)
 
 
 def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:

@@ -138,3 +138,21 @@ def test_live_game_refuses_bad_moves_and_changes_nothing():
         LiveGame("go")
     with pytest.raises(ValueError, match="seed"):
         LiveGame("hadara", seed=-3)
+
+
+def test_evaluate_record_writes_one_replayable_file_per_game(tmp_path, capsys):
+    from meeple.cli.evaluate import run_cli
+
+    folder = tmp_path / "records"
+    code = run_cli(["--game", "utopia", "--agents", "heuristic", "random", "--games", "2", "--no-save",
+                    "--no-progress", "--record", str(folder)])
+    assert code == 0
+    files = sorted(folder.glob("*.json"))
+    assert [f.name for f in files] == ["utopia-2p-seed0-0.json", "utopia-2p-seed0-1.json"]
+    for f in files:
+        record = load_record(f)
+        assert sorted(record.agents) == ["heuristic", "random"]
+        assert replay(record).scores()[-1].tolist() == record.scores
+    (tmp_path / "file").write_text("x")
+    assert run_cli(["--games", "2", "--no-save", "--record", str(tmp_path / "file")]) == 2
+    assert "--record" in capsys.readouterr().err
