@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 import torch as th
 
 from meeple.envs import default_encoder, make
@@ -185,7 +186,7 @@ def imitation_loss(policy: Any, data: dict[str, np.ndarray], idx: np.ndarray,
 
 def imitation_train(policy: Any, data: dict[str, np.ndarray], epochs: int, batch_size: int = 1024,
                     lr: float = 1e-3, vf_coef: float = 0.5, max_grad_norm: float = 1.0, seed: int = 0,
-                    log: Any = print) -> dict[str, float]:
+                    log: Any = print, progress: bool = False) -> dict[str, float]:
     """Behaviour cloning (+ value regression) of a MaskablePPO policy's own modules on demonstrations.
 
     A fresh Adam (the policy's PPO optimizer keeps its state), its step size decayed linearly. Returns the last epoch's mean losses
@@ -196,6 +197,7 @@ def imitation_train(policy: Any, data: dict[str, np.ndarray], epochs: int, batch
     n = len(data["action"])
     policy.set_training_mode(True)
     stats: dict[str, float] = {}
+    bar = tqdm(total=epochs * -(-n // batch_size), desc="imitation: training", unit="batch", disable=not progress)
     for epoch in range(epochs):
         for group in optimizer.param_groups:  # linear decay to lr / epochs in the last epoch
             group["lr"] = lr * (1 - epoch / epochs)
@@ -209,9 +211,12 @@ def imitation_train(policy: Any, data: dict[str, np.ndarray], epochs: int, batch
             for k in sums:
                 sums[k] += parts[k]
             batches += 1
+            bar.update(1)
         stats = {k: v / max(batches, 1) for k, v in sums.items()}
-        if log is not None:
+        bar.set_postfix(epoch=epoch + 1, ce=round(stats["ce"], 4))
+        if log is not None and not progress:  # the bar shows the same
             log(f"[imitation] epoch {epoch + 1}/{epochs} ce={stats['ce']:.4f} value_mse={stats['value_mse']:.4f}")
+    bar.close()
     policy.set_training_mode(False)
     with th.inference_mode():
         correct = 0
@@ -240,7 +245,8 @@ def imitation_steps(policy: Any, optimizer: Any, data: dict[str, np.ndarray], n_
     return parts
 
 
-def evaluate_policy(policy: Any, game: Any, game_name: str, opponents: Any, n_games: int, seed: int) -> dict:
+def evaluate_policy(policy: Any, game: Any, game_name: str, opponents: Any, n_games: int, seed: int,
+                    progress: bool = False) -> dict:
     """{opponent spec: win_rate, win_ci95, mean_score, mean_return} of the deterministic `policy`.
 
     `n_games` seeded `play_games` per opponent spec (seed + 1000 * (k + 1) for the k-th), learner
@@ -253,13 +259,13 @@ def evaluate_policy(policy: Any, game: Any, game_name: str, opponents: Any, n_ga
     results = {}
     for k, spec in enumerate(opponents):
         agents = [learner] + [make_agent(spec, game_name)] * (game.num_players - 1)
-        summary = play_games(game, agents, n_games, seed=seed + 1000 * (k + 1))["agents"][0]
+        summary = play_games(game, agents, n_games, seed=seed + 1000 * (k + 1), progress=progress)["agents"][0]
         results[spec] = {key: summary[key] for key in ("win_rate", "win_ci95", "mean_score", "mean_return")}
     return results
 
 
 def warm_start(policy: Any, env: Any, teacher: Any, n_steps: int, epochs: int, gamma: float, batch_size: int = 1024,
-               lr: float = 1e-3, vf_coef: float = 0.5, seed: int = 0) -> dict[str, float]:
+               lr: float = 1e-3, vf_coef: float = 0.5, seed: int = 0, progress: bool = False) -> dict[str, float]:
     """Kickstart `policy` from `teacher`: `collect_demonstrations` in the self-play `env`, then `imitation_train`.
 
     Returns the training stats plus transitions, collect_s and total_s (wall-clock seconds).
@@ -269,8 +275,8 @@ def warm_start(policy: Any, env: Any, teacher: Any, n_steps: int, epochs: int, g
     from meeple.envs.selfplay import collect_demonstrations
 
     t0 = time.perf_counter()
-    demos = collect_demonstrations(env, teacher, n_steps, gamma, seed=seed)
+    demos = collect_demonstrations(env, teacher, n_steps, gamma, seed=seed, progress=progress)
     collect_s = time.perf_counter() - t0
-    stats = imitation_train(policy, demos, epochs, batch_size, lr, vf_coef, seed=seed)
+    stats = imitation_train(policy, demos, epochs, batch_size, lr, vf_coef, seed=seed, progress=progress)
     stats.update(transitions=len(demos["action"]), collect_s=round(collect_s, 2), total_s=round(time.perf_counter() - t0, 2))
     return stats

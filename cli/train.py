@@ -39,7 +39,8 @@ import torch
 import tyro
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import HParam, configure
+from tqdm.auto import tqdm
 
 from meeple.agents import make_agent
 from meeple.agents.io import ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game, check_range
@@ -68,7 +69,8 @@ class Args:
     torch_threads: int = 1
     """torch intra-op threads: a small MLP gains little from more, and the env needs a core too"""
     progress_bar: bool = True
-    """show SB3's progress bar (tqdm + rich)"""
+    """progress bars: the imitation phases, PPO (sized to whichever of --total-timesteps and the time limit
+    ends the run first) and each evaluation"""
     checkpoint_minutes: float = 5.0
     """save <name>/checkpoint.zip at the first rollout end after every this many minutes (0 = not by time)"""
     checkpoint_rollouts: int = 0
@@ -186,11 +188,13 @@ class SelfPlayCallback(BaseCallback):
         self.eval_s = self.rollout_s = 0.0
         self.rollout_start = self.rollout_end = self.env_s_start = self.eval_at_rollout_start = 0.0
         self.stopped_by_time = False
+        self.bar: RunBar | None = None
 
     def run_eval(self) -> None:
         t0 = time.perf_counter()
         a = self.args
-        results = evaluate_policy(self.model.policy, self.game, a.game, a.eval_opponents, a.eval_games, a.seed)
+        results = evaluate_policy(self.model.policy, self.game, a.game, a.eval_opponents, a.eval_games, a.seed,
+                                  progress=a.progress_bar)
         self.eval_s += time.perf_counter() - t0
         point = {"timesteps": self.num_timesteps, "wall_time_s": round(time.perf_counter() - self.t_start, 2),
                  "train_time_s": round(time.perf_counter() - self.t_start - self.eval_s, 2), **results}
@@ -205,7 +209,16 @@ class SelfPlayCallback(BaseCallback):
         print(f"[eval] step {self.num_timesteps} t={point['wall_time_s']}s win rate: {rates}", flush=True)
 
     def _on_training_start(self) -> None:
+        # every argument beside the evaluation metrics, so TensorBoard's HPARAMS tab compares runs
+        metrics = {f"eval/win_rate_vs_{spec}": 0.0 for spec in self.args.eval_opponents}
+        self.logger.record("hparams", HParam(hyperparameters(self.args), metrics or {"rollout/ep_rew_mean": 0.0}),
+                           exclude=("stdout", "log", "json", "csv"))
         self.run_eval()  # the untrained baseline at step 0
+        self.bar = RunBar(self.args.total_timesteps, self.t_start, self.deadline, self.args.progress_bar)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
     def bc_step(self) -> None:
         """--bc-batches cloning steps (own Adam) on the last rollout's teacher labels, weighted by bc_coef."""
@@ -265,10 +278,56 @@ class SelfPlayCallback(BaseCallback):
             self.next_snapshot += self.args.snapshot_every
         if self.num_timesteps >= self.next_eval:
             self.run_eval()
+        if self.bar is not None:
+            self.bar.update(self.num_timesteps)
         if time.perf_counter() > self.deadline:
             self.stopped_by_time = True
             return False
         return True
+
+
+class RunBar:
+    """The PPO phase's progress bar, sized to what ends the run: the share done is the larger of
+    timesteps / --total-timesteps and elapsed / time limit, so the bar reaches 100% when the run ends,
+    whichever limit ends it (SB3's own bar counts timesteps only, and sits at a few percent when the
+    time limit stops a long --total-timesteps run). Shown in permille with both counts beside it."""
+
+    def __init__(self, total_timesteps: int, t_start: float, deadline: float, enabled: bool) -> None:
+        self.total, self.t_start, self.deadline = total_timesteps, t_start, deadline
+        self.bar = tqdm(total=1000, desc="", unit="‰", disable=not enabled, leave=True,
+                        bar_format="ppo: {percentage:3.0f}%|{bar}| {desc}")
+
+    def update(self, timesteps: int) -> None:
+        now = time.perf_counter()
+        by_steps = timesteps / self.total
+        by_time = (now - self.t_start) / max(self.deadline - self.t_start, 1e-9) if self.deadline < float("inf") else 0.0
+        done = min(1.0, max(by_steps, by_time))
+        n = int(done * 1000)
+        if n > self.bar.n:
+            self.bar.update(n - self.bar.n)
+        limit = "time" if by_time > by_steps else "steps"
+        clock = _clock(now - self.t_start)
+        if self.deadline < float("inf"):
+            clock += f"/{_clock(self.deadline - self.t_start)}"
+        self.bar.set_description_str(f"{timesteps:,}/{self.total:,} steps, {clock}, ends by {limit}", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _clock(seconds: float) -> str:
+    """h:mm:ss or m:ss."""
+    m, s = divmod(int(seconds), 60)
+    return f"{m // 60}:{m % 60:02d}:{s:02d}" if m >= 60 else f"{m}:{s:02d}"
+
+
+def hyperparameters(args: Args) -> dict:
+    """The run's arguments as TensorBoard hyperparameters (scalars and strings only)."""
+    out = {}
+    for key, value in asdict(args).items():
+        out[key] = value if isinstance(value, (bool, int, float, str)) else " ".join(map(str, value)) \
+            if isinstance(value, (list, tuple)) else str(value)
+    return out
 
 
 def save_model(model: MaskablePPO, path: Path) -> None:
@@ -383,7 +442,7 @@ def train(args: Args, stop: StopRequest) -> dict:
         if args.imitation_steps > 0:
             imitation = warm_start(model.policy, env, make_agent(args.teacher, args.game), args.imitation_steps,
                                    args.imitation_epochs, args.gamma, args.imitation_batch_size, args.imitation_lr,
-                                   args.vf_coef, seed=args.seed)
+                                   args.vf_coef, seed=args.seed, progress=args.progress_bar)
             print(f"[imitation] {imitation}", flush=True)
             env.timing.update({k: 0 for k in env.timing})  # the timings below are PPO's
 
@@ -391,7 +450,7 @@ def train(args: Args, stop: StopRequest) -> dict:
 
         # --- learn (a first signal ends it at the next step, see SelfPlayCallback._on_step) ---
         stop.immediate = False
-        model.learn(total_timesteps=args.total_timesteps, callback=callback, progress_bar=args.progress_bar)
+        model.learn(total_timesteps=args.total_timesteps, callback=callback)  # the bar is RunBar's
     except Interrupted:
         pass  # a second signal (or one during the warm start): save what there is
     learn_s = time.perf_counter() - t0 - imitation.get("total_s", 0.0) - callback.eval_s

@@ -25,6 +25,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from tqdm.auto import tqdm
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
@@ -208,7 +209,7 @@ class SelfPlayVecEnv(VecEnv):
 
 
 def collect_demonstrations(env: SelfPlayVecEnv, teacher: Any, n_steps: int, gamma: float,
-                           seed: int = 0) -> dict[str, np.ndarray]:
+                           seed: int = 0, progress: bool = False) -> dict[str, np.ndarray]:
     """About `n_steps` learner-seat transitions of `env` with `teacher` choosing the learner's actions.
 
     The env plays as in training (same rows, seats and opponent pool); only the learner's moves come
@@ -227,7 +228,7 @@ def collect_demonstrations(env: SelfPlayVecEnv, teacher: Any, n_steps: int, gamm
     act_buf = np.empty((T, B), dtype=np.int64)
     rew_buf = np.empty((T, B), dtype=np.float32)
     done_buf = np.empty((T, B), dtype=bool)
-    for t in range(T):
+    for t in tqdm(range(T), desc="imitation: teacher games", unit="step", unit_scale=B, disable=not progress):
         obs_buf[t], mask_buf[t] = obs, env.action_masks()
         act_buf[t] = teacher.act(env.game, env.state, rng)
         obs, rew_buf[t], done_buf[t], _ = env.step(act_buf[t])

@@ -93,6 +93,28 @@ def test_train_with_imitation_warm_start(tmp_path):
     assert summary["curve"][0]["wall_time_s"] >= imitation["total_s"]  # the curve's clock includes the warm start
 
 
+@needs_training_extras
+def test_train_progress_bars_and_hyperparameters(tmp_path):
+    """Every phase has a bar; the PPO bar is sized to what ends the run (here the time limit, long before
+    --total-timesteps), so it ends at 100% "by time"; the arguments are TensorBoard hyperparameters."""
+    cmd = [sys.executable, str(ROOT / "train.py"), "--game", GAME, "--run-dir", str(tmp_path), "--exp-name", "bars",
+           *TINY, "--progress-bar", "--imitation-steps", "512", "--imitation-epochs", "1",
+           "--total-timesteps", "10_000_000", "--time-limit-minutes", "0.15"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    err = proc.stderr.replace("\r", "\n")
+    for phase in ("imitation: teacher games", "imitation: training", "ppo:"):
+        assert phase in err, phase
+    assert "ppo: 100%" in err and "ends by time" in err
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "bars" / "tb"), size_guidance={"tensors": 0})
+    events.Reload()
+    plugins = events.PluginTagToContent("hparams")
+    session = next(v for k, v in plugins.items() if k == "_hparams_/session_start_info")
+    assert b"total_timesteps" in session and b"learning_rate" in session
+
+
 # --- bad arguments: exit code 2 and one line naming the option, before any work (nothing is written) ---
 
 TRAIN_BAD = [  # (arguments, text the message must contain); each process pays ~5 s of imports (torch)
