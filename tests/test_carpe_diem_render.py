@@ -36,7 +36,7 @@ def test_score_sheet_has_every_district_and_changes_after_a_placement(game):
     state = game.init(rng, 1)
     while state.decision[0] != data.DEC_PLACE:
         state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
-    text = game.render_text(state)
+    text = render.score_sheet(game, state, detail=True)
     for p in range(3):
         assert f"player_{p}" in text
     assert text.count("    +----+----+----+----+----+----+") == 3 * 7  # a 6 x 6 grid per player
@@ -46,10 +46,11 @@ def test_score_sheet_has_every_district_and_changes_after_a_placement(game):
     action = data.ACTION_PLACE + 4 * shovel  # the first tile goes on the shovel cell
     assert game.legal_action_mask(state)[0, action]
     after = game.step(state, np.array([action]), rng)
-    assert game.render_text(after) != text
+    assert render.score_sheet(game, after, detail=True) != text
     t = int(state.tile_pending[0])
     lines = render._cell_lines(t, 0, False, True)
-    assert any(line in game.render_text(after) for line in lines if line.strip())
+    assert any(line in render.score_sheet(game, after, detail=True) for line in lines if line.strip())
+    assert data.TILE_NAMES[t] in game.render_text(after)  # the default view names the tile in its district grid
 
 
 def test_score_sheet_hides_fountain_kinds(game):

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from meeple.envs import core
+from meeple.envs.textview import fit_width
 from meeple.envs.attika import data, kernels
 from meeple.envs.attika.data import (
     ACTION_AMPHORA_CARD, ACTION_END_TURN, ACTION_PAY, ACTION_REVEAL, ACTION_ROTATE, ACTION_SELECT, ACTION_SLOT,
@@ -306,7 +307,7 @@ def map_lines(state: Any, row: int) -> list[str]:
     return lines
 
 
-def _player_lines(game: Any, state: Any, row: int, p: int, seat: int | None) -> list[str]:
+def _player_lines(game: Any, state: Any, row: int, p: int, seat: int | None, detail: bool = True) -> list[str]:
     s = state
     marks = []
     if p == int(s.start_player[row]):
@@ -319,9 +320,14 @@ def _player_lines(game: Any, state: Any, row: int, p: int, seat: int | None) -> 
     hand = f"{cards_text(s.hand[row, p])} ({n_cards} cards)" if seat == p else f"{n_cards} cards"
     stacks = " ".join(str(int(s.stack_size[row, p, k])) for k in range(NUM_STACKS))
     groups = ", ".join(GROUP_NAMES[g] for g in range(data.NUM_GROUPS) if s.rewarded[row, p, g]) or "-"
+    head = (f"player_{p}" + (f" ({', '.join(marks)})" if marks else "")
+            + f": {int(s.placed[row, p])}/{BUILDINGS_PER_PLAYER} buildings placed, {int(s.settlements[row, p])} settlements")
+    if not detail:  # the terminal view: three lines per player
+        return [head + f"; groups rewarded: {groups}",
+                f"  hand {hand}; amphorae {int(s.amphorae[row, p])}; stacks (main, 1, 2, 3) {stacks}",
+                f"  display: {display_text(s, row, p)}"]
     return [
-        f"player_{p}" + (f" ({', '.join(marks)})" if marks else "")
-        + f": {int(s.placed[row, p])}/{BUILDINGS_PER_PLAYER} buildings placed, {int(s.settlements[row, p])} settlements",
+        head,
         f"  hand {hand}; amphorae {int(s.amphorae[row, p])}; stacks (main, 1, 2, 3) {stacks}",
         f"  display: {display_text(s, row, p)}",
         f"  groups rewarded: {groups}",
@@ -343,9 +349,12 @@ def status_text(state: Any, row: int, max_rounds: int) -> str:
     return text
 
 
-def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
     """The map, every player and the supplies. Public information only, unless `seat` names the seat
-    whose own cards to show (its view)."""
+    whose own cards to show (its view).
+
+    The default view fits a terminal (three lines per player, no blank lines, long lines wrapped to
+    `textview.TERMINAL_WIDTH`); `detail=True` gives four lines per player, unwrapped."""
     s = state
     P = game.num_players
     lines = [f"Attika — {P} players, round {int(s.round[row]) + 1}/{game.config.max_rounds}",
@@ -364,16 +373,18 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
     if x >= 0:
         centre = int(s.pending_slot[row])
         lines.append(f"face-up tile: {tile_text(x)}" + (f", centre {hex_text(centre)} chosen" if centre >= 0 else ""))
-    lines.append("")
+    if detail:
+        lines.append("")
     lines.extend(map_lines(s, row))
-    lines.append("")
+    if detail:
+        lines.append("")
     for p in range(P):
-        lines.extend(_player_lines(game, s, row, p, seat))
+        lines.extend(_player_lines(game, s, row, p, seat, detail))
     tiles = s.tile_state[row]
     lines.append(f"supply: amphorae {int(s.amphora_supply[row])}; draw pile {int(s.draw_pile[row].sum())} cards; "
                  f"discard {cards_text(s.discard[row])}; tile stack {int((tiles == TILE_STACK).sum())}, "
                  f"placed {int((tiles == TILE_PLACED).sum())}, removed {int((tiles == data.TILE_REMOVED).sum())}")
-    return "\n".join(lines)
+    return "\n".join(lines if detail else fit_width(lines))
 
 
 # chance outcomes narrated by golden playthroughs (envs/playthrough.py): the building a reveal turns

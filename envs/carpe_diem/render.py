@@ -24,6 +24,7 @@ import numpy as np
 
 from meeple.envs import core
 from meeple.envs.carpe_diem import data, kernels
+from meeple.envs.textview import fit_width
 from meeple.envs.carpe_diem.data import (
     ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
     ACTION_PLACE, ACTION_RETURN, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE, CARD_GAIN,
@@ -383,8 +384,14 @@ def _scoring_area(game: Any, state: Any, row: int) -> list[str]:
     return lines
 
 
-def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
-    """Central board, scoring area, track and every district (public information only)."""
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
+    """Central board, scoring area, track and every district: public information only, plus with
+    `seat=p` that player's own fountain cards (held, returned, a draw in progress).
+
+    The default view fits a terminal (`compact_sheet`); `detail=True` gives the full sheet with every
+    district as a text grid beside its player's details."""
+    if not detail:
+        return compact_sheet(game, state, row, seat)
     s = state
     P = game.num_players
     scores = game.scores(core.take(s, [row]))[0]
@@ -432,7 +439,113 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
             left = grid[i] if i < len(grid) else ""
             right = info[i] if i < len(info) else ""
             lines.append(f"{left:<{width}}  {right}".rstrip())
+        if p == seat:
+            lines.extend(own_fountain_lines(s, row, p))
     return "\n".join(lines)
+
+
+def own_fountain_lines(state: Any, row: int, p: int) -> list[str]:
+    """Player p's private fountain cards: held, returned, and a draw in progress (its to_play only)."""
+    s = state
+    held = [f"{int(n)}x {FOUNTAIN_TEXT[k]}" for k, n in enumerate(s.fountain_hand[row, p]) if n]
+    lines = ["your fountain cards: " + ("; ".join(held) or "none")]
+    returned = [f"{int(n)}x {FOUNTAIN_TEXT[k]}" for k, n in enumerate(s.fountain_returned[row, p]) if n]
+    if returned:
+        lines.append("you returned: " + "; ".join(returned))
+    if int(s.to_play[row]) == p and s.fountain_drawn[row, 0] >= 0:
+        lines.append("you drew: " + "; ".join(FOUNTAIN_TEXT[int(k)] for k in s.fountain_drawn[row] if k >= 0))
+    return lines
+
+
+def tile_short(t: int) -> str:
+    """At most 18 characters: 'L18:VV......,M,2ch' (the 8 ports N E S W, then market/bakery/fountain
+    M B F and the chimneys, each only when present)."""
+    text = f"{TILE_NAMES[t]}:" + "".join(LABEL_CHARS[int(x)] for x in ROT_PORTS[t, 0])
+    if TILE_CENTRE[t]:
+        text += "," + " MBF"[int(TILE_CENTRE[t])]
+    if TILE_CHIMNEYS[t]:
+        text += f",{int(TILE_CHIMNEYS[t])}ch"
+    return text
+
+
+def _mini_cell(state: Any, row: int, p: int, cell: int) -> str:
+    """Three characters for one district cell: the tile's name, or `f` (banderole), `s` (shovel), `.`."""
+    t = int(state.cell_tile[row, p, cell])
+    if t >= 0:
+        return TILE_NAMES[t]
+    board = int(state.board[row, p])
+    return " f " if data.BOARD_BANDEROLE[board, cell] else " s " if cell == int(data.BOARD_SHOVEL[board]) else " . "
+
+
+def compact_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
+    """The terminal-sized sheet: the depots and the display as short tile texts (`tile_short`), the
+    scoring area as in the detail view, two lines per player and every district as a 6 x 6 grid of
+    tile names side by side (`f` banderole, `s` shovel, `.` empty); `seat=p` adds that player's own
+    fountain cards."""
+    s = state
+    P = game.num_players
+    scores = game.scores(core.take(s, [row]))[0]
+    dec = int(s.decision[row])
+    phase, rnd = int(s.phase[row]), int(s.round[row])
+    where = "scoring round" if rnd >= data.ROUNDS_PER_PHASE else f"round {rnd + 1}/7"
+    lines = [f"Carpe Diem — {P} players, phase {phase + 1}/4, {where}"]
+    if s.done[row]:
+        lines.append("Game over; final VP " + ", ".join(f"player_{p} {int(scores[p])}" for p in range(P)))
+    else:
+        lines.append(f"player_{int(s.to_play[row])} to play: {DECISION_NAMES[dec]}; start player player_{int(s.start_player[row])}")
+    t = int(s.tile_pending[row])
+    if t >= 0:
+        lines.append(f"tile to build: {tile_text(t)}")
+    if int(s.cur_space[row]) >= 0:
+        sp = int(s.cur_space[row])
+        a, c = (int(x) for x in CIRCLE_SLOTS[sp])
+        first, second = (c, a) if s.first_high[row] else (a, c)
+        lines.append(f"scoring on circle space {sp}: {card_text(int(s.card_slot[row, first]))} then "
+                     f"{card_text(int(s.card_slot[row, second]))}" + (f"; units {int(s.units[row])}" if dec == data.DEC_CARD_BREAD else ""))
+    empty = []  # depots without tiles share one line, with the patricians standing there
+    for d in range(NUM_SPACES):
+        who = [f"p{p}" for p in range(P) if s.patrician[row, p] == d]
+        if (s.depot[row, d] < 0).all():
+            empty.append(f"{d}" + (f" (<- {' '.join(who)})" if who else ""))
+            continue
+        slots = "  ".join((tile_short(int(x)) if x >= 0 else "--") for x in s.depot[row, d])
+        lines.append(f"depot {d}: {slots}" + (f"  <- {' '.join(who)}" if who else ""))
+    if empty:
+        lines.append("empty depots: " + ", ".join(empty))
+    disp = [f"{i}={tile_short(int(x))}" for i, x in enumerate(s.display[row]) if x >= 0]
+    lines.append("display: " + (", ".join(disp) if disp else "empty"))
+    locs = s.tile_loc[row]
+    light = int((locs[:data.NUM_LIGHT] == kernels.LOC_SUPPLY).sum())
+    dark = int((locs[data.NUM_LIGHT:] == kernels.LOC_SUPPLY).sum())
+    stacks = []
+    for sp in sorted({int(x) for x in s.track[row, :P]}, reverse=True):
+        who = sorted((p for p in range(P) if s.track[row, p] == sp), key=lambda p: -int(s.height[row, p]))
+        stacks.append(f"{sp}: " + "/".join(f"p{p}" for p in who))
+    lines.append(f"supply {light} light, {dark} dark; banderole track (top first) " + "; ".join(stacks))
+    lines.extend(_scoring_area(game, s, row))
+    parts = game.score_parts(core.take(s, [row]))
+    for p in range(P):
+        marks = [m for m, on in (("start", p == int(s.start_player[row])), ("to play", p == int(s.to_play[row]) and not s.done[row]),
+                                 ("you", p == seat)) if on]
+        goods = " ".join(f"{GOOD_NAMES[g]} {int(s.goods[row, p, g])}" for g in range(NUM_GOODS))
+        pat = int(s.patrician[row, p])
+        discs = [f"{sp}" for sp in range(data.NUM_CIRCLE_SPACES) if s.circle_owner[row, sp] == p]
+        lines.append(f"player_{p}" + (f" ({', '.join(marks)})" if marks else "")
+                     + f": VP {int(scores[p])} = cards {int(parts['vp_cards'][0, p])} track {int(parts['track'][0, p])} "
+                     f"tasks {int(parts['tasks'][0, p])} villas {int(parts['villas'][0, p])}; on space {int(s.track[row, p])}; "
+                     f"patrician {pat if pat >= 0 else '-'}; discs {','.join(discs) or '-'}")
+        lines.append(f"  {goods}; coins {int(s.coins[row, p])} bread {int(s.bread[row, p])} stored {int(s.stored[row, p])}; "
+                     f"fountain cards {int(s.fountain_hand[row, p].sum())}; chimneys {int(s.chimneys[row, p])}")
+        if p == seat:  # the seat's own fountain cards, by kind (each scores 2 VP per feature of its kind)
+            held = ", ".join(f"{int(n)}x {FEATURE_NAMES[k]}" for k, n in enumerate(s.fountain_hand[row, p]) if n) or "none"
+            returned = ", ".join(f"{int(n)}x {FEATURE_NAMES[k]}" for k, n in enumerate(s.fountain_returned[row, p]) if n)
+            drawn = ", ".join(FEATURE_NAMES[int(k)] for k in s.fountain_drawn[row] if k >= 0) if int(s.to_play[row]) == p else ""
+            lines.append(f"  your fountain cards (2 VP per feature): {held}" + (f"; returned {returned}" if returned else "")
+                         + (f"; drawing {drawn}" if drawn else ""))
+    lines.append("  ".join(f"player_{p} district".ljust(23) for p in range(P)).rstrip())
+    for r in range(6):
+        lines.append("  ".join(" ".join(_mini_cell(s, row, p, 6 * r + c) for c in range(6)) for p in range(P)))
+    return "\n".join(fit_width(lines))
 
 
 # chance outcomes narrated by golden playthroughs (envs/playthrough.py): setup deals, the depot tiles

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from meeple.envs.hadara import data, kernels
+from meeple.envs.textview import fit_width
 from meeple.envs.hadara.data import (
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
     ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, CARD_NAMES, COLOUR_LETTERS,
@@ -124,8 +125,12 @@ def _seal_prices(state: Any, row: int, p: int) -> tuple[int, int]:
     return int(silver), int(gold)
 
 
-def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
-    """Every player's board, the piles and the section (public information only)."""
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
+    """Every player's board, the piles and the section: public information only, plus with `seat=p`
+    that player's own secrets (its drawn pair, its pending commitment, the cards of its face-down sales).
+
+    The default view fits a terminal (board, inner stacks and colony stacks share a line; long lines
+    are wrapped to `textview.TERMINAL_WIDTH`); `detail=True` gives one item per line, unwrapped."""
     s = state
     P = game.num_players
     vp = game.scores(state)[row]
@@ -142,15 +147,25 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
         lines.append(f"player_{int(s.to_play[row])} to play; start player player_{int(s.start_player[row])}"
                      + (f"; wheel rotation {int(s.rotation[row])}" if s.rotation[row] >= 0 else ""))
     board = " ".join(COLOUR_LETTERS[int(c)] for c in s.board_order[row])
-    lines.append(f"board (positions 0-4): {board}")
     inner = " ".join(f"{COLOUR_LETTERS[c]}:{int(s.inner_count[row, c])}" for c in range(5))
-    lines.append(f"inner stacks (face down): {inner}")
+    colonies = "colony stacks: " + " ".join(f"tier{t}({data.COLONY_TIER_REQUIREMENT[t]}):{int(s.colony_count[row, t])}"
+                                            for t in range(5))
+    if detail:
+        lines.append(f"board (positions 0-4): {board}")
+        lines.append(f"inner stacks (face down): {inner}")
+    else:
+        lines.append(f"board {board}; inner stacks {inner}; {colonies}")
+    piles = []
     for c in range(5):
         n = int(s.outer_count[row, c])
         pile = " ".join(CARD_NAMES[int(x)] for x in s.outer[row, c, :n]) or "-"
-        lines.append(f"  outer {COLOUR_NAMES[c]:<6} (bottom->top): {pile}")
-    lines.append("colony stacks: " + " ".join(f"tier{t}({data.COLONY_TIER_REQUIREMENT[t]}):{int(s.colony_count[row, t])}"
-                                              for t in range(5)))
+        if detail:
+            lines.append(f"  outer {COLOUR_NAMES[c]:<6} (bottom->top): {pile}")
+        piles.append(f"{COLOUR_LETTERS[c]}: {pile}")
+    if not detail:
+        lines.append("outer piles (bottom->top) " + "; ".join(piles))
+    if detail:
+        lines.append(colonies)
     for p in range(P):
         marks = []
         if p == s.start_player[row]:
@@ -159,6 +174,8 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
             marks.append("to play")
         if s.committed[row, p]:
             marks.append("committed")
+        if p == seat:
+            marks.append("you")
         side = int(s.start_side[row, p])
         lines.append(f"== player_{p}{' (' + ', '.join(marks) + ')' if marks else ''}: {int(vp[p])} VP, "
                      f"{int(s.coins[row, p])} coins, initiative {int(s.start_card[row, p]) + 1}"
@@ -171,7 +188,8 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
             card = int(s.tableau[row, p, slot])
             if card >= 0:
                 tile = int(s.slot_tile[row, p, slot])
-                cards.append(f"{slot}:{CARD_NAMES[card]}" + (f"[{COLOUR_LETTERS[tile]}]" if tile >= 0 else ""))
+                # slot numbers (the REMOVE actions' argument) only in the detail view, to keep the default narrow
+                cards.append((f"{slot}:" if detail else "") + CARD_NAMES[card] + (f"[{COLOUR_LETTERS[tile]}]" if tile >= 0 else ""))
         counts = " ".join(f"{COLOUR_LETTERS[c]}{int(s.colour_count[row, p, c])}" for c in range(5))
         lines.append(f"  cards ({counts}): " + (" ".join(cards) or "-"))
         cols = []
@@ -190,9 +208,33 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
         lines.append(f"  colonies: {', '.join(cols) or '-'}; busts: {', '.join(busts) or '-'}; "
                      f"silver: {', '.join(silver) or '-'}; gold: {int(s.gold[row, p])}")
         sold = [COLOUR_LETTERS[int(data.CARD_COLOUR[c])] for c in s.sold_a[row, p] if c >= 0]
-        if sold:
+        if p == seat:  # the seat's own face-down sales, drawn pair and commitment are its private information
+            lines.extend(_own_lines(s, row, p))
+        elif sold:
             lines.append(f"  face-down sales (colours): {' '.join(sold)}")
-    return "\n".join(lines)
+    return "\n".join(lines if detail else fit_width(lines))
+
+
+# the draft commitments in the order of `pending` (draft action - ACTION_DRAFT)
+ACTION_NAMES_DRAFT = ("BUY_0", "SELL_0", "BUY_1", "SELL_1")
+
+
+def _own_lines(state: Any, row: int, p: int) -> list[str]:
+    """Player p's private information: the cards of its face-down sales, its drawn pair, its commitment."""
+    s = state
+    lines = []
+    sold = [CARD_NAMES[int(c)] for c in s.sold_a[row, p] if c >= 0]
+    if sold:
+        lines.append(f"  your face-down sales: {' '.join(sold)}")
+    if s.drawn[row, p, 0] >= 0:
+        lines.append("  your drawn pair: " + ", ".join(card_text(int(c)) for c in s.drawn[row, p] if c >= 0))
+    pending = int(s.pending[row, p])
+    if pending >= 0:
+        if s.decision[row] == data.DEC_A_DRAFT:
+            lines.append(f"  your commitment: {ACTION_NAMES_DRAFT[pending]}")
+        else:
+            lines.append(f"  your commitment: start-card side {'AB'[pending]}")
+    return lines
 
 
 # chance outcomes narrated by golden playthroughs (envs/playthrough.py): the shuffled stacks, the

@@ -6,6 +6,7 @@ from typing import Any
 
 
 from meeple.envs.roll_through_the_ages import data, kernels
+from meeple.envs.textview import fit_width
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DISCARD, ACTION_ENGINEERING,
     ACTION_LEADERSHIP_REROLL, ACTION_MARK_REROLL, ACTION_OFFER_GIVE, ACTION_OFFER_TAKE, ACTION_PAY_FOOD,
@@ -60,8 +61,12 @@ def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
     return f"{name} ({detail})" if detail else name
 
 
-def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
-    """A readable score sheet of every player plus the active player's turn."""
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
+    """A readable score sheet of every player plus the active player's turn.
+
+    Nothing is hidden in this game, so `seat` only marks the viewer's own sheet "(you)". The default
+    view wraps long lines to the terminal width (`textview.TERMINAL_WIDTH`); `detail=True` keeps every
+    line whole."""
     s = state
     P = game.num_players
     scores = game.scores(state)[row]
@@ -101,6 +106,8 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
             marks.append("start")
         if p == s.active[row] and not s.done[row]:
             marks.append("active")
+        if p == seat:
+            marks.append("you")
         lines.append(f"== player_{p}{' (' + ', '.join(marks) + ')' if marks else ''}: score {int(scores[p])} ==")
         cw = int(s.city_workers[row, p])
         lines.append(f"  food {int(s.food[row, p]):2d}/15   cities {_cities(cw)} (city workers {cw}/18)"
@@ -119,7 +126,7 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
         lines.append("  monuments " + ", ".join(mons))
         devs = [DEVELOPMENT_NAMES[d] for d in range(13) if s.developments[row, p, d]]
         lines.append("  developments " + (", ".join(devs) if devs else "-"))
-    return "\n".join(lines)
+    return "\n".join(lines if detail else fit_width(lines))
 
 
 # chance outcomes narrated by golden playthroughs (envs/playthrough.py): the dice after a roll

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from meeple.envs import core
+from meeple.envs.textview import fit_width
 from meeple.envs.utopia import data
 from meeple.envs.utopia.data import (
     ACTION_ADD, ACTION_DISCARD, ACTION_DROP, ACTION_END, ACTION_LAND, ACTION_MONUMENT, ACTION_PLACE,
@@ -81,8 +82,13 @@ def _ranking(s: Any, row: int, P: int) -> list[int]:
     return sorted(range(P), key=lambda p: (-int(s.score[row, p]), int(s.stamp[row, p])))
 
 
-def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) -> str:
-    """Scale, ranking, players, displays and every district (public information only)."""
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
+    """Scale, ranking, players, displays and every district: public information only, plus with
+    `seat=p` that player's own action cards.
+
+    The default view fits a terminal: an island's districts share lines, princes are one letter each
+    (the civilization's initial) and long lines are wrapped to `textview.TERMINAL_WIDTH`; `detail=True`
+    gives one district per line with the points by source, unwrapped."""
     s = state
     P = game.num_players
     dec = int(s.decision[row])
@@ -109,10 +115,14 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
         supply = [8 - int(s.princes[row, p, c].sum()) for c in range(NUM_CIVS)]
         bases = int((s.mon_owner[row] == p).sum() + (s.wonder_owner[row] == p).sum())
         gains = ", ".join(f"{n} {int(s.gains[row, p, g])}" for g, n in enumerate(data.GAIN_NAMES) if s.gains[row, p, g])
-        lines.append(f"player_{p}: {int(s.score[row, p])} points ({gains or 'none'}); {int(s.hand_size[row, p])} cards; "
+        # the default view leaves out the points by source (the detail view has them) to keep one line per player
+        points = f"{int(s.score[row, p])} points ({gains or 'none'})" if detail else f"{int(s.score[row, p])} points"
+        lines.append(f"player_{p}: {points}; {int(s.hand_size[row, p])} cards; "
                      f"{int(s.privileges[row, p])} privileges; {8 - bases} bases free; supply "
                      + " ".join(f"{CIV_NAMES[c]} {supply[c]}" for c in range(NUM_CIVS))
-                     + (" [acted]" if s.acted[row, p] else ""))
+                     + (" [acted]" if s.acted[row, p] else "") + (" (you)" if p == seat else ""))
+        if p == seat:  # the seat's own cards are its private information
+            lines.append("  your cards: " + (" ".join(f"{CIV_NAMES[c]} {int(n)}" for c, n in enumerate(s.hand[row, p]) if n) or "-"))
     discards = " ".join(f"{CIV_NAMES[c]} {int(s.discard[row, c])}" for c in range(NUM_CIVS))
     lines.append(f"Draw pile {int(s.pile[row].sum())} cards; discards {discards}")
     for i in range(NUM_ISLANDS):
@@ -121,6 +131,7 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
         w = int(s.wonder_owner[row, i])
         guests = " ".join(f"{CIV_NAMES[c]}x{int(s.display[row, i, c])}" for c in range(NUM_CIVS) if s.display[row, i, c])
         lines.append(f"{ISLAND_NAMES[i]}: wonder {'player_' + str(w) if w >= 0 else 'free'}; guests {guests or '-'}")
+        districts = []
         for d in np.flatnonzero(DISTRICT_ISLAND == i):
             mon = ""
             if s.mon_civ[row, d] >= 0:
@@ -128,8 +139,16 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) ->
             sea = f" ship {SECTOR_NAMES[int(DISTRICT_SECTOR[d])]}" if DISTRICT_SEA[d] else ""
             princes = " ".join(f"p{p}:{CIV_NAMES[c]}x{int(s.princes[row, p, c, d])}"
                                for p in range(P) for c in range(NUM_CIVS) if s.princes[row, p, c, d])
-            lines.append(f"  {DISTRICT_CODES[d]} ({int(DISTRICT_VALUE[d])}{sea}){mon}: {princes or '-'}")
-    return "\n".join(lines)
+            if detail:
+                lines.append(f"  {DISTRICT_CODES[d]} ({int(DISTRICT_VALUE[d])}{sea}){mon}: {princes or '-'}")
+            else:  # one letter per prince (the civilization's initial), grouped by seat
+                mon = f" monument {CIV_NAMES[int(s.mon_civ[row, d])]}/p{int(s.mon_owner[row, d])}" if s.mon_civ[row, d] >= 0 else ""
+                short = " ".join(f"p{p}:" + "".join(CIV_NAMES[c][0] * int(s.princes[row, p, c, d]) for c in range(NUM_CIVS))
+                                 for p in range(P) if s.princes[row, p, :, d].any())
+                districts.append(f"{DISTRICT_CODES[d]}({int(DISTRICT_VALUE[d])}{sea[:6] and ' ship'}){mon}: {short or '-'}")
+        if districts:
+            lines.append("  " + "; ".join(districts))
+    return "\n".join(lines if detail else fit_width(lines))
 
 
 # chance outcomes narrated by golden playthroughs (envs/playthrough.py): the prestige scale and the
