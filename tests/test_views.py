@@ -86,7 +86,7 @@ def test_seat_views_name_the_seats_own_secrets():
 
     rtta = make("roll_through_the_ages", num_players=2)
     state = rtta.init(np.random.default_rng(0), 1)
-    assert "(you)" in rtta.render_text(state, seat=1) and "(you)" not in rtta.render_text(state)
+    assert "== player_1 (start, active, you)" in rtta.render_text(state, seat=1) and "you" not in rtta.render_text(state)
 
 
 def test_wrap_line_keeps_every_word():
