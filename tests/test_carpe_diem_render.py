@@ -105,13 +105,3 @@ def test_aec_rgb_array_and_ansi_modes():
     text_env = make_env("carpe_diem", num_players=2, render_mode="ansi")
     text_env.reset(seed=1)
     assert "player_0" in text_env.render()
-
-
-def test_other_games_stay_ansi_only():
-    env = make_env("hadara", num_players=2)
-    assert env.metadata["render_modes"] == ["ansi"]
-    with pytest.raises(ValueError):
-        make_env("hadara", num_players=2, render_mode="rgb_array")
-    game = make("hadara", num_players=2)
-    with pytest.raises(ValueError, match="draws no picture"):
-        game.render_rgb(game.init(np.random.default_rng(0), 1))

@@ -39,12 +39,9 @@ AXIAL_DIRS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
 
 def _font(size: int) -> Any:
-    from PIL import ImageFont
+    from meeple.envs import canvas  # Pillow loads with the first picture, not with the game
 
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow without FreeType
-        return ImageFont.load_default()
+    return canvas.font(size)
 
 
 def _centre(q: float, r: float, size: float = HEX) -> tuple[float, float]:
@@ -110,7 +107,9 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
     symbol, tile outlines, shrines, buildings as discs in player colours with their type code), a side
     panel with every player's display, cards (counts; the types too for `seat`), amphorae, stacks and
     groups, the supplies, the face-up tile, and a legend."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
+
+    from meeple.envs.canvas import Draw
 
     s = state
     P = game.num_players
@@ -132,7 +131,7 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
     width = max(map_w, 420) + PANEL_W
     height = max(HEADER_H + map_h, panel_h)
     img = Image.new("RGB", (width, height), BG_RGB)
-    draw = ImageDraw.Draw(img)
+    draw = Draw(img)
     origin = (-x0 + (max(map_w, 420) - map_w) / 2, HEADER_H - y0)
     # --- header ---
     draw.text((12, 8), f"Attika  {P} players  round {int(s.round[row]) + 1}/{game.config.max_rounds}", fill=INK, font=big)

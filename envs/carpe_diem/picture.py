@@ -43,12 +43,9 @@ TASK_KIND_LABEL = {k: lab for lab, k in enumerate(data.LABEL_FEATURE) if k >= 0}
 
 
 def _font(size: int) -> Any:
-    from PIL import ImageFont
+    from meeple.envs import canvas  # Pillow loads with the first picture, not with the game
 
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow without FreeType
-        return ImageFont.load_default()
+    return canvas.font(size)
 
 
 def draw_tile(draw: Any, x: float, y: float, size: float, t: int, rot: int) -> None:
@@ -146,12 +143,14 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
     """(700, 1100, 3) uint8 picture of row `row`: the central board on the left (circle of depots with
     the patricians, the tile being built, the bottom display, the scoring area with its discs, the
     banderole track), every district on the right (public information only)."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
+
+    from meeple.envs.canvas import Draw
 
     s = state
     P = game.num_players
     img = Image.new("RGB", (WIDTH, HEIGHT), BG_RGB)
-    draw = ImageDraw.Draw(img)
+    draw = Draw(img)
     font, small, big = _font(12), _font(10), _font(15)
     scores = game.scores(core.take(s, [row]))[0]
     dec = int(s.decision[row])

@@ -30,12 +30,9 @@ ISLAND_BOX = ((20, 150, 470, 250, 4), (510, 150, 470, 180, 3), (20, 420, 470, 18
 
 
 def _font(size: int) -> Any:
-    from PIL import ImageFont
+    from meeple.envs import canvas  # Pillow loads with the first picture, not with the game
 
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow without FreeType
-        return ImageFont.load_default()
+    return canvas.font(size)
 
 
 def _district(draw: Any, s: Any, row: int, P: int, d: int, x: int, y: int, w: int, h: int, small: Any, tiny: Any) -> None:
@@ -66,12 +63,14 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
     """(HEIGHT, WIDTH, 3) uint8: the islands with their districts (value, ship and sector, monument in its
     civilization's colour on the owner's base, princes per player and civilization), wonders, the sea
     sectors between the three lighthouses, the guests on display, the prestige scale and the score track."""
-    from PIL import Image, ImageDraw
+    from PIL import Image
+
+    from meeple.envs.canvas import Draw
 
     s = state
     P = game.num_players
     img = Image.new("RGB", (WIDTH, HEIGHT), SEA_COLOUR)
-    draw = ImageDraw.Draw(img)
+    draw = Draw(img)
     big, small, tiny = _font(18), _font(12), _font(10)
     title = f"Utopia - round {int(s.round[row])}, phase {int(s.phase[row]) + 1}"
     if s.done[row]:
