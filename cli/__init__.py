@@ -4,6 +4,7 @@
     meeple train --help               # self-play MaskablePPO (meeple.cli.train; `python train.py` in a checkout)
     meeple evaluate --help            # tournaments and ratings (meeple.cli.evaluate; `python evaluate.py`)
     meeple run                        # the main job: what scripts/run.sh runs after setting up
+    meeple serve --help               # the browser app: replays and play against agents (meeple.web)
 
 `pip install` puts the command on the PATH (`[project.scripts]` in pyproject.toml). The training code is here,
 in the package, rather than only in the checkout's top-level scripts, so that an installed meeple can train
@@ -34,6 +35,7 @@ COMMANDS = {
     "train": "self-play MaskablePPO on a game (`meeple train --help`; needs the train extra)",
     "evaluate": "tournaments between agents: win rates, ratings (`meeple evaluate --help`)",
     "run": "the main job: a 3-minute training run on Roll Through the Ages, then a 600-game tournament",
+    "serve": "the browser app: replay recorded games, play against agents (`meeple serve --help`; needs the web extra)",
 }
 
 # scripts/run.sh's two commands, argument for argument
@@ -47,7 +49,7 @@ TORCH_CPU = "2.13.0"  # the torch scripts/setup.sh installs
 
 # top-level module -> the extra that installs it
 EXTRA_OF = {"torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tensorboard": "train",
-            "rich": "train", "openskill": "eval", "matplotlib": "eval"}
+            "rich": "train", "openskill": "eval", "matplotlib": "eval", "flask": "web", "werkzeug": "web"}
 
 
 def usage() -> str:
@@ -187,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
             return games(rest)
         if command == "run":
             return run(rest)
+        if command == "serve":  # the app lives in its own package, meeple.web
+            from meeple.web import run_cli as serve
+
+            return serve(rest, prog="meeple serve")
         module = importlib.import_module(f"meeple.cli.{command}")
         return module.run_cli(rest, prog=f"meeple {command}")
     except ModuleNotFoundError as exc:

@@ -10,8 +10,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOP_FOLDERS = {"envs": "meeple.envs", "encoders": "meeple.encoders", "agents": "meeple.agents", "cli": "meeple.cli"}
-BARE_IMPORT = re.compile(r"^\s*(from|import)\s+(envs|encoders|agents|cli)(\.|\s|$)", re.MULTILINE)
+TOP_FOLDERS = {"envs": "meeple.envs", "encoders": "meeple.encoders", "agents": "meeple.agents", "cli": "meeple.cli",
+               "web": "meeple.web"}
+BARE_IMPORT = re.compile(r"^\s*(from|import)\s+(envs|encoders|agents|cli|web)(\.|\s|$)", re.MULTILINE)
 
 
 def _python_files():
@@ -53,4 +54,6 @@ def test_wheel_contains_every_package(tmp_path):
         for module in (ROOT / folder).rglob("*.py"):
             target = "meeple/" + str(module.relative_to(ROOT))
             assert target in names, f"{target} missing from the wheel"
+    for asset in (ROOT / "web" / "static").iterdir():  # package data: the browser app's pages (meeple serve)
+        assert f"meeple/web/static/{asset.name}" in names, f"web/static/{asset.name} missing from the wheel"
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)

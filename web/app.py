@@ -1,0 +1,207 @@
+"""The Flask app: three pages (plain HTML and JavaScript from static/) and the JSON API they use.
+
+Pages: `/` (start), `/replay` (the replay viewer), `/play` (a game against agents). The API (docs/web.md
+lists every endpoint with its answers):
+
+    GET  /api/options                                   games, player counts, agent specs, models
+    GET  /api/records                                   the records of the server's folder
+    POST /api/records?name=N                            upload a record (JSON body) -> its id
+    GET  /api/records/<id>?seat=S                       a record's moves, log (for seat S) and scores
+    GET  /api/records/<id>/steps/<k>?seat=S             the position after k moves as text
+    GET  /api/records/<id>/steps/<k>/picture.png?seat=S the position after k moves as a picture
+    POST /api/play                                      start a game -> its view (with its id)
+    GET  /api/play/<id>                                 the person's view of the game now
+    POST /api/play/<id>/move   {action, version}        play a move -> the new view
+    GET  /api/play/<id>/picture.png                     the picture in the person's seat view
+    GET  /api/play/<id>/record                          the game so far as a record file
+
+Every refusal is JSON {"error": "..."} with a 4xx status; a request that is refused changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from meeple.envs.record import MAX_RECORD_BYTES
+from meeple.web.library import RecordLibrary
+from meeple.web.play import PlayStore
+from meeple.web.views import (MAX_MCTS_SIMULATIONS, PLAYABLE_AGENTS, ApiError, game_options, list_models,
+                              parse_seat)
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_JSON_BODY = 4096  # a play request is a few dozen bytes
+MAX_JSON_DEPTH = 4
+LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"]
+
+# Pages load only their own scripts, styles and images: a record's text (agent labels, meta) is shown with
+# textContent, and this policy makes sure nothing else could run even if a page forgot to.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; "
+                               "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+def json_body() -> Any:
+    """The request's small JSON body. Only `application/json` is read: a page of another site cannot send
+    that content type without the browser asking first (CORS preflight), which this server never allows.
+    Size and nesting are capped before parsing (deep nesting would exhaust the parser's recursion)."""
+    if not request.is_json:
+        raise ApiError(415, "send the request body as application/json")
+    data = request.get_data(cache=False)
+    if len(data) > MAX_JSON_BODY:
+        raise ApiError(413, f"a request body here is at most {MAX_JSON_BODY} bytes")
+    depth = deepest = 0
+    for byte in data:
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in b"]}":
+            depth -= 1
+    if deepest > MAX_JSON_DEPTH:
+        raise ApiError(400, f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"the body is not valid JSON ({exc})") from None
+
+
+def png_response(data: bytes) -> Response:
+    response = Response(data, mimetype="image/png")
+    response.headers["Cache-Control"] = "no-store"  # a play picture changes under the same URL
+    return response
+
+
+def create_app(records_dir: str | Path | None = None, models_dir: str | Path | None = None, max_games: int = 64,
+               idle_seconds: float = 1800.0, trusted_hosts: list[str] | None = None) -> Flask:
+    """The app, serving the records of `records_dir` (None: uploads only) and letting `ppo:` opponents load
+    models from `models_dir` only (None: no ppo opponents). At most `max_games` live games, each forgotten
+    after `idle_seconds` without a request; `trusted_hosts` restricts the Host header (against DNS
+    rebinding when serving on loopback)."""
+    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_RECORD_BYTES + 1024
+    if trusted_hosts is not None:
+        app.config["TRUSTED_HOSTS"] = list(trusted_hosts)
+    models = Path(models_dir) if models_dir is not None else None
+    library = RecordLibrary(Path(records_dir) if records_dir is not None else None)
+    store = PlayStore(models, max_games=max_games, idle_seconds=idle_seconds)
+    app.extensions["meeple"] = {"library": library, "store": store, "models": models}
+
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError) -> tuple[Response, int]:
+        return jsonify(error=exc.message), exc.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        if request.path.startswith("/api/"):
+            return jsonify(error=exc.description or exc.name), exc.code
+        return exc
+
+    @app.errorhandler(Exception)
+    def server_error(exc: Exception) -> Any:
+        app.logger.exception("request failed: %s %s", request.method, request.path)
+        if request.path.startswith("/api/"):
+            return jsonify(error=f"the server failed on this request ({type(exc).__name__})"), 500
+        return "the server failed on this request", 500
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    # --- pages ----------------------------------------------------------------------------------
+
+    @app.get("/")
+    def index_page() -> Response:
+        return send_from_directory(STATIC, "index.html")
+
+    @app.get("/replay")
+    def replay_page() -> Response:
+        return send_from_directory(STATIC, "replay.html")
+
+    @app.get("/play")
+    def play_page() -> Response:
+        return send_from_directory(STATIC, "play.html")
+
+    # --- options and records --------------------------------------------------------------------
+
+    @app.get("/api/options")
+    def options() -> Response:
+        return jsonify(games=game_options(), agents=list(PLAYABLE_AGENTS), models=list_models(models),
+                       max_mcts_simulations=MAX_MCTS_SIMULATIONS)
+
+    @app.get("/api/records")
+    def records() -> Response:
+        return jsonify(folder=library.folder is not None, records=library.listing())
+
+    @app.post("/api/records")
+    def upload_record() -> tuple[Response, int]:
+        if not request.is_json:
+            raise ApiError(415, "send the record file's text as application/json")
+        name = request.args.get("name", "")
+        return jsonify(library.upload(request.get_data(cache=False), name)), 201
+
+    @app.get("/api/records/<record_id>")
+    def record_summary(record_id: str) -> Response:
+        view = library.open(record_id)
+        return jsonify(view.summary(parse_seat(request.args.get("seat"), view.record.num_players)))
+
+    @app.get("/api/records/<record_id>/steps/<int:step>")
+    def record_step(record_id: str, step: int) -> Response:
+        view = library.open(record_id)
+        return jsonify(view.step_view(step, parse_seat(request.args.get("seat"), view.record.num_players)))
+
+    @app.get("/api/records/<record_id>/steps/<int:step>/picture.png")
+    def record_picture(record_id: str, step: int) -> Response:
+        view = library.open(record_id)
+        return png_response(view.picture_png(step, parse_seat(request.args.get("seat"), view.record.num_players)))
+
+    # --- play -----------------------------------------------------------------------------------
+
+    @app.post("/api/play")
+    def new_game() -> tuple[Response, int]:
+        session = store.create(json_body())
+        with session.lock:
+            return jsonify(session.view()), 201
+
+    @app.get("/api/play/<game_id>")
+    def game_view(game_id: str) -> Response:
+        session = store.get(game_id)
+        with session.lock:
+            return jsonify(session.view())
+
+    @app.post("/api/play/<game_id>/move")
+    def move(game_id: str) -> Response:
+        session = store.get(game_id)
+        body = json_body()
+        if not isinstance(body, dict) or set(body) != {"action", "version"}:
+            raise ApiError(400, "send {\"action\": <id>, \"version\": <the version you were shown>}")
+        with session.lock:
+            session.move(body["action"], body["version"])
+            return jsonify(session.view())
+
+    @app.get("/api/play/<game_id>/picture.png")
+    def game_picture(game_id: str) -> Response:
+        session = store.get(game_id)
+        with session.lock:
+            return png_response(session.picture_png())
+
+    @app.get("/api/play/<game_id>/record")
+    def game_record(game_id: str) -> Response:
+        session = store.get(game_id)
+        with session.lock:
+            record = session.record()
+        name = f"{record['game']}-{record['config']['num_players']}p-{session.created:%Y%m%d-%H%M%S}.json"
+        response = Response(json.dumps(record, separators=(",", ":")) + "\n", mimetype="application/json")
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+    return app
