@@ -1,7 +1,7 @@
 """The picture of a Carpe Diem position: `render_rgb`, the rgb_array render, drawn with Pillow.
 
 Public information only, unless `seat` names the seat whose own fountain cards (and pending fountain
-draw) to show as well.
+draw) to show as well; the final scoring reveals every player's fountain cards, so a finished game shows them.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from meeple.envs.carpe_diem.data import (
     CARD_RED, CIRCLE_SLOTS, DECISION_NAMES, FRAME_POSITION_VP, FRAME_TASKS, NUM_CELLS, NUM_GOODS, NUM_SPACES,
     ROT_PORTS, SPACE_USABLE, TASK_LINE, TILE_CENTRE, TILE_CHIMNEYS, TILE_NAMES,
 )
+from meeple.envs.carpe_diem.data import FEATURE_SHORT, NUM_FOUNTAIN_KINDS
 from meeple.envs.carpe_diem.render import FEATURE_CHAR, GOOD_LETTERS, KIND_CHAR, card_short
 
 # --- RGB picture --------------------------------------------------------------------------------------------
@@ -38,6 +39,7 @@ BG_RGB = (246, 240, 226)
 EMPTY_RGB = (228, 218, 196)
 INK = (30, 30, 30)
 WIDTH, HEIGHT = 1100, 700
+LEGEND_H = 46  # the legend strip below the board and districts
 CELL = 40
 TASK_KIND_LABEL = {k: lab for lab, k in enumerate(data.LABEL_FEATURE) if k >= 0}
 
@@ -139,8 +141,54 @@ def _draw_district(draw: Any, game: Any, s: Any, row: int, p: int, x0: int, y0: 
               fill=INK, font=small)
 
 
+def _own_cards(draw: Any, s: Any, row: int, p: int, x: int, y: int, whose: str) -> None:
+    """Seat p's fountain cards by kind (each scores 2 VP per item of its feature kind), the kinds it returned
+    to the deck bottom and, while it chooses which to return, the two it drew: its view only, and every
+    player's once the game is over."""
+    def kinds(counts: Any) -> str:
+        return ", ".join(FEATURE_SHORT[k] + (f" x{int(n)}" if n > 1 else "") for k, n in enumerate(counts) if n) or "-"
+
+    text = f"{whose} fountain cards: {kinds(s.fountain_hand[row, p])}"
+    if whose == "your":  # what a player returned or drew stays its own knowledge, also after the end
+        if s.fountain_returned[row, p].any():
+            text += f"; returned {kinds(s.fountain_returned[row, p])}"
+        drawn = [int(k) for k in s.fountain_drawn[row] if k >= 0]
+        if drawn and p == int(s.to_play[row]):
+            text += f"; drawn {kinds(np.bincount(drawn, minlength=NUM_FOUNTAIN_KINDS))}"
+    draw.text((x, y), text, fill=(120, 40, 20), font=_font(10))
+
+
+def _legend(draw: Any, P: int, y: int) -> None:
+    """What the colours and letters mean: port labels (tile colours and their letters), centre buildings,
+    the players, frame tasks, scoring cards and discs."""
+    small = _font(10)
+    draw.line([8, y, WIDTH - 8, y], fill=(190, 178, 150))
+    x = 10
+    names = ("meadow", "villa", "merchant", "baker", "admin", "craftsman", "vineyard", "garden", "chicken yard", "pond")
+    for lab, name in enumerate(names):
+        draw.rectangle([x, y + 6, x + 12, y + 18], fill=LABEL_RGB[lab], outline=INK)
+        letter = "" if lab == 0 else data.LABEL_CHARS[lab] + " "
+        label = f"{letter}{name}" + (" lodging" if 2 <= lab <= 5 else "")
+        draw.text((x + 16, y + 12), label, fill=INK, font=small, anchor="lm")
+        x += 24 + int(draw.textlength(label, font=small))
+    for ctr, name in ((1, "market"), (2, "bakery"), (3, "fountain")):
+        draw.ellipse([x, y + 5, x + 14, y + 19], fill=CENTRE_RGB[ctr], outline=INK)
+        draw.text((x + 7, y + 12), " MBF"[ctr], fill=INK, font=small, anchor="mm")
+        draw.text((x + 18, y + 12), name, fill=INK, font=small, anchor="lm")
+        x += 26 + int(draw.textlength(name, font=small))
+    y += 22
+    x = 10
+    for p in range(P):
+        draw.ellipse([x, y + 4, x + 12, y + 16], fill=SEAT_RGB[p], outline=INK)
+        draw.text((x + 16, y + 10), f"player_{p}", fill=INK, font=small, anchor="lm")
+        x += 70
+    notes = ("tile rims: light / dark (thick); dark squares: chimneys; frame tasks: feature letter + VP, filled once met; "
+             "cards: red pay goods, green count features; discs: owner, phase placed")
+    draw.text((x + 6, y + 10), notes, fill=INK, font=small, anchor="lm")
+
+
 def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
-    """(700, 1100, 3) uint8 picture of row `row`: the central board on the left (circle of depots with
+    """(746, 1100, 3) uint8 picture of row `row`: the central board on the left (circle of depots with
     the patricians, the tile being built, the bottom display, the scoring area with its discs, the
     banderole track), every district on the right (public information only)."""
     from PIL import Image
@@ -149,7 +197,7 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
 
     s = state
     P = game.num_players
-    img = Image.new("RGB", (WIDTH, HEIGHT), BG_RGB)
+    img = Image.new("RGB", (WIDTH, HEIGHT + LEGEND_H), BG_RGB)
     draw = Draw(img)
     font, small, big = _font(12), _font(10), _font(15)
     scores = game.scores(core.take(s, [row]))[0]
@@ -229,7 +277,7 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
                       font=small, anchor="mm")
     # banderole track 0..35
     ty = 650
-    draw.text((12, ty - 26), "banderole track", fill=INK, font=font)
+    draw.text((12, ty + 28), "banderole track (stacks: top last)", fill=INK, font=small)
     for sp in range(data.TRACK_SPACES):
         x = 12 + sp * 13
         draw.rectangle([x, ty, x + 12, ty + 12], fill=(250, 246, 236) if sp % 5 else (225, 212, 180), outline=(150, 130, 100))
@@ -244,4 +292,7 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
         x0 = 490 + 305 * (p % 2)
         y0 = 10 + 345 * (p // 2)
         _draw_district(draw, game, s, row, p, x0, y0, int(scores[p]))
+        if p == seat or s.done[row]:  # final scoring reveals every hand
+            _own_cards(draw, s, row, p, x0, y0 + 336, "your" if p == seat else "revealed")
+    _legend(draw, P, HEIGHT + 2)
     return np.asarray(img, dtype=np.uint8)

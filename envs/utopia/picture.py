@@ -62,7 +62,8 @@ def _district(draw: Any, s: Any, row: int, P: int, d: int, x: int, y: int, w: in
 def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
     """(HEIGHT, WIDTH, 3) uint8: the islands with their districts (value, ship and sector, monument in its
     civilization's colour on the owner's base, princes per player and civilization), wonders, the sea
-    sectors between the three lighthouses, the guests on display, the prestige scale and the score track."""
+    sectors between the three lighthouses, the guests on display, the prestige scale and the score track;
+    each player's points, card count and privileges, and with `seat` that seat's hand by civilization."""
     from PIL import Image
 
     from meeple.envs.canvas import Draw
@@ -78,6 +79,18 @@ def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> 
     else:
         title += f" - player_{int(s.to_play[row])}: {DECISION_NAMES[int(s.decision[row])]}"
     draw.text((20, 8), title, fill=INK, font=big)
+    for p in range(P):  # the players' public counts; the seat's own hand by civilization
+        y = 34 + 13 * p
+        draw.ellipse([20, y + 1, 30, y + 11], fill=SEAT_COLOURS[p], outline=INK)
+        line = (f"player_{p}: {int(s.score[row, p])} points, {int(s.hand_size[row, p])} cards, "
+                f"{int(s.privileges[row, p])} privileges" + (", first this round" if p == int(s.start_player[row]) else ""))
+        if p == seat:
+            hand = ", ".join(f"{CIV_NAMES[c]} {int(n)}" for c, n in enumerate(s.hand[row, p]) if n) or "-"
+            line += f"   your hand: {hand}"
+        draw.text((36, y), line, fill=INK, font=tiny)
+    discards = " ".join(f"{CIV_NAMES[c]} {int(s.discard[row, c])}" for c in range(NUM_CIVS))
+    draw.text((WIDTH - 20, 34), f"draw pile {int(s.pile[row].sum())} cards; discards {discards}", fill=INK, font=tiny,
+              anchor="ra")
     # the sea sectors I..IV in a row from west to east, split by the lines of the three lighthouses
     for k in range(data.NUM_SECTORS):
         draw.text((20 + k * 245 + 100, 118), f"sector {SECTOR_NAMES[k]}", fill=INK, font=small)
