@@ -18,7 +18,8 @@ from meeple.envs.utopia.data import (
 )
 
 
-def _describe(game: Any, s: Any, row: int, a: int) -> str:
+def describe(game: Any, s: Any, row: int, a: int) -> str:
+    """What action `a` does in row `row` of state `s` (without the legality check of `action_to_str`)."""
     p = int(s.to_play[row])
     if a < ACTION_MONUMENT:
         c, d = divmod(a - ACTION_PLACE, NUM_DISTRICTS)
@@ -74,7 +75,7 @@ def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
     if state is None or state.done[row]:
         return name
     legal = bool(game.legal_action_mask(core.take(state, [row]))[0, action])
-    text = f"{name}: {_describe(game, state, row, action)}"
+    text = f"{name}: {describe(game, state, row, action)}"
     return text if legal else text + " [illegal now]"
 
 
