@@ -5,7 +5,9 @@
 game's encoder for the observing seat (its default, or the kind named by `encoder=`, e.g. Carpe Diem's
 "compact" / "full": `meeple.envs.encoder_kinds(game_name)`), and rewards are the core's `returns` at the end.
 Render modes: "ansi" (`game.render_text`) for every game, "rgb_array" (`game.render_rgb`, an
-(H, W, 3) uint8 array) for games whose render module draws a picture (`game.render_modes()`).
+(H, W, 3) uint8 array) and "human" (that picture in a pygame window, drawn after every reset and step;
+`envs/window.py`) for games with a picture module (`game.render_modes()`). The picture is the
+spectator's view: public information only.
 
 Each game has a PettingZoo-style module `meeple.envs.<game>_v0` with `env()` and `raw_env()`, made by
 `env_functions`:
@@ -47,6 +49,7 @@ from pettingzoo import AECEnv
 from meeple.encoders.base import StepObserve
 from meeple.envs import make, make_encoder
 from meeple.envs.core import parse_state_json
+from meeple.envs.window import Window
 
 
 class IllegalActionError(ValueError):
@@ -56,7 +59,7 @@ class IllegalActionError(ValueError):
 class BoardGameAEC(AECEnv, EzPickle):
     """PettingZoo AEC env for a registered game; see the module docstring for illegal actions."""
 
-    metadata = {"render_modes": ["ansi"], "name": "board_game_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi"], "name": "board_game_v0", "is_parallelizable": False, "render_fps": 4}
 
     def __init__(
         self,
@@ -78,6 +81,7 @@ class BoardGameAEC(AECEnv, EzPickle):
             raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
         self.encoder = make_encoder(game_name, self.game, encoder)
         self.render_mode = render_mode
+        self._window = Window(f"{game_name} (meeple)", self.metadata["render_fps"]) if render_mode == "human" else None
         self.illegal_action = illegal_action
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
@@ -106,7 +110,9 @@ class BoardGameAEC(AECEnv, EzPickle):
         new = type(self).__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            if key == "_fused" and value is not None:  # its own buffers, holding the same position
+            if key == "_window" and value is not None:  # a window of its own, opened if the copy is drawn
+                new.__dict__[key] = Window(value.title, value.fps)
+            elif key == "_fused" and value is not None:  # its own buffers, holding the same position
                 fused = new.__dict__[key] = StepObserve(self.game, self.encoder)
                 for mine, theirs in zip((fused.mask, fused.viewer, fused.obs), (value.mask, value.viewer, value.obs)):
                     mine[...] = theirs
@@ -142,6 +148,8 @@ class BoardGameAEC(AECEnv, EzPickle):
         self._refresh()
         if self.state.done[0]:  # a saved position may be a finished game
             self._finish()
+        if self.render_mode == "human":
+            self.render()
 
     def _saved_state(self, options: dict | None) -> Any:
         """The validated one-game state of `options["state"]`, or None. Other keys are ignored, as
@@ -210,20 +218,28 @@ class BoardGameAEC(AECEnv, EzPickle):
         if self.state.done[0]:
             self._finish()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | np.ndarray | None:
-        """render_mode "ansi": the text view; "rgb_array" (games with a picture): an (H, W, 3) uint8 array."""
+        """render_mode "ansi": the text view; "rgb_array" (games with a picture): an (H, W, 3) uint8 array;
+        "human": draws that picture in the window and returns None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
         if self.state is None:
-            return None if self.render_mode == "rgb_array" else "(call reset() first)"
+            return "(call reset() first)" if self.render_mode == "ansi" else None
+        if self.render_mode == "human":
+            self._window.show(self.game.render_rgb(self.state))
+            return None
         if self.render_mode == "rgb_array":
             return self.game.render_rgb(self.state)
         return self.game.render_text(self.state)
 
     def close(self) -> None:
-        pass
+        """Closes the window of render_mode "human" (nothing else holds resources)."""
+        if self._window is not None:
+            self._window.close()
 
     # --- helpers --------------------------------------------------------------------------------
 
