@@ -37,8 +37,9 @@ Design decisions, and why:
   `truncated` when the rules cut it short, the reward the learner's `game.returns` at the end and 0
   before. The final info holds "scores", "returns", "winner" and "opponents". Wrap in
   `gymnasium.wrappers.RecordEpisodeStatistics` for "episode" statistics.
-- **Rendering**: render_mode "ansi" (the game's text view of the whole table) for every game and
-  "rgb_array" for games that draw a picture (Carpe Diem); `metadata["render_modes"]` lists the game's own.
+- **Rendering**: render_mode "ansi" (the game's text view of the whole table) for every game, and
+  "rgb_array" (the picture, public information only) and "human" (that picture in a pygame window, drawn
+  after every reset and step) for games that draw one; `metadata["render_modes"]` lists the game's own.
 """
 
 from __future__ import annotations
@@ -71,11 +72,11 @@ class BoardGameEnv(gymnasium.Env):
         illegal_action: "terminate" (default: the episode ends with reward -1) or "raise" (ValueError).
         mask_in_observation: observe a Dict {"observation", "action_mask"} instead of the Box.
         encoder: None (the game's default encoder), an encoder kind or an encoder object.
-        render_mode: None, "ansi" or (games with a picture) "rgb_array".
+        render_mode: None, "ansi" or (games with a picture) "rgb_array" or "human".
         **variant: the game's variant flags, passed to `meeple.envs.make`.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(self, game_name: str, num_players: int = 2, opponents: Any = "random", *, seat: int | None = None,
                  illegal_action: str = "terminate", mask_in_observation: bool = False, encoder: Any = None,
@@ -164,16 +165,20 @@ class BoardGameEnv(gymnasium.Env):
         return self._observation(), float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def render(self) -> str | np.ndarray | None:
-        """render_mode "ansi": the game's text view; "rgb_array" (games with a picture): an (H, W, 3) uint8 array."""
+        """render_mode "ansi": the game's text view; "rgb_array" (games with a picture): an (H, W, 3) uint8 array;
+        "human": draws that picture in the window (as every reset and step do) and returns None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
         if self.vector.state is None:
-            return None if self.render_mode == "rgb_array" else "(call reset() first)"
+            return "(call reset() first)" if self.render_mode == "ansi" else None
+        if self.render_mode == "human":  # the vector env's window shows its row 0, this env's game
+            return self.vector.render()
         return self.vector.render()[0]
 
     def close(self) -> None:
-        pass
+        """Closes the window of render_mode "human"."""
+        self.vector.close()
 
     # --- masks and helpers -------------------------------------------------------------------
 

@@ -66,6 +66,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from meeple.envs import make, make_encoder
+from meeple.envs.window import Window
 
 RESET_OPTIONS = ("reset_mask", "seat")
 
@@ -110,8 +111,9 @@ class BoardGameVectorEnv(VectorEnv):
         shaping: coefficient of a potential-based bonus on the learner's score margin (its score minus the
             best other score; the score itself when solo); 0 (default) = the game's result only.
         autoreset_mode: AutoresetMode.SAME_STEP (default) or DISABLED.
-        render_mode: None, "ansi" or, for games that draw a picture, "rgb_array"; `render()` gives one
-            frame per row.
+        render_mode: None, "ansi" or, for games that draw a picture, "rgb_array" (`render()` gives one
+            frame per row) or "human" (row 0's picture in a pygame window, drawn after every reset and step;
+            `envs/window.py`).
         **variant: the game's variant flags, passed to `meeple.envs.make`.
     """
 
@@ -147,7 +149,8 @@ class BoardGameVectorEnv(VectorEnv):
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self.metadata = {"autoreset_mode": mode, "render_modes": modes}
+        self.metadata = {"autoreset_mode": mode, "render_modes": modes, "render_fps": 4}
+        self._window = Window(f"{game_name} (meeple)", self.metadata["render_fps"]) if render_mode == "human" else None
         self.autoreset_mode = mode
 
         self.num_envs = n = int(num_envs)
@@ -218,6 +221,8 @@ class BoardGameVectorEnv(VectorEnv):
             self._finished[rows] = False
         self._new_episodes(rows, None if seats is None else seats[rows])
         self._mask = self.game.legal_action_mask(self.state)
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), self._step_infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -264,6 +269,8 @@ class BoardGameVectorEnv(VectorEnv):
                 self._finished |= done
         self._mask = game.legal_action_mask(state)
         infos.update(self._step_infos())
+        if self.render_mode == "human":
+            self.render()
         return obs, rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
@@ -274,14 +281,24 @@ class BoardGameVectorEnv(VectorEnv):
         return mask
 
     def render(self) -> tuple[Any, ...] | None:
-        """One frame per row: text for "ansi", an (H, W, 3) uint8 array for "rgb_array"."""
+        """One frame per row: text for "ansi", an (H, W, 3) uint8 array for "rgb_array"; "human" draws
+        row 0's picture in the window and returns None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
         if self.state is None:
             return None
+        if self.render_mode == "human":
+            self._window.show(self.game.render_rgb(self.state, 0))
+            return None
         draw = self.game.render_rgb if self.render_mode == "rgb_array" else self.game.render_text
         return tuple(draw(self.state, i) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Closes the window of render_mode "human"."""
+        window = getattr(self, "_window", None)  # VectorEnv.__del__ closes an env whose __init__ raised, too
+        if window is not None:
+            window.close()
 
     # --- checks ------------------------------------------------------------------------------
 

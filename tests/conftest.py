@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,9 @@ from meeple.envs import make
 from helpers import game_cases
 
 GAME_CASES = game_cases()
+
+# render_mode="human" (pygame) draws off screen in tests: no window opens, no frame waits for a display
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 
 @pytest.fixture(params=GAME_CASES)
