@@ -126,6 +126,7 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
                names: Sequence[str] | None = None, seats: np.ndarray | None = None,
                deals: Sequence[int] | np.ndarray | None = None, record: bool = False,
                on_step: Callable[[Any, Any, np.ndarray, np.ndarray], None] | None = None,
+               after_step: Callable[[Any, Any, np.ndarray, Any, np.ndarray], None] | None = None,
                agent_seed: Any = None, progress: bool | Any = False) -> dict:
     """Play `n_games` games of `game` between `agents` in one batch; return a JSON-ready summary.
 
@@ -142,6 +143,8 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
         record: also return every game's actions (per_game["actions"], one list per game).
         on_step: called as `on_step(game, state, actions, owner)` before each step (owner: the agent
             index moving in each row, -1 where finished), e.g. to show a human the other moves.
+        after_step: called as `after_step(game, before, actions, after, owner)` after each step (the
+            states before and after it), e.g. `HumanAgent.watch` to narrate the other moves.
         agent_seed: entropy for the agents' generators instead of `seed` (e.g. [seed, chunk] when
             a tournament plays its deals in several batches).
         progress: show a tqdm bar over finished games, or a tqdm bar to advance (left open).
@@ -204,10 +207,13 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
             if record:
                 for i in np.flatnonzero(live):
                     history[i].append(int(actions[i]))
+            before = state
             if streams is None:
                 state = game.step(state, actions, env_rng, mask)
             else:
                 state = game.apply(state, actions, streams.next(), mask)
+            if after_step is not None:
+                after_step(game, before, actions, state, owner)
             steps += 1
             length += live
             if steps > game.info.max_game_length:

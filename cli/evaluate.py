@@ -154,23 +154,28 @@ def plot_results(result: dict, path: Path) -> None:
 
 
 def play_human(args: Args, variant: dict) -> dict | None:
-    """One game at the terminal: the other agents' moves are printed as they happen."""
-    from meeple.agents.human import Quit
+    """One game at the terminal: before each of the person's decisions, everything since its last
+    move is narrated from its seat (`HumanAgent.watch`), and the end is narrated to every person."""
+    from meeple.agents.human import HumanAgent, Quit
 
     game = make(args.game, num_players=args.num_players, **variant)
     agents = [make_agent(spec, args.game, args.num_players, **variant) for spec in args.agents]
     labels = unique_labels(list(args.agents))
+    people = [agent for agent in agents if isinstance(agent, HumanAgent)]
 
-    def show(game, state, actions, owner) -> None:
-        if owner[0] >= 0 and args.agents[owner[0]] != "human":
-            print(f"player_{int(state.to_play[0])} ({labels[owner[0]]}): {game.action_to_str(state, int(actions[0]))}")
+    def watch(game, before, actions, after, owner) -> None:
+        for person in people:
+            person.watch(game, before, actions, after, owner)
 
     try:
-        result = play_games(game, agents, 1, args.seed, names=labels, deals=[0], on_step=show)
+        result = play_games(game, agents, 1, args.seed, names=labels, deals=[0], after_step=watch)
     except Quit:
         print("\nquit: game abandoned")
         return None
     seats = result["per_game"]["seat_agent"][0]
+    mine = [p for p, k in enumerate(seats) if isinstance(agents[k], HumanAgent)]
+    for person in people:  # the moves since the person's last one, narrated from its (first) seat
+        person.catch_up(game, mine[0])
     print("\ngame over: " + ", ".join(f"player_{p} ({labels[k]}) {s} points"
                                       for p, (k, s) in enumerate(zip(seats, result["per_game"]["scores"][0]))))
     if game.num_players > 1:

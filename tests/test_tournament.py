@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from meeple.agents.mcts import MCTSAgent
 from meeple.agents.random_agent import RandomAgent
 from meeple.agents.tournament import run_tournament, schedule, seatings
 from meeple.envs import core, make
+from meeple.envs.roll_through_the_ages import data
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "roll_through_the_ages"
@@ -176,23 +178,66 @@ def test_evaluate_writes_json_and_png(tmp_path: Path) -> None:
 
 
 def test_human_plays_a_game_from_piped_input() -> None:
-    """Solo Roll Through the Ages (10 rounds), always the first listed action, after two bad entries."""
-    proc = run_script("--agents", "human", "--num-players", "1", stdin="x\n99\n" + "0\n" * 1000)
-    assert "'x' is not a number" in proc.stdout and "99 is not in 0-" in proc.stdout
+    """Solo Roll Through the Ages (10 rounds) typed by name: whichever of a cycle of moves is legal,
+    after two bad entries; the moves are listed by their action index."""
+    cycle = "pass\nfw_food\n" + "".join(f"discard_{g}\n" for g in range(5))
+    proc = run_script("--agents", "human", "--num-players", "1", stdin="x\n99\n" + cycle * 400)
+    assert "'x' is not a legal move" in proc.stdout and "99 is not a legal move now" in proc.stdout
     assert "Roll Through the Ages" in proc.stdout and "game over: player_0 (human)" in proc.stdout
+    assert "  50  PASS" in proc.stdout and "--- since your last move ---" in proc.stdout
     quit = run_script("--agents", "human", "random", stdin="q\n")
     assert "quit" in quit.stdout
 
 
+def _first_listed(lines: list[str]) -> Callable[[str], str]:
+    """Scripted input: the id of the first move in the latest printed list."""
+    def answer(prompt: str) -> str:
+        for block in reversed(lines):
+            for line in block.splitlines():
+                words = line.split()
+                if line.startswith("  ") and words and words[0].isdigit():
+                    return words[0]
+        raise AssertionError("no move list printed")
+    return answer
+
+
 def test_human_agent_against_random_in_process() -> None:
-    """Injected input and output: the first listed action every time plays a 2-player game to the end."""
+    """Scripted input and output: the first listed move every time plays a 2-player game to the end;
+    moves carry their action index, the other player's moves are narrated, the board is the seat's."""
     lines: list[str] = []
-    human = HumanAgent(input_fn=lambda prompt: "0", print_fn=lines.append)
-    result = play_games(make(GAME, num_players=2), [human, RandomAgent()], 1, seed=5, deals=[0])
+    human = HumanAgent(input_fn=_first_listed(lines), print_fn=lines.append)
+    game = make(GAME, num_players=2)
+    result = play_games(game, [human, RandomAgent()], 1, seed=5, deals=[0], after_step=human.watch)
     assert result["per_game"]["length"][0] > 0
-    assert any(line.lstrip().startswith("0  ") for block in lines for line in block.splitlines())  # numbered list
-    answers = iter(["5", "q"])
-    quitter = HumanAgent(input_fn=lambda prompt: next(answers), print_fn=lines.append, auto_single=False)
+    text = "\n".join(lines)
+    assert f"  {data.ACTION_PASS}  PASS" in text  # the id is the action index, not a position in the list
+    assert "--- since your last move ---" in text and "'s turn: rolls " in text  # narration of the dice
+    seat = result["per_game"]["seat_agent"][0].index(0)
+    assert f"== player_{seat} (" in text and "you)" in text  # the board from the person's seat
+    for block in lines:
+        if block.startswith("\nRoll Through the Ages"):
+            assert len(block.strip("\n").splitlines()) <= 40
+
+    answers = iter(["5", "?", "d", "l", "mark_reroll_1", "q"])
+    said: list[str] = []
+    quitter = HumanAgent(input_fn=lambda prompt: next(answers), print_fn=said.append, auto_single=False)
     with pytest.raises(Quit):
         play_games(make(GAME, num_players=1), [quitter], 1, seed=0)
-    assert lines[-1].startswith("5 is not in 0-")
+    assert "5 is not a legal move now (legal ids: 0, 1, 2, 50)" in said
+    assert any(block.startswith("Type a move's id") for block in said)  # help
+    assert any("developments" in block and "dice" in block for block in said[-4:])  # the detail view
+    assert "  7  ROLL" in said[-1]  # marking a die made ROLL legal: listed under its action index
+
+
+def test_human_agent_takes_names_and_unique_prefixes() -> None:
+    game = make(GAME, num_players=1)
+    state = game.init(np.random.default_rng(0), 1)
+    state = game.step(state, np.array([0]), np.random.default_rng(0))  # die 0 marked: ROLL is legal
+    human = HumanAgent()
+    legal = np.flatnonzero(game.legal_action_mask(state)[0])
+    assert human.parse(game, "roll", legal) == data.ACTION_ROLL
+    assert human.parse(game, "PaSs", legal) == data.ACTION_PASS
+    assert human.parse(game, "ro", legal) == data.ACTION_ROLL
+    assert "starts 2 legal moves (MARK_REROLL_1, MARK_REROLL_2)" in human.parse(game, "mark", legal)
+    assert human.parse(game, str(data.ACTION_ROLL), legal) == data.ACTION_ROLL
+    assert "not a legal move" in human.parse(game, "build_city", legal)
