@@ -105,17 +105,33 @@ def format_matrix(result: dict) -> str:
     return "\n".join(lines)
 
 
+def agent_letters(n: int) -> list[str]:
+    """Short axis labels for n agents: A..Z, then A1..Z1, ... (the legend gives each one's full spec)."""
+    return [chr(ord("A") + k % 26) + (str(k // 26) if k >= 26 else "") for k in range(n)]
+
+
 def plot_results(result: dict, path: Path) -> None:
-    """Left: ratings (mu ± 1.96σ; win rates or solo mean scores without ratings); right: the matrix."""
+    """Left: ratings (mu ± 1.96σ; win rates or solo mean scores without ratings); right: the matrix.
+
+    Agents are labelled A, B, C, ... on the axes, so no spec is ever cut, and a legend under the
+    panels gives every label's full agent spec. The matrix's diagonal (an agent against itself) is
+    grey, hatched and marked "—"; missing pairs show "n/a"."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch, Rectangle
 
     agents, n = result["agents"], len(result["agents"])
-    names = [a["name"] if len(a["name"]) <= 24 else a["name"][:23] + "…" for a in agents]
+    letters = agent_letters(n)
     multi = result["num_players"] > 1
-    fig, axes = plt.subplots(1, 2 if multi else 1, figsize=(13 if multi else 6.5, 2.5 + 0.6 * max(n, 3)), squeeze=False)
+    legend_cols = 1 if max(len(a["name"]) for a in agents) > 40 else min(n, 3)
+    legend_rows = -(-n // legend_cols)
+    height = 1.6 + 0.45 * max(n, 3) + 0.28 * legend_rows
+    # the matrix is square, so its panel is as wide as the figure is high; the ratings take the rest (no empty band)
+    matrix_width = height - 0.28 * legend_rows
+    fig, axes = plt.subplots(1, 2 if multi else 1, figsize=(6.5 + matrix_width if multi else 6.5, height), squeeze=False,
+                             layout="constrained", width_ratios=[6.5, matrix_width] if multi else None)
     ax = axes[0, 0]
     if multi and agents[0].get("rating"):
         x = [a["rating"]["mu"] for a in agents]
@@ -130,24 +146,33 @@ def plot_results(result: dict, path: Path) -> None:
         err = np.abs(np.array([a["score_ci95"] or [m, m] for a, m in zip(agents, x)]).T - x)
         ax.set_xlabel("mean score (95% interval)")
     ax.errorbar(x, range(n), xerr=err, fmt="o", capsize=4)
-    ax.set_yticks(range(n), names)
-    ax.set_ylim(n - 0.5, -0.5)  # best first, at the top
+    ax.set_yticks(range(n), letters)
+    ax.set_ylim(n - 0.5, -0.5)  # the first agent at the top, as in the legend
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"{result['game']}, {result['num_players']} player(s), {result['games']} games")
+    ax.set_title(f"{result['game']}, {result['num_players']} player(s), {result['games']} games", fontsize=11)
     if multi:
         ax = axes[0, 1]
         m = np.array([[np.nan if w is None else w for w in row] for row in result["pairwise"]["win_rate"]], dtype=float)
-        im = ax.imshow(m, cmap="RdBu", vmin=0.0, vmax=1.0)
+        im = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu", vmin=0.0, vmax=1.0)
         for i in range(n):
             for j in range(n):
-                if not np.isnan(m[i, j]):
+                if i == j:  # an agent never plays itself: grey and hatched, so it never reads as a result
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", hatch="//", edgecolor="0.6", linewidth=0))
+                    ax.text(j, i, "—", ha="center", va="center", color="0.3", fontsize=14)
+                elif np.isnan(m[i, j]):
+                    ax.text(j, i, "n/a", ha="center", va="center", color="0.3")
+                else:
                     ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center",
                             color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
-        ax.set_xticks(range(n), names, rotation=30, ha="right")
-        ax.set_yticks(range(n), names)
-        ax.set_title("head-to-head: row ahead of column")
+        ax.set_xticks(range(n), letters)
+        ax.set_yticks(range(n), letters)
+        ax.set_xlabel("column agent")
+        ax.set_ylabel("row agent")
+        ax.set_title("head-to-head: row ahead of column", fontsize=11)
         fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
+    handles = [Patch(visible=False) for _ in agents]
+    fig.legend(handles, [f"{letter}: {a['name']}" for letter, a in zip(letters, agents)], loc="outside lower center",
+               ncol=legend_cols, frameon=False, handlelength=0, handletextpad=0, columnspacing=2.5)
     with atomic_write(path) as f:  # a file object carries no name: the format comes from the suffix
         fig.savefig(f, format=path.suffix[1:].lower(), dpi=120)
     plt.close(fig)

@@ -241,3 +241,30 @@ def test_human_agent_takes_names_and_unique_prefixes() -> None:
     assert "starts 2 legal moves (MARK_REROLL_1, MARK_REROLL_2)" in human.parse(game, "mark", legal)
     assert human.parse(game, str(data.ACTION_ROLL), legal) == data.ACTION_ROLL
     assert "not a legal move" in human.parse(game, "build_city", legal)
+
+
+def test_plot_with_long_agent_specs(tmp_path: Path) -> None:
+    """Long specs stay whole in the legend (the axes carry letters); the diagonal is marked; solo plots too."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.image import imread
+
+    from meeple.cli.evaluate import agent_letters, plot_results
+
+    names = ["heuristic", "random", "mcts:400:rollout_depth=30,c_puct=1.5,progressive_widening=true",
+             "ppo:runs/ppo/roll_through_the_ages/2026-11-26-very-long-run-name/model.zip", "mcts:20"]
+    n = len(names)
+    rates = np.linspace(0.2, 0.8, n)
+    agents = [{"name": name, "games": 10, "seats": 10, "wins": 5.0, "win_rate": float(r), "win_ci95": [float(r) - 0.1, float(r) + 0.1],
+               "mean_score": 10.0 + k, "score_ci95": [8.0 + k, 12.0 + k], "mean_return": 0.0,
+               "rating": {"mu": 25.0 + 3 * k, "sigma": 2.0, "ordinal": 19.0 + 3 * k}} for k, (name, r) in enumerate(zip(names, rates))]
+    matrix = [[None if i == j else round(0.5 + 0.1 * (j - i), 2) for j in range(n)] for i in range(n)]
+    matrix[0][4] = None  # a pair that never met
+    result = {"game": GAME, "num_players": 2, "games": 50, "agents": agents, "pairwise": {"win_rate": matrix}}
+    path = tmp_path / "plot.png"
+    plot_results(result, path)
+    image = imread(path)
+    assert image.shape[1] < 2000 and image.shape[0] < image.shape[1]  # a wide, short figure: no empty band below
+    solo = dict(result, num_players=1, agents=[dict(a, rating=None) for a in agents], pairwise=None)
+    plot_results(solo, tmp_path / "solo.svg")
+    assert (tmp_path / "solo.svg").read_text().count("ppo:runs/ppo/roll_through_the_ages/2026-11-26-very-long-run-name/model.zip") == 1
+    assert agent_letters(28)[:3] == ["A", "B", "C"] and agent_letters(28)[26:] == ["A1", "B1"]
