@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The RLlib environment: its own venv (.venv-rllib), because ray[rllib] pins a gymnasium older than the
+# main venv's. CPU torch first (a bare torch would be a multi-GB CUDA build), then meeple with the rllib
+# extra. Safe to re-run. The numba cache is shared with the main venv (same numba, same sources).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${PYTHON:-python3}
+[ -x .venv-rllib/bin/python ] || "$python" -m venv .venv-rllib
+.venv-rllib/bin/python -m pip install -q torch==2.13.0
+.venv-rllib/bin/python -m pip install -q -e ".[rllib]"
