@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # the RLlib venv installs in the background (downloads, mostly) while setup.sh compiles the kernels
 rllib_log=$(mktemp)
-bash scripts/setup_rllib.sh >"$rllib_log" 2>&1 & rllib_setup=$!
+bash scripts/setup_rllib.sh deps >"$rllib_log" 2>&1 & rllib_setup=$!
 bash scripts/setup.sh
 # (setup.sh also compiles every game into numba's cache first, so the pytest workers only load it)
 .venv/bin/python -m pytest -n 2 -q "$@"
@@ -20,4 +20,5 @@ NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ag
 # RLlib in its own venv (its gymnasium pin differs): the env adapter and the example on a two-node local
 # Ray cluster; MEEPLE_RLLIB_LEG makes a missing ray a failure instead of a skip
 if ! wait "$rllib_setup"; then cat "$rllib_log"; exit 1; fi
+bash scripts/setup_rllib.sh
 MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/test_rllib.py
