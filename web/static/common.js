@@ -35,8 +35,11 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// "roll_through_the_ages" -> "Roll Through the Ages"
 function gameTitle(name) {
-  return name.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(" ");
+  const small = new Set(["the", "of", "a"]);
+  return name.split("_").map((word, i) => (i > 0 && small.has(word) ? word : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join(" ");
 }
 
 function seatLabel(seat, agents) {

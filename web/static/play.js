@@ -20,7 +20,7 @@ function onGameChange() {
 
 function onPlayersChange() {
   const players = Number($("players").value);
-  fillSelect($("seat"), Array.from({length: players}, (_, p) => [p, `player_${p}${p === 0 ? " (starts)" : ""}`]), 0);
+  fillSelect($("seat"), Array.from({length: players}, (_, p) => [p, `player_${p}`]), 0);
   $("opponent").disabled = $("opponent-spec").disabled = players === 1;
 }
 
@@ -108,6 +108,7 @@ function render(view) {
   if (view.picture) $("picture").src = `/api/play/${encodeURIComponent(view.id)}/picture.png?v=${view.version}`;
   if (!view.picture) $("text-details").open = true;
   $("text-view").textContent = view.text;
+  $("moves-heading").hidden = view.done;
   $("moves").replaceChildren(...view.legal.map((move) => {
     const button = el("button", {type: "button", class: "move", dataset: {action: String(move.action)}},
       el("span", {class: "action-id"}, String(move.action)), el("span", {}, move.name));

@@ -1,0 +1,251 @@
+"""The browser app in a real browser: Debian's Chromium, headless, driven by Selenium.
+
+The app runs in a thread on a free localhost port. One test opens a recorded game in the replay viewer and
+steps through it with the buttons, the slider, play/pause and the seat switch; the other plays a whole game
+of Roll Through the Ages against random play by clicking moves until the end. Both check that the picture
+was drawn: its <img> loaded, and a screenshot of it decodes to many distinct colours. Screenshots are saved
+in pytest's temp folder.
+
+The browser and its driver come from Debian (scripts/install_browser.sh, which .ci/run calls): the paths
+are given explicitly, so Selenium never tries to download a driver. Without them these tests skip, except
+in CI (the CI variable set), where they fail.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+WAIT_SECONDS = 20
+PLAY_GAME_SECONDS = 60  # a whole game of clicks; about 15 s here
+
+
+def _missing() -> str | None:
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        return f"{CHROMIUM} and {CHROMEDRIVER} are needed (bash scripts/install_browser.sh installs them)"
+    for module, extra in (("selenium", "test"), ("flask", "web")):
+        try:
+            __import__(module)
+        except ModuleNotFoundError:
+            return f"{module} is not installed (pip install 'meeple[{extra}]')"
+    return None
+
+
+if _missing() is not None:
+    if os.environ.get("CI"):
+        pytest.fail(f"browser tests cannot run in CI: {_missing()}", pytrace=False)
+    pytest.skip(_missing(), allow_module_level=True)
+
+from PIL import Image  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from werkzeug.serving import WSGIRequestHandler, make_server  # noqa: E402
+
+from meeple.agents import make_agent  # noqa: E402
+from meeple.envs.record import LiveGame, parse_record, replay, save_record  # noqa: E402
+from meeple.web.app import create_app  # noqa: E402
+
+REPLAY_GAME = "hadara"
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    live = LiveGame(REPLAY_GAME, {"num_players": 2}, seed=4)
+    live.play_out([make_agent("random", REPLAY_GAME, 2)] * 2, np.random.default_rng(4))
+    record = live.to_record(["random", "random"])
+    save_record(record, folder / "hadara-2p.json")
+    return folder, record
+
+
+class QuietHandler(WSGIRequestHandler):
+    """No log line per request (hundreds per test); errors are still logged."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(records):
+    """The app on a free localhost port, served from a thread; yields its base URL."""
+    httpd = make_server("127.0.0.1", 0, create_app(records[0]), threaded=True, request_handler=QuietHandler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not look for drivers online
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1400,1000", f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory):
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def wait_for(driver, condition, message: str, timeout: float = WAIT_SECONDS):
+    return WebDriverWait(driver, timeout, poll_frequency=0.02).until(lambda d: condition(d), message)
+
+
+def text_of(driver, element_id: str) -> str:
+    return driver.find_element(By.ID, element_id).text
+
+
+def picture_loaded(driver) -> bool:
+    return driver.execute_script(
+        "const img = document.getElementById('picture');"
+        "return !img.hidden && img.complete && img.naturalWidth > 0 && img.src.includes('picture.png');")
+
+
+def picture_src(driver) -> str:
+    return driver.execute_script("return document.getElementById('picture').currentSrc;")
+
+
+def assert_picture_drawn(driver, path: Path) -> None:
+    """The picture's <img> loaded and, on screen, shows many colours (a drawing, not a blank box)."""
+    wait_for(driver, picture_loaded, "the picture did not load")
+    element = driver.find_element(By.ID, "picture")
+    png = element.screenshot_as_png
+    path.write_bytes(png)
+    shot = Image.open(io.BytesIO(png)).convert("RGB")
+    assert shot.width > 200 and shot.height > 100, shot.size
+    colours = shot.getcolors(1 << 24)
+    assert len(colours) > 100, f"only {len(colours)} colours in the picture"
+    assert max(count for count, _ in colours) < 0.9 * shot.width * shot.height  # not one flat colour
+
+
+def assert_no_console_errors(driver) -> None:
+    errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_replay_viewer_steps_through_a_record(server, records, browser, screenshots):
+    _, record = records
+    steps = len(record.actions)
+    browser.get(f"{server}/replay")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#record-list button.record"), "no records listed")
+    entry = browser.find_element(By.CSS_SELECTOR, "#record-list button.record")
+    assert "hadara-2p.json" in entry.text and f"{steps} moves" in entry.text
+    entry.click()
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"0 / {steps}", "the record did not open")
+    assert_picture_drawn(browser, screenshots / "replay-step-0.png")
+    assert text_of(browser, "position").startswith("After move 0: player_")
+
+    for k in (1, 2, 3):
+        browser.find_element(By.ID, "forward").click()
+        wait_for(browser, lambda d, k=k: text_of(d, "step-counter") == f"{k} / {steps}", f"step {k} not shown")
+    browser.find_element(By.ID, "back").click()
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"2 / {steps}", "back did not go back")
+    wait_for(browser, lambda d: text_of(d, "position").startswith("After move 2:"), "the position text lags")
+    current = browser.find_element(By.CSS_SELECTOR, "#log li.current")
+    assert current.get_attribute("data-step") == "2" and current.text.startswith("2. player_")
+    played = browser.find_elements(By.CSS_SELECTOR, "#log li:not(.future)")
+    assert len(played) == 2 and all(item.text.strip() for item in played)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#log li")) == steps
+    wait_for(browser, picture_loaded, "the picture of step 2 did not load")
+    assert "/steps/2/picture.png" in picture_src(browser)
+
+    # the slider jumps, the seat switch redraws from that seat, play runs on until paused
+    middle = steps // 2
+    browser.execute_script("const s = document.getElementById('slider'); s.value = arguments[0];"
+                           "s.dispatchEvent(new Event('input'));", middle)
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"{middle} / {steps}", "the slider did not jump")
+    Select(browser.find_element(By.ID, "seat")).select_by_value("1")
+    wait_for(browser, lambda d: "seat=1" in picture_src(d) and picture_loaded(d), "the seat view did not load")
+    assert text_of(browser, "step-counter") == f"{middle} / {steps}"
+    browser.find_element(By.ID, "play-pause").click()
+    wait_for(browser, lambda d: int(text_of(d, "step-counter").split()[0]) >= middle + 2, "play did not advance", 10)
+    browser.find_element(By.ID, "play-pause").click()
+    paused_at = text_of(browser, "step-counter")
+    time.sleep(1.0)
+    assert text_of(browser, "step-counter") == paused_at and text_of(browser, "play-pause") == "play"
+    browser.find_element(By.ID, "last").click()
+    wait_for(browser, lambda d: text_of(d, "position").startswith(f"After move {steps}: the game is over"), "no end")
+    assert f"scores {' : '.join(map(str, record.scores))}" in text_of(browser, "position")
+    lines = browser.find_elements(By.CSS_SELECTOR, "#chart polyline")
+    assert len(lines) == 2  # one score line per seat
+    assert_picture_drawn(browser, screenshots / "replay-end-seat1.png")
+    browser.save_screenshot(str(screenshots / "replay-page.png"))
+    assert_no_console_errors(browser)
+
+
+def test_play_a_whole_game_against_random(server, browser, screenshots):
+    browser.get(f"{server}/play")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"), "no games offered")
+    Select(browser.find_element(By.ID, "game")).select_by_value("roll_through_the_ages")
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    Select(browser.find_element(By.ID, "seat")).select_by_value("0")
+    Select(browser.find_element(By.ID, "opponent")).select_by_value("random")
+    browser.find_element(By.ID, "start").click()
+    table = browser.find_element(By.ID, "table")
+    wait_for(browser, lambda d: table.is_displayed() and table.get_attribute("data-version") is not None, "no game")
+    assert "you are player_0 against random" in text_of(browser, "play-title")
+    assert_picture_drawn(browser, screenshots / "play-start.png")
+
+    rng = np.random.default_rng(7)
+    started, clicks = time.monotonic(), 0
+    while True:
+        # one round trip to the browser for what the page shows (each WebDriver call costs milliseconds)
+        page = browser.execute_script(
+            "const t = document.getElementById('table'), e = document.getElementById('error');"
+            "return {version: t.dataset.version, done: t.dataset.done === 'true', error: e.hidden ? '' : e.textContent,"
+            " moves: [...document.querySelectorAll('#moves button.move')].map(b => [b.dataset.action, b.textContent])};")
+        assert not page["error"], page["error"]
+        if page["done"]:
+            break
+        assert time.monotonic() - started < PLAY_GAME_SECONDS, f"the game took over {PLAY_GAME_SECONDS} s ({clicks} clicks)"
+        assert page["moves"], f"no moves offered at version {page['version']} though the game is not over"
+        assert all(action.isdigit() and name.startswith(action) and len(name) > len(action) for action, name in page["moves"])
+        action = page["moves"][int(rng.integers(len(page["moves"])))][0]
+        browser.find_element(By.CSS_SELECTOR, f"#moves button[data-action='{action}']").click()
+        clicks += 1
+        wait_for(browser, lambda d, v=page["version"]: d.execute_script(
+            "return document.getElementById('table').dataset.version") != v, "the move was not played")
+
+    result = browser.find_element(By.ID, "result")
+    wait_for(browser, lambda d: result.is_displayed(), "no result shown")
+    assert result.text.splitlines()[0] in ("You win", "You lose", "You share the win")
+    assert "you (player_0):" in result.text and "player_1 (random):" in result.text
+    assert text_of(browser, "status").startswith("The game is over after")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    log = browser.find_elements(By.CSS_SELECTOR, "#log li")
+    assert len(log) == int(table.get_attribute("data-version"))
+    assert any(". player_1 (random)" in item.text for item in log) and any(". you" in item.text for item in log)
+    assert_picture_drawn(browser, screenshots / "play-end.png")
+    browser.save_screenshot(str(screenshots / "play-page.png"))
+
+    href = browser.find_element(By.ID, "download").get_attribute("href")
+    with urllib.request.urlopen(href, timeout=30) as response:
+        record = parse_record(response.read())
+    assert record.agents == ["human", "random"] and len(record.actions) == len(log)
+    final = replay(record)
+    assert final.game.scores(final.states[-1])[0].tolist() == record.scores
+    print(f"\nplayed {clicks} moves by clicking in {time.monotonic() - started:.1f} s; screenshots in {screenshots}")
+    assert_no_console_errors(browser)
