@@ -5,7 +5,10 @@ SDL_VIDEODRIVER=dummy)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -21,6 +24,7 @@ from meeple.envs.vector import BoardGameVectorEnv
 
 from helpers import game_cases
 
+ROOT = Path(__file__).resolve().parents[1]
 MIN_COLOURS = 12  # a picture of a position has far more; a blank or one-colour frame has 1-2
 
 
@@ -179,3 +183,13 @@ def test_gymnasium_human_mode(name):
     np.testing.assert_array_equal(shown, vector.game.render_rgb(vector.state, 0))  # row 0's game
     vector.close()
     assert not pygame.display.get_init()
+
+
+def test_pictures_script_regenerates_the_docs_pictures(tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "pictures.py"), "--out", str(tmp_path)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for name in GAMES:
+        picture = tmp_path / f"{name}.png"
+        assert 0 < picture.stat().st_size < 200_000
+        assert (ROOT / "docs" / "img" / f"{name}.png").exists()
