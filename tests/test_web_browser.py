@@ -196,6 +196,30 @@ def test_replay_viewer_steps_through_a_record(server, records, browser, screensh
     assert_no_console_errors(browser)
 
 
+def test_replay_viewer_opens_uploaded_files(server, browser, tmp_path):
+    live = LiveGame("roll_through_the_ages", {"num_players": 3}, seed=8)
+    live.play_out([make_agent("random", "roll_through_the_ages", 3)] * 3, np.random.default_rng(8))
+    save_record(live.to_record(["random", "heuristic", "random"]), tmp_path / "three.json")
+    (tmp_path / "broken.json").write_text('{"format": "meeple.record", "version": 1, "game": "chess"}')
+    browser.get(f"{server}/replay")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#record-list button.record"), "no records listed")
+    browser.find_element(By.ID, "upload").send_keys(str(tmp_path / "broken.json"))
+    wait_for(browser, lambda d: d.find_element(By.ID, "error").is_displayed(), "no error for a broken file")
+    assert "broken.json: not a record this server can replay" in text_of(browser, "error")
+    browser.find_element(By.ID, "upload").send_keys(str(tmp_path / "three.json"))
+    steps = len(live.actions)
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"0 / {steps}", "the uploaded record did not open")
+    assert text_of(browser, "replay-title") == "Roll Through the Ages: three.json"
+    assert not browser.find_element(By.ID, "error").is_displayed()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#chart polyline")) == 3
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#seat option")) == 4  # spectator and three seats
+    browser.find_element(By.ID, "last").click()
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"{steps} / {steps}", "last did not jump to the end")
+    wait_for(browser, picture_loaded, "the picture of the uploaded record did not load")
+    errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert len(errors) == 1 and "422" in errors[0], errors  # the browser reports the refused upload, nothing else
+
+
 def test_play_a_whole_game_against_random(server, browser, screenshots):
     browser.get(f"{server}/play")
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"), "no games offered")
