@@ -68,7 +68,10 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     if decision in SECRET_DECISIONS and actor != seat:
         lines = [f"{player(actor, seat)} commits a hidden {'draft choice' if decision == data.DEC_A_DRAFT else 'start-card side'}"]
     else:
-        lines = [f"{player(actor, seat)}: {game.action_to_str(before, action, row)}"]
+        move = game.action_to_str(before, action, row)
+        if actor != seat:  # action_to_str speaks to the mover ("you draw ..."); here others read it too
+            move = move.replace("(you draw ", f"(player_{actor} draws ")
+        lines = [f"{player(actor, seat)}: {move}"]
     if after.rotation[row] >= 0 and after.rotation[row] != before.rotation[row]:
         lines.append(f"the wheel is set to rotation {int(after.rotation[row])}")
     for c in range(data.NUM_COLOURS):
