@@ -246,6 +246,8 @@ def test_play_a_whole_game_against_random(server, browser, screenshots):
             break
         assert time.monotonic() - started < PLAY_GAME_SECONDS, f"the game took over {PLAY_GAME_SECONDS} s ({clicks} clicks)"
         assert page["moves"], f"no moves offered at version {page['version']} though the game is not over"
+        if clicks == 5:
+            browser.save_screenshot(str(screenshots / "play-midgame.png"))
         assert all(action.isdigit() and name.startswith(action) and len(name) > len(action) for action, name in page["moves"])
         action = page["moves"][int(rng.integers(len(page["moves"])))][0]
         browser.find_element(By.CSS_SELECTOR, f"#moves button[data-action='{action}']").click()

@@ -46,6 +46,13 @@ function seatLabel(seat, agents) {
   return `player_${seat} (${agents[seat]})`;
 }
 
+// scroll a list so that `item` shows, without scrolling the page itself (scrollIntoView would move the window)
+function scrollWithin(list, item) {
+  const top = item.offsetTop;  // the list is positioned (style.css), so offsets are relative to it
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + item.offsetHeight - list.clientHeight;
+}
+
 function showError(message) {
   const box = document.getElementById("error");
   box.textContent = message || "";

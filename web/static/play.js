@@ -116,7 +116,7 @@ function render(view) {
     return el("li", {}, button);
   }));
   $("log").replaceChildren(...view.log.map((entry) => logItem(entry, view)));
-  if ($("log").lastElementChild) $("log").lastElementChild.scrollIntoView({block: "nearest"});
+  if ($("log").lastElementChild) scrollWithin($("log"), $("log").lastElementChild);
   $("download").href = `/api/play/${encodeURIComponent(view.id)}/record`;
   const result = $("result");
   result.hidden = !view.result;

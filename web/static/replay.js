@@ -115,7 +115,7 @@ async function showStep(step) {
     item.classList.toggle("current", k === step);
   }
   const current = $("log").querySelector("li.current");
-  if (current) current.scrollIntoView({block: "nearest"});
+  if (current) scrollWithin($("log"), current);
   drawScoreChart($("chart"), summary.scores, summary.agents.map((agent, seat) => seatLabel(seat, summary.agents)), step);
   const base = `/api/records/${encodeURIComponent(summary.id)}/steps/${step}`;
   if (summary.picture) $("picture").src = `${base}/picture.png?seat=${seatQuery()}`;
