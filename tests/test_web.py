@@ -402,6 +402,15 @@ def test_serve_command_checks_its_options(tmp_path, capsys):
     assert exit_info.value.code == 0 and "--records DIR" in capsys.readouterr().out
 
 
+def test_serve_without_the_web_extra_names_it(monkeypatch, capsys):
+    from meeple.cli import main
+
+    for module in ("flask", "werkzeug", "werkzeug.serving", "meeple.web.app"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if Flask were not installed
+    assert main(["serve", "--port", "0"]) == 1
+    assert "pip install 'meeple[web]'" in capsys.readouterr().err
+
+
 def test_python_m_meeple_web_serves(folders):
     records, _ = folders
     process = subprocess.Popen([sys.executable, "-m", "meeple.web", "--port", "0", "--records", str(records)],
@@ -416,3 +425,19 @@ def test_python_m_meeple_web_serves(folders):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_games_without_a_picture_fall_back_to_the_text_view(folders, monkeypatch):
+    """A game that draws no picture (render_modes without rgb_array) is shown as text: the pages get
+    picture=false, and asking for its picture anyway is a clear 404."""
+    from meeple.envs import make
+
+    monkeypatch.setattr(type(make("hadara")), "render_modes", lambda self: ["ansi"])
+    client = create_app(*folders).test_client()
+    record_id = listing(client)["hadara.json"]["id"]
+    summary = client.get(f"/api/records/{record_id}").get_json()
+    assert summary["picture"] is False and client.get(f"/api/records/{record_id}/steps/1").get_json()["text"]
+    assert "draws no picture" in error_of(client.get(f"/api/records/{record_id}/steps/1/picture.png"), 404)
+    view = new_game(client, game="hadara").get_json()
+    assert view["picture"] is False and view["text"]
+    assert "draws no picture" in error_of(client.get(f"/api/play/{view['id']}/picture.png"), 404)
