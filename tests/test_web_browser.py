@@ -90,7 +90,6 @@ def server(records):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not look for drivers online
     profile = tmp_path_factory.mktemp("chromium-profile")
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
@@ -99,9 +98,11 @@ def browser(tmp_path_factory):
                  "--window-size=1400,1000", f"--user-data-dir={profile}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    yield driver
-    driver.quit()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SE_OFFLINE", "true")  # Selenium Manager must not look for anything online
+        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+        yield driver
+        driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
 
 
