@@ -80,8 +80,9 @@ async function play(action) {
 }
 
 function logItem(entry, view) {
-  const who = entry.seat === view.seat ? "you" : `player_${entry.seat} (${entry.by})`;
-  const item = el("li", {}, el("span", {class: "who"}, `${entry.step}. ${who}`),
+  // the narration names the player ("player_1: ...", "player_0 (you): ..."); the agent goes in the tooltip
+  const item = el("li", {title: entry.seat === view.seat ? "you" : `player_${entry.seat}: ${entry.by}`},
+    el("span", {class: "who"}, `${entry.step}.`),
     el("span", {class: "lines"}, entry.lines.join(" · ")));
   item.querySelector(".who").style.color = SEAT_COLOURS[entry.seat % SEAT_COLOURS.length];
   return item;

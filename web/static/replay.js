@@ -91,7 +91,7 @@ function fillSeats(summary) {
 function fillLog(summary) {
   const items = summary.moves.map((move) => {
     const item = el("li", {dataset: {step: String(move.step)}},
-      el("span", {class: "who"}, `${move.step}. player_${move.seat}`),
+      el("span", {class: "who"}, `${move.step}.`),  // the lines name the player
       el("span", {class: "lines"}, move.lines.join(" · ")));
     item.querySelector(".who").style.color = SEAT_COLOURS[move.seat % SEAT_COLOURS.length];
     item.addEventListener("click", () => showStep(move.step));
