@@ -13,7 +13,6 @@ in CI (the CI variable set), where they fail.
 
 from __future__ import annotations
 
-
 import io
 import os
 import re
