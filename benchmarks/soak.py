@@ -2,6 +2,7 @@
 
     python benchmarks/soak.py --games 1000000                  # every game, every test configuration
     python benchmarks/soak.py --game hadara --seconds 600
+    python benchmarks/soak.py --game attika --config '{"num_players": 3}' --games 200000 --seed 5
     python benchmarks/soak.py --fuzz 100000                    # mutated saves per configuration instead
     NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=/tmp/nb-bounds python benchmarks/soak.py --fuzz 20000
 
@@ -39,6 +40,8 @@ class Args:
     """if > 0: fuzz this many mutated saves per configuration instead of soaking"""
     mutations: int = 1
     """fuzz: values changed per payload"""
+    config: str | None = None
+    """only this test configuration (JSON, e.g. '{"num_players": 3}'; default: every one of the game's)"""
     seed: int = 0
     json: str | None = None
     """write the figures to this JSON file"""
@@ -51,6 +54,15 @@ def main(args: Args) -> int:
     if args.games <= 0 or args.seconds <= 0 or args.batch <= 0 or args.fuzz < 0 or args.mutations <= 0:
         print("error: --games, --seconds, --batch and --mutations must be positive, --fuzz >= 0", file=sys.stderr)
         return 2
+    only = None
+    if args.config is not None:
+        try:
+            only = json.loads(args.config)
+        except json.JSONDecodeError:
+            only = None
+        if not isinstance(only, dict):
+            print(f"error: --config must be a JSON object, got {args.config!r}", file=sys.stderr)
+            return 2
     rng = np.random.default_rng(args.seed)
     results = []
     failed = False
@@ -58,6 +70,8 @@ def main(args: Args) -> int:
         if args.game is not None and name != args.game:
             continue
         for config in entry.test_configs:
+            if only is not None and config != only:
+                continue
             game = make(name, **config)
             start = time.perf_counter()
             if args.fuzz:
