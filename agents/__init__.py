@@ -4,9 +4,10 @@
     agent = make_agent("heuristic", "roll_through_the_ages")
     agent = make_agent("mcts:200:mode=rollout,rollout=heuristic", "roll_through_the_ages")
     agent = make_agent("ppo:runs/x/model.zip", "roll_through_the_ages", num_players=2)
+    agent = make_agent("search:runs/x/net.safetensors:sims=64", "roll_through_the_ages", num_players=2)
 
 Every agent class is imported only when its spec is asked for, so importing this package never
-imports torch (only `ppo:` does).
+imports torch (only `ppo:`, `net:` and `search:` do).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-AGENT_SPECS = ("random", "heuristic", "mcts[:N[:key=value,...]]", "ppo:<path to model.zip>", "human")
+AGENT_SPECS = ("random", "heuristic", "mcts[:N[:key=value,...]]", "ppo:<path to model.zip>",
+               "net:<path to net.safetensors>[:sample=1]", "search:<path to net.safetensors>[:sims=N,key=value,...]",
+               "human")
 
 
 def make_agent(spec: str, game_name: str, num_players: int | None = None, **variant: Any) -> Any:
@@ -26,12 +29,16 @@ def make_agent(spec: str, game_name: str, num_players: int | None = None, **vari
             "mcts:N" or "mcts:N:key=value,..." (`MCTSAgent.from_spec`: N simulations per move, options
             such as rollout_depth=30,prior=heuristic; with mode=rollout a `RolloutAgent`, e.g.
             "mcts:200:mode=rollout,rollout=heuristic"), "ppo:<path>" (a MaskablePPO model.zip saved by
-            train.py, as a `PolicyAgent`) or "human" (moves typed in the terminal).
+            train.py, as a `PolicyAgent`), "net:<path>" (a policy-value net saved by `train.py --algo exit`,
+            its policy alone: greedy, or sampled with "net:<path>:sample=1"), "search:<path>:sims=N,..."
+            (MCTS with that net as prior and leaf value; options in `meeple.agents.net.agent_from_spec`)
+            or "human" (moves typed in the terminal).
         game_name: a key of `meeple.envs.GAMES`.
-        num_players, **variant: the game configuration; a `ppo:` model is checked against it at
-            load time when num_players is given.
+        num_players, **variant: the game configuration; a `ppo:`, `net:` or `search:` model is checked
+            against it at load time when num_players is given.
     Raises:
-        ValueError: for an unknown spec or game, a malformed option, or a missing model file.
+        ValueError: for an unknown spec or game, a malformed option, a missing model file, or a net
+            file that is invalid or of another game or configuration.
     """
     from meeple.envs import GAMES, list_games
 
@@ -60,6 +67,10 @@ def make_agent(spec: str, game_name: str, num_players: int | None = None, **vari
         from meeple.agents.policy import PolicyAgent
 
         return PolicyAgent(rest, game_name, num_players, **variant)
+    if kind in ("net", "search"):
+        from meeple.agents.net import agent_from_spec
+
+        return agent_from_spec(spec, game_name, num_players, **variant)
     if spec == "human":
         from meeple.agents.human import HumanAgent
 

@@ -134,3 +134,18 @@ def check_range(args: Any, name: str, lo: float, hi: float = float("inf"), lo_op
     if not (above and value <= hi and value < float("inf")):  # NaN fails every comparison
         bounds = f"{'(' if lo_open else '['}{lo}, {'inf)' if hi == float('inf') else f'{hi}]'}"
         raise ArgsError(f"{option(name)} must be a finite number in {bounds}, got {value}")
+
+
+def check_run_paths(exp_name: str, run_dir: str) -> None:
+    """Raises ArgsError unless --run-dir is (or can become) a folder and --exp-name ("" = the default name) a plain
+    folder name inside it: no path separators, not '.' or '..', not a symlink out of --run-dir, not a file."""
+    name = exp_name
+    if name and (name.strip() in ("", ".", "..") or any(c in name for c in ("/", "\\", os.sep, os.altsep or "/", "\0"))):
+        raise ArgsError(f"--exp-name must be a plain folder name (no path separators, not '.' or '..'), got {name!r}")
+    folder = Path(run_dir).resolve()
+    if folder.exists() and not folder.is_dir():
+        raise ArgsError(f"--run-dir {run_dir!r} is not a folder")
+    if name and (folder / name).resolve().parent != folder:  # e.g. a symlink leading elsewhere
+        raise ArgsError(f"--exp-name {name!r} resolves outside --run-dir {run_dir!r}")
+    if name and (folder / name).exists() and not (folder / name).is_dir():
+        raise ArgsError(f"--exp-name {name!r}: {folder / name} exists and is not a folder")

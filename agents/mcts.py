@@ -243,7 +243,7 @@ class MCTSAgent:
                 safe = np.where(kids >= 0, kids, 0)
                 n_child = visits[idx[:, None], safe] * legal_kids  # 0 where not expanded
                 q = value_sum[idx[:, None], safe, seat[:, None]] / np.maximum(n_child, 1)
-                if self.prior_agent is None:
+                if not self._has_prior():
                     # UCB1 among the legal expanded children, for the seat to move in this sample;
                     # a random untried legal action is expanded first
                     unexpanded = mask & (kids < 0)
@@ -254,7 +254,7 @@ class MCTSAgent:
                         chosen[expand] = sample_masked(unexpanded[expand], rng)
                 else:
                     # PUCT with the prior agent's move as prior; untried actions get the parent's value
-                    prior = self._prior(game, cur, mask, rng)
+                    prior = self._prior(game, cur, mask, rng, depth=len(path) - 1)
                     parent_n = visits[idx, node].astype(np.float64)
                     parent_q = value_sum[idx, node, seat] / np.maximum(parent_n, 1)
                     q = np.where(n_child > 0, q, parent_q[:, None])
@@ -293,8 +293,16 @@ class MCTSAgent:
         root_kids = children[:, 0]  # (B, A)
         return np.where(root_kids >= 0, visits[rows_all[:, None], np.maximum(root_kids, 0)], 0)
 
-    def _prior(self, game: Any, state: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """(k, A) prior: `prior_weight` on the prior agent's move, the rest spread over legal moves."""
+    def _has_prior(self) -> bool:
+        """Whether selection is PUCT with `_prior` (True) or UCB1; a subclass with its own prior says True."""
+        return self.prior_agent is not None
+
+    def _prior(self, game: Any, state: Any, mask: np.ndarray, rng: np.random.Generator, depth: int = 0) -> np.ndarray:
+        """(k, A) prior: `prior_weight` on the prior agent's move, the rest spread over legal moves.
+
+        `state` holds the k rows descending at tree depth `depth` (0: the root, every row in order);
+        this prior ignores the depth, a subclass may use it (e.g. to reuse one root prior per search).
+        """
         choice = np.asarray(self.prior_agent.act(game, state, rng), dtype=np.int64)
         n_legal = np.maximum(mask.sum(axis=1, keepdims=True), 1)
         prior = (1.0 - self.prior_weight) * mask / n_legal

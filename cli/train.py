@@ -1,7 +1,8 @@
 """Train a MaskablePPO agent on a meeple game by self-play (CleanRL-style: one file, top to bottom).
 
     meeple train --game roll_through_the_ages --num-players 2 --time-limit-minutes 29.5 \
-        --total-timesteps 100_000_000 --eval-every 500_000 --eval-games 500   # the defaults: warm start + kickstarting
+        --total-timesteps 100_000_000 --eval-every 500_000 --eval-games 500   # the defaults: warm start, then PPO
+    meeple train --algo exit --help    # expert iteration instead (meeple.cli.exit)
     tensorboard --logdir runs
 
 `meeple train` (the installed command) and `python train.py` in a checkout (a thin wrapper) both run `run_cli`
@@ -11,9 +12,10 @@ The learner takes every seat in turn against a weighted pool of opponents (--opp
 snapshots of itself every --snapshot-every steps) that play inside `SelfPlayVecEnv`; rewards are the
 game's returns at the end. First (--imitation-steps, inside the time limit) the policy is warm-started from
 --teacher: the teacher plays the learner's seat, its actions are cloned and the value head fit to the returns.
-PPO then fine-tunes with a decaying cloning term (--bc-coef) on its own states labelled by the teacher (set
---imitation-steps 0 --bc-coef 0 for plain self-play). Every --eval-every steps the greedy policy plays --eval-games
-seeded games against each --eval-opponents (seats rotated); win rates go to TensorBoard and runs/<name>/summary.json.
+PPO then fine-tunes without further cloning unless asked for: --bc-coef > 0 adds a decaying cloning term on its
+own states labelled by the teacher (--imitation-steps 0 gives plain self-play). Every --eval-every steps the
+greedy policy plays --eval-games seeded games against each --eval-opponents (seats rotated); win rates go to
+TensorBoard and runs/<name>/summary.json.
 
 Every --checkpoint-minutes (or --checkpoint-rollouts) the model is saved to runs/<name>/checkpoint.zip. Ctrl-C or
 SIGTERM stops training at the next safe point (a second one at once) and still saves model.zip and summary.json
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import signal
 import sys
@@ -43,13 +44,16 @@ from stable_baselines3.common.logger import HParam, configure
 from tqdm.auto import tqdm
 
 from meeple.agents import make_agent
-from meeple.agents.io import ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game, check_range
+from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game,
+                              check_range, check_run_paths)
 from meeple.agents.policy import FrozenPolicyAgent, evaluate_policy, imitation_steps, warm_start
 from meeple.envs.selfplay import SelfPlayVecEnv
 
 
 @dataclass
 class Args:
+    algo: str = "ppo"
+    """ppo (this trainer) or exit (expert iteration: search + a policy-value net; `--algo exit --help`)"""
     game: str = "roll_through_the_ages"
     """registered game (a key of meeple.envs.GAMES)"""
     num_players: int = 2
@@ -127,8 +131,9 @@ class Args:
     """Adam step size of the warm start"""
     imitation_batch_size: int = 1024
     """minibatch of the warm start"""
-    bc_coef: float = 1.0
-    """weight of cloning steps after each PPO update on the rollout's states labelled by --teacher (0 = none)"""
+    bc_coef: float = 0.0
+    """weight of cloning steps after each PPO update on the rollout's states labelled by --teacher (0 = none, the
+    default: after the warm start PPO learns from its own games alone)"""
     bc_decay: float = 0.999
     """bc_coef is multiplied by this after every rollout"""
     bc_batches: int = 16
@@ -287,15 +292,17 @@ class SelfPlayCallback(BaseCallback):
 
 
 class RunBar:
-    """The PPO phase's progress bar, sized to what ends the run: the share done is the larger of
+    """The learning phase's progress bar, sized to what ends the run: the share done is the larger of
     timesteps / --total-timesteps and elapsed / time limit, so the bar reaches 100% when the run ends,
     whichever limit ends it (SB3's own bar counts timesteps only, and sits at a few percent when the
-    time limit stops a long --total-timesteps run). Shown in permille with both counts beside it."""
+    time limit stops a long --total-timesteps run). Shown in permille with both counts beside it.
+    `label` and `unit` name the phase and what it counts (expert iteration: "exit", "rounds")."""
 
-    def __init__(self, total_timesteps: int, t_start: float, deadline: float, enabled: bool) -> None:
-        self.total, self.t_start, self.deadline = total_timesteps, t_start, deadline
+    def __init__(self, total_timesteps: int, t_start: float, deadline: float, enabled: bool, label: str = "ppo",
+                 unit: str = "steps") -> None:
+        self.total, self.t_start, self.deadline, self.unit = total_timesteps, t_start, deadline, unit
         self.bar = tqdm(total=1000, desc="", unit="‰", disable=not enabled, leave=True,
-                        bar_format="ppo: {percentage:3.0f}%|{bar}| {desc}")
+                        bar_format=label + ": {percentage:3.0f}%|{bar}| {desc}")
 
     def update(self, timesteps: int) -> None:
         now = time.perf_counter()
@@ -305,11 +312,12 @@ class RunBar:
         n = int(done * 1000)
         if n > self.bar.n:
             self.bar.update(n - self.bar.n)
-        limit = "time" if by_time > by_steps else "steps"
+        limit = "time" if by_time > by_steps else self.unit
         clock = _clock(now - self.t_start)
         if self.deadline < float("inf"):
             clock += f"/{_clock(self.deadline - self.t_start)}"
-        self.bar.set_description_str(f"{timesteps:,}/{self.total:,} steps, {clock}, ends by {limit}", refresh=False)
+        self.bar.set_description_str(f"{timesteps:,}/{self.total:,} {self.unit}, {clock}, ends by {limit}",
+                                     refresh=False)
 
     def close(self) -> None:
         self.bar.close()
@@ -338,6 +346,8 @@ def save_model(model: MaskablePPO, path: Path) -> None:
 
 def validate_args(args: Args) -> None:
     """Raises ArgsError naming the first invalid argument; builds nothing heavier than the game config and agents."""
+    if args.algo != "ppo":  # run_cli sends --algo exit to meeple.cli.exit before parsing these Args
+        raise ArgsError(f"--algo must be 'ppo' or 'exit', got {args.algo!r}")
     check_at_least(args, 1, "n_envs", "n_steps", "n_epochs", "total_timesteps", "eval_every", "eval_games",
                    "torch_threads", "imitation_epochs", "imitation_batch_size", "bc_batches")
     check_at_least(args, 0, "snapshot_every", "max_snapshots", "imitation_steps", "checkpoint_rollouts")
@@ -362,17 +372,7 @@ def validate_args(args: Args) -> None:
     if any(width < 1 for width in args.net_arch):
         raise ArgsError(f"--net-arch: every layer needs at least 1 unit, got {' '.join(map(str, args.net_arch))}")
 
-    name = args.exp_name  # "" picks the default name
-    if name and (name.strip() in ("", ".", "..") or any(c in name for c in ("/", "\\", os.sep, os.altsep or "/", "\0"))):
-        raise ArgsError(f"--exp-name must be a plain folder name (no path separators, not '.' or '..'), got {name!r}")
-    run_dir = Path(args.run_dir).resolve()
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ArgsError(f"--run-dir {args.run_dir!r} is not a folder")
-    if name and (run_dir / name).resolve().parent != run_dir:  # e.g. a symlink leading elsewhere
-        raise ArgsError(f"--exp-name {name!r} resolves outside --run-dir {args.run_dir!r}")
-    if name and (run_dir / name).exists() and not (run_dir / name).is_dir():
-        raise ArgsError(f"--exp-name {name!r}: {run_dir / name} exists and is not a folder")
-
+    check_run_paths(args.exp_name, args.run_dir)
     variant = check_game(args.game, args.num_players, args.variant)
     if args.num_players > 1 and not args.opponents:
         raise ArgsError("--opponents needs at least one agent spec (the learner plays against them)")
@@ -500,9 +500,26 @@ def train(args: Args, stop: StopRequest) -> dict:
     return summary
 
 
+def selected_algo(argv: list[str]) -> str:
+    """The value of the last --algo in `argv` ("ppo" when absent)."""
+    algo = "ppo"
+    for i, arg in enumerate(argv):
+        if arg == "--algo" and i + 1 < len(argv):
+            algo = argv[i + 1]
+        elif arg.startswith("--algo="):
+            algo = arg.partition("=")[2]
+    return algo
+
+
 def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Parses the command line (`argv`, default sys.argv[1:]) and trains; returns the exit code: 0, 2 for a bad
-    argument (one `error:` line on stderr), 130 when stopped before anything could be saved."""
+    argument (one `error:` line on stderr), 130 when stopped before anything could be saved. `--algo exit`
+    hands the whole command line to expert iteration (`meeple.cli.exit.run_cli`)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if selected_algo(argv) == "exit":
+        from meeple.cli import exit as expert_iteration
+
+        return expert_iteration.run_cli(argv, prog)
     try:
         main(tyro.cli(Args, args=argv, prog=prog))
     except ArgsError as exc:

@@ -1,0 +1,670 @@
+"""Policy-value networks for expert iteration, the agents that play with them, and their file format.
+
+`PolicyValueNet` is an MLP over a game's default observation encoding (`meeple.envs.default_encoder`)
+with two heads on a shared trunk:
+
+- a **policy head**: one logit per action of the game; illegal actions get -inf before the softmax,
+  so the policy never puts mass on them;
+- a **value head**: one tanh output per seat, **seat-relative**: output k is the value for the seat
+  k places after the seat that observes (output 0 is the observer's own value). The encoders are
+  seat-relative too (slot 0 = the viewer), so "my value" is always the same output whoever sits
+  where. `evaluate` turns them back into absolute seats. The targets are `value_targets`: the
+  game's returns at the end (rank returns in [-1, 1] for 2+ players, clipped to [-1, 1] for
+  reward variants that can leave it), and for solo games tanh(score / 30), the scale the MCTS
+  score evaluator uses for solo scores.
+
+Acting runs on the CPU under `torch.inference_mode()`, one forward pass per call for the whole
+batch, on one torch thread (`PolicyValueNet.inference_threads`). Three agents use a net (specs for `meeple.agents.make_agent`):
+
+    net:<path>                       NetAgent: the policy alone, its most likely legal action
+    net:<path>:sample=1              the same, sampling the masked policy with the agent's rng
+    search:<path>:sims=64,c_uct=1.4  NetSearchAgent: MCTS (PUCT) with the policy as prior and the
+                                     value head at the leaves
+
+File format (`save_net` / `load_net`): the safetensors layout, written and read with numpy only, so
+no file is ever unpickled: 8 bytes little-endian header length n, n bytes of JSON, then the raw
+little-endian float32 tensors. The JSON maps each tensor name to {"dtype": "F32", "shape",
+"data_offsets"} (offsets into the data block, contiguous, in file order) and holds under
+"__metadata__" -> "meeple" a JSON header: format "meeple-net", version, game, config (the game's
+full configuration, num_players included), encoder (kind "default", its name and output size),
+num_players, num_actions, hidden (the trunk's widths) and value ("seat-relative"). Loading checks
+every field, that the game builds from the config and its encoder and action count match the
+header, the exact set of tensor names and their shapes, the offsets, and that every weight is
+finite; anything else raises ValueError naming the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from meeple.agents.mcts import MCTSAgent
+
+NET_FORMAT = "meeple-net"
+NET_FORMAT_VERSION = 1
+ENCODER_KIND = "default"  # the only kind written so far: meeple.envs.default_encoder
+VALUE_KIND = "seat-relative"
+SOLO_SCALE = 30.0  # solo value target tanh(score / SOLO_SCALE), as ScoreEvaluator's solo_scale
+MAX_HEADER_BYTES = 1 << 20  # a real header is a few kB; a larger length field means a broken file
+MAX_WIDTH = 1 << 16  # hidden widths above this are not a net anyone trained here
+HEADER_FIELDS = ("format", "version", "game", "config", "encoder", "num_players", "num_actions", "hidden", "value")
+
+
+# --- value targets and seat frames ------------------------------------------------------------
+
+def value_targets(game: Any, state: Any) -> np.ndarray:
+    """(B, P) float32 value targets of finished rows for every absolute seat (module docstring).
+
+    2+ players: `game.returns` clipped to [-1, 1]; solo: tanh(score / SOLO_SCALE).
+    """
+    if game.num_players == 1:
+        return np.tanh(np.asarray(game.scores(state), dtype=np.float64) / SOLO_SCALE).astype(np.float32)
+    return np.clip(np.asarray(game.returns(state), dtype=np.float32), -1.0, 1.0)
+
+
+def to_relative(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """(B, P) absolute-seat values -> seat-relative: out[:, k] = values[:, (seat + k) % P]."""
+    P = values.shape[1]
+    order = (np.asarray(seat, dtype=np.int64)[:, None] + np.arange(P)[None, :]) % P
+    return np.take_along_axis(values, order, axis=1)
+
+
+def to_absolute(values: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """(B, P) seat-relative values -> absolute seats: out[:, p] = values[:, (p - seat) % P]."""
+    P = values.shape[1]
+    order = (np.arange(P)[None, :] - np.asarray(seat, dtype=np.int64)[:, None]) % P
+    return np.take_along_axis(values, order, axis=1)
+
+
+# --- the network --------------------------------------------------------------------------------
+
+class PolicyValueNet(nn.Module):
+    """MLP trunk (Linear + ReLU per hidden width) with a policy head (A logits) and a value head (P tanh outputs).
+
+    Build one for a game with `PolicyValueNet.for_game`, or from a file with `load_net`. `header` is
+    the file header (module docstring); `evaluate` checks every game it is handed against it.
+    """
+
+    def __init__(self, header: dict, seed: int = 0) -> None:
+        super().__init__()
+        self.header = header
+        layers: list[nn.Module] = []
+        width = int(header["encoder"]["size"])
+        with torch.random.fork_rng(devices=[]):  # initial weights from `seed`; the global generator is left alone
+            torch.manual_seed(seed)
+            for h in header["hidden"]:
+                layers += [nn.Linear(width, int(h)), nn.ReLU()]
+                width = int(h)
+            self.trunk = nn.Sequential(*layers)
+            self.policy_head = nn.Linear(width, int(header["num_actions"]))
+            self.value_head = nn.Linear(width, int(header["num_players"]))
+        # torch threads while acting (None: torch's own setting). A forward pass over one batch of positions is
+        # small; more threads add hand-off waits, and on a busy machine (other processes on every core) two
+        # threads made RTTA searches ~30x slower than one. Training uses torch's setting (--torch-threads).
+        self.inference_threads: int | None = 1
+        self._game: Any = None  # the last game `evaluate` checked, and its encoder
+        self._encoder: Any = None
+        self.timing = {"encode_s": 0.0, "forward_s": 0.0, "calls": 0, "rows": 0}
+
+    @classmethod
+    def for_game(cls, game_name: str, game: Any, hidden: tuple[int, ...] = (256, 256), seed: int = 0) -> PolicyValueNet:
+        """A fresh net for `game` (a rules core of game `game_name`), its initial weights drawn from `seed`."""
+        from meeple.envs import default_encoder
+
+        encoder = default_encoder(game_name, game)
+        header = {"format": NET_FORMAT, "version": NET_FORMAT_VERSION, "game": game_name,
+                  "config": asdict(game.config),
+                  "encoder": {"kind": ENCODER_KIND, "name": str(encoder.name), "size": int(encoder.size)},
+                  "num_players": int(game.num_players), "num_actions": int(game.num_actions),
+                  "hidden": [int(h) for h in hidden], "value": VALUE_KIND}
+        _check_header(header)
+        net = cls(header, seed)
+        net.eval()
+        return net
+
+    @property
+    def game_name(self) -> str:
+        return str(self.header["game"])
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(logits (B, A), seat-relative values (B, P) in (-1, 1)) of encoded observations (B, D)."""
+        x = self.trunk(obs)
+        return self.policy_head(x), torch.tanh(self.value_head(x))
+
+    def copy(self) -> PolicyValueNet:
+        """An independent copy (a frozen snapshot: later training of this net does not change it)."""
+        twin = type(self)(json.loads(json.dumps(self.header)))
+        twin.load_state_dict(self.state_dict())
+        twin.eval()
+        return twin
+
+    # --- acting ---------------------------------------------------------------------------------
+
+    def check_game(self, game: Any) -> None:
+        """ValueError unless `game` is the game and configuration this net was built for."""
+        h = self.header
+        name = getattr(getattr(game, "info", None), "name", None)
+        if name != h["game"]:
+            raise ValueError(f"this net plays {h['game']!r}, not {name!r}")
+        config = asdict(game.config)
+        if config != h["config"]:
+            diff = sorted(k for k in set(config) | set(h["config"]) if config.get(k) != h["config"].get(k))
+            shown = ", ".join(f"{k}: net {h['config'].get(k)!r}, game {config.get(k)!r}" for k in diff)
+            raise ValueError(f"this net was trained on another {h['game']} configuration ({shown})")
+
+    def encoder_for(self, game: Any) -> Any:
+        """The default encoder of `game`, checked against the header (cached for the last game seen)."""
+        if game is not self._game:
+            from meeple.envs import default_encoder
+
+            self.check_game(game)
+            encoder = default_encoder(self.game_name, game)
+            expected = self.header["encoder"]
+            if encoder.name != expected["name"] or encoder.size != expected["size"] or game.num_actions != self.header["num_actions"]:
+                raise ValueError(f"this net takes {expected['name']} observations of size {expected['size']} and "
+                                 f"{self.header['num_actions']} actions; {game!r} gives {encoder.name} of size "
+                                 f"{encoder.size} and {game.num_actions}")
+            self._game, self._encoder = game, encoder
+        return self._encoder
+
+    def encode(self, game: Any, state: Any) -> np.ndarray:
+        """(B, D) float32: every row observed by its seat to move, encoded."""
+        t0 = time.perf_counter()
+        obs = self.encoder_for(game).encode(game.observe(state, state.to_play))
+        self.timing["encode_s"] += time.perf_counter() - t0
+        return obs
+
+    def predict(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(masked logits (B, A) float64, -inf where illegal; seat-relative values (B, P) float64) in one forward pass."""
+        t0 = time.perf_counter()
+        threads = torch.get_num_threads()
+        if self.inference_threads is not None:
+            torch.set_num_threads(self.inference_threads)
+        try:
+            with torch.inference_mode():
+                logits, values = self(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
+        finally:
+            torch.set_num_threads(threads)
+        self.timing["forward_s"] += time.perf_counter() - t0
+        self.timing["calls"] += 1
+        self.timing["rows"] += int(obs.shape[0])
+        return np.where(mask, logits.numpy().astype(np.float64), -np.inf), values.numpy().astype(np.float64)
+
+    def evaluate(self, game: Any, state: Any, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """For every row's seat to move: (masked logits (B, A), values (B, P) for the absolute seats).
+
+        `mask` defaults to `game.legal_action_mask(state)`. Only `game.observe` of the seat to move is
+        read, so a net never sees what that seat may not.
+        """
+        mask = game.legal_action_mask(state) if mask is None else mask
+        logits, values = self.predict(self.encode(game, state), mask)
+        return logits, to_absolute(values, np.asarray(state.to_play, dtype=np.int64))
+
+
+def masked_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of logits with -inf for illegal actions; all-zero rows where nothing is legal."""
+    top = np.max(logits, axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.exp(logits - top)
+    total = e.sum(axis=1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) one index per row drawn from the row's distribution (rows sum to 1) with `rng`."""
+    cdf = np.cumsum(probs, axis=1)
+    u = rng.random(len(cdf))[:, None] * cdf[:, -1:]
+    return np.minimum(np.argmax(cdf > u, axis=1), probs.shape[1] - 1).astype(np.int64)
+
+
+# --- the file format ----------------------------------------------------------------------------
+
+def save_net(net: PolicyValueNet, path: str | Path) -> None:
+    """Write `net` to `path` atomically (module docstring: the safetensors layout, no pickle)."""
+    from meeple.agents.io import atomic_write
+
+    _check_header(net.header)
+    entries: dict[str, Any] = {"__metadata__": {"meeple": json.dumps(net.header, sort_keys=True)}}
+    blobs, offset = [], 0
+    for name, tensor in net.state_dict().items():
+        data = tensor.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
+        entries[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    header = json.dumps(entries, separators=(",", ":")).encode("utf-8")
+    header += b" " * (-len(header) % 8)  # the data block starts 8-byte aligned, as safetensors writes it
+    with atomic_write(path) as f:
+        f.write(len(header).to_bytes(8, "little"))
+        f.write(header)
+        for blob in blobs:
+            f.write(blob)
+
+
+def read_header(path: str | Path) -> dict:
+    """The meeple header of a net file, checked field by field (ValueError naming the problem)."""
+    return _read(path)[0]
+
+
+def load_net(path: str | Path, game_name: str | None = None, game: Any = None) -> PolicyValueNet:
+    """The net saved at `path`, checked (module docstring); with `game_name` / `game`, also that it is theirs.
+
+    Raises:
+        ValueError: a missing or unreadable file, a malformed or tampered header or tensor block, or a
+            net of another game or configuration.
+    """
+    header, tensors = _read(path)
+    if game_name is not None and header["game"] != game_name:
+        raise ValueError(f"net file {str(path)!r} is for game {header['game']!r}, not {game_name!r}")
+    net = PolicyValueNet(header)
+    expected = {name: tuple(t.shape) for name, t in net.state_dict().items()}
+    if set(tensors) != set(expected):
+        missing, extra = sorted(set(expected) - set(tensors)), sorted(set(tensors) - set(expected))
+        raise ValueError(f"net file {str(path)!r}: tensors do not match its header (missing {missing}, unexpected {extra})")
+    for name, shape in expected.items():
+        if tensors[name].shape != shape:
+            raise ValueError(f"net file {str(path)!r}: tensor {name!r} has shape {tensors[name].shape}, "
+                             f"the header implies {shape}")
+        if not np.isfinite(tensors[name]).all():
+            raise ValueError(f"net file {str(path)!r}: tensor {name!r} holds non-finite values")
+    net.load_state_dict({name: torch.from_numpy(array.copy()) for name, array in tensors.items()})
+    net.eval()
+    if game is not None:
+        net.encoder_for(game)
+    return net
+
+
+def _read(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """(meeple header, {name: float32 array}) of a net file; ValueError for anything malformed."""
+    where = f"net file {str(path)!r}"
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) < 8:
+        raise ValueError(f"{where}: too short to be a net file ({len(data)} bytes)")
+    n = int.from_bytes(data[:8], "little")
+    if not 2 <= n <= min(MAX_HEADER_BYTES, len(data) - 8):
+        raise ValueError(f"{where}: not a net file (header length {n} out of range)")
+    try:
+        entries = json.loads(data[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{where}: header is not valid JSON ({exc})") from None
+    if not isinstance(entries, dict):
+        raise ValueError(f"{where}: header is not a JSON object")
+    meta = entries.pop("__metadata__", None)
+    if not isinstance(meta, dict) or not isinstance(meta.get("meeple"), str):
+        raise ValueError(f"{where}: no meeple header (not saved by meeple.agents.net.save_net)")
+    try:
+        header = json.loads(meta["meeple"])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: meeple header is not valid JSON ({exc})") from None
+    try:
+        _check_header(header)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    body = memoryview(data)[8 + n:]
+    tensors: dict[str, np.ndarray] = {}
+    spans = []
+    for name, entry in entries.items():
+        if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data_offsets"}):
+            raise ValueError(f"{where}: tensor entry {name!r} is malformed")
+        shape, offsets = entry["shape"], entry["data_offsets"]
+        if entry["dtype"] != "F32":
+            raise ValueError(f"{where}: tensor {name!r} has dtype {entry['dtype']!r}; only F32 is written")
+        if not (isinstance(shape, list) and all(_is_int(s) and s >= 0 for s in shape)):
+            raise ValueError(f"{where}: tensor {name!r} has a malformed shape {shape!r}")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= len(body)):
+            raise ValueError(f"{where}: tensor {name!r} has data offsets {offsets!r} outside the file")
+        if offsets[1] - offsets[0] != 4 * math.prod(shape):
+            raise ValueError(f"{where}: tensor {name!r} spans {offsets[1] - offsets[0]} bytes, its shape needs "
+                             f"{4 * math.prod(shape)}")
+        spans.append((offsets[0], offsets[1], name))
+        tensors[name] = np.frombuffer(body[offsets[0]:offsets[1]], dtype="<f4").reshape(shape).astype(np.float32)
+    end = 0
+    for begin, stop, name in sorted(spans):  # the tensors tile the data block: no gaps, overlaps or trailing bytes
+        if begin != end:
+            raise ValueError(f"{where}: tensor {name!r} starts at byte {begin}, expected {end} (overlap or gap)")
+        end = stop
+    if end != len(body):
+        raise ValueError(f"{where}: {len(body) - end} bytes after the last tensor (truncated or appended to)")
+    return header, tensors
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_header(header: Any) -> None:
+    """ValueError naming the first header field that is missing, of the wrong type or inconsistent with its game."""
+    import importlib
+
+    from meeple.envs import GAMES, default_encoder, make
+
+    if not isinstance(header, dict):
+        raise ValueError("meeple header is not a JSON object")
+    missing = [k for k in HEADER_FIELDS if k not in header]
+    extra = sorted(set(header) - set(HEADER_FIELDS))
+    if missing or extra:
+        raise ValueError(f"meeple header: missing fields {missing}, unexpected fields {extra}")
+    if header["format"] != NET_FORMAT:
+        raise ValueError(f"meeple header: format {header['format']!r}, expected {NET_FORMAT!r}")
+    if header["version"] != NET_FORMAT_VERSION:
+        raise ValueError(f"meeple header: format version {header['version']!r}; this meeple reads version "
+                         f"{NET_FORMAT_VERSION}")
+    if header["game"] not in GAMES:
+        raise ValueError(f"meeple header: unknown game {header['game']!r}")
+    if header["value"] != VALUE_KIND:
+        raise ValueError(f"meeple header: value {header['value']!r}, expected {VALUE_KIND!r}")
+    hidden = header["hidden"]
+    if not (isinstance(hidden, list) and all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in hidden)):
+        raise ValueError(f"meeple header: hidden must be a list of widths in [1, {MAX_WIDTH}], got {hidden!r}")
+    for key in ("num_players", "num_actions"):
+        if not (_is_int(header[key]) and header[key] >= 1):
+            raise ValueError(f"meeple header: {key} must be a positive integer, got {header[key]!r}")
+    encoder = header["encoder"]
+    if not (isinstance(encoder, dict) and set(encoder) == {"kind", "name", "size"} and encoder["kind"] == ENCODER_KIND
+            and isinstance(encoder["name"], str) and _is_int(encoder["size"]) and encoder["size"] >= 1):
+        raise ValueError(f"meeple header: encoder must be {{kind: {ENCODER_KIND!r}, name, size}}, got {encoder!r}")
+    config = header["config"]
+    if not (isinstance(config, dict) and config.get("num_players") == header["num_players"]):
+        raise ValueError(f"meeple header: config must be an object whose num_players is {header['num_players']}, "
+                         f"got {config!r}")
+    module, cls = GAMES[header["game"]].rules.split(":")
+    try:
+        rebuilt = asdict(getattr(importlib.import_module(module), cls).Config(**config))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"meeple header: config {config!r} is not a valid {header['game']} configuration ({exc})") from None
+    if rebuilt != config:  # a partial config would load with today's defaults, which may not be what it was trained on
+        raise ValueError(f"meeple header: config {config!r} is not a full {header['game']} configuration")
+    game = make(header["game"], **config)
+    built = default_encoder(header["game"], game)
+    if (built.name, built.size, game.num_actions) != (encoder["name"], encoder["size"], header["num_actions"]):
+        raise ValueError(f"meeple header: {header['game']} with this config encodes {built.name} of size {built.size} "
+                         f"with {game.num_actions} actions, the header says {encoder['name']} of size {encoder['size']} "
+                         f"with {header['num_actions']} (another meeple version?)")
+
+
+# --- agents ---------------------------------------------------------------------------------------
+
+class NetAgent:
+    """The policy head alone (spec `net:<path>`): the most likely legal action, or a sample of the masked
+    policy drawn with the agent's rng (`sample=True`, spec `net:<path>:sample=1`)."""
+
+    def __init__(self, net: PolicyValueNet, sample: bool = False, name: str | None = None) -> None:
+        self.net = net
+        self.sample = bool(sample)
+        self.name = name or ("net" + (":sample=1" if self.sample else ""))
+
+    def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
+        """(B,) int64 legal actions for the seat to play in every row."""
+        logits, _ = self.net.evaluate(game, state)
+        if not self.sample:
+            return np.argmax(logits, axis=1).astype(np.int64)
+        return sample_rows(masked_softmax(logits), rng)
+
+
+class NetEvaluator:
+    """An MCTS `Evaluator` from the value head: (B, P) values of the seats; finished rows get `value_targets`."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        self.net = net
+
+    def __call__(self, game: Any, state: Any) -> np.ndarray:
+        everything = np.ones((state.done.shape[0], game.num_actions), dtype=np.bool_)  # only the values are used
+        _, values = self.net.evaluate(game, state, everything)
+        done = np.asarray(state.done, dtype=np.bool_)
+        if done.any():
+            values[done] = value_targets(game, state)[done]
+        return values
+
+
+class NetSearchAgent(MCTSAgent):
+    """MCTS with the net (spec `search:<path>:sims=N,...`): PUCT over `MCTSAgent`'s open-loop tree with the
+    policy head's distribution as prior and the value head at the leaves (no rollouts).
+
+    Everything else is `MCTSAgent`'s: every simulation starts from a fresh `game.determinize` of the root
+    for the seat to move (the search never reads hidden information), replays the path with fresh chance,
+    and backs up one value per seat. The prior of a node is the net's policy at the state sampled in that
+    simulation (chance and hidden cards change what is good below the root); the root's is computed once
+    per search, optionally mixed with Dirichlet noise for exploration in self-play.
+
+    Args:
+        net: the policy-value net.
+        simulations: simulations per decision.
+        c_uct: the PUCT exploration constant.
+        temperature: 0 plays the most visited action (ties: lowest index); T > 0 samples it with
+            probability proportional to visits ** (1 / T).
+        noise_fraction, noise_alpha: root prior = (1 - fraction) * policy + fraction * Dirichlet(alpha)
+            over the legal actions (fraction 0: no noise).
+        seed: seeds the agent's own generator, used when `act` is called with rng=None.
+        name: the agent's label (default from the options).
+    """
+
+    def __init__(self, net: PolicyValueNet, simulations: int = 64, c_uct: float = 1.4, temperature: float = 0.0,
+                 noise_fraction: float = 0.0, noise_alpha: float = 0.3, seed: int | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(simulations=simulations, c_uct=c_uct, rollout_depth=0, evaluator=NetEvaluator(net), seed=seed)
+        if not (temperature >= 0 and math.isfinite(temperature)):
+            raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+        if not 0.0 <= noise_fraction <= 1.0:
+            raise ValueError(f"noise_fraction must be in [0, 1], got {noise_fraction!r}")
+        if not noise_alpha > 0:
+            raise ValueError(f"noise_alpha must be > 0, got {noise_alpha!r}")
+        self.net = net
+        self.temperature = float(temperature)
+        self.noise_fraction = float(noise_fraction)
+        self.noise_alpha = float(noise_alpha)
+        self._root_prior: np.ndarray | None = None
+        self._noise = False
+        options = [f"sims={self.simulations}"]
+        if self.c_uct != 1.4:
+            options.append(f"c_uct={self.c_uct:g}")
+        if self.temperature:
+            options.append(f"temperature={self.temperature:g}")
+        if self.noise_fraction:
+            options.append(f"noise={self.noise_fraction:g}")
+        self.name = name or "search:" + ",".join(options)
+        self.timing = {"search_s": 0.0}
+
+    def act(self, game: Any, state: Any, rng: np.random.Generator | None = None) -> np.ndarray:
+        """(B,) int64: the searched action of every row (class docstring: temperature, noise)."""
+        return self.search(game, state, rng)[0]
+
+    def search(self, game: Any, state: Any, rng: np.random.Generator | None = None,
+               temperature: float | np.ndarray | None = None, noise: bool | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Search every row: (actions (B,), root visit distribution (B, A) float32, searched (B,) bool).
+
+        Rows with one legal action are not searched (their distribution is that action); finished rows
+        get an all-zero distribution. `temperature` (a number or one per row) and `noise` override the
+        agent's settings for this call, as self-play does.
+        """
+        t0 = time.perf_counter()
+        rng = self.rng if rng is None else rng
+        mask = np.asarray(game.legal_action_mask(state), dtype=np.bool_)
+        B, A = mask.shape
+        done = np.asarray(state.done, dtype=np.bool_)
+        actions = np.argmax(mask, axis=1).astype(np.int64)
+        policy = np.zeros((B, A), dtype=np.float32)
+        searched = ~done & (mask.sum(axis=1) > 1)
+        forced = np.flatnonzero(~done & ~searched)
+        policy[forced, actions[forced]] = 1.0
+        rows = np.flatnonzero(searched)
+        if rows.size:
+            from meeple.envs import core
+
+            root = state if rows.size == B else core.take(state, rows)
+            self._noise = self.noise_fraction > 0 if noise is None else bool(noise) and self.noise_fraction > 0
+            visits = np.where(mask[rows], self._search(game, root, rng), 0).astype(np.float64)
+            dist = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
+            policy[rows] = dist
+            temps = np.broadcast_to(np.asarray(self.temperature if temperature is None else temperature,
+                                               dtype=np.float64), (B,))[rows]
+            chosen = np.argmax(visits, axis=1)
+            hot = temps > 0
+            if hot.any():
+                with np.errstate(divide="ignore"):
+                    logp = np.log(dist[hot]) / temps[hot][:, None]
+                chosen[hot] = sample_rows(masked_softmax(logp), rng)
+            actions[rows] = chosen
+        self.timing["search_s"] += time.perf_counter() - t0
+        return actions, policy, searched
+
+    def _search(self, game: Any, root: Any, rng: np.random.Generator) -> np.ndarray:
+        # the root's observation is the same in every determinization, so its prior is computed once
+        mask = np.asarray(game.legal_action_mask(root), dtype=np.bool_)
+        logits, _ = self.net.evaluate(game, root, mask)
+        prior = masked_softmax(logits)
+        if self._noise:
+            gamma = rng.standard_gamma(self.noise_alpha, size=prior.shape) * mask
+            noise = gamma / np.maximum(gamma.sum(axis=1, keepdims=True), 1e-300)
+            prior = (1.0 - self.noise_fraction) * prior + self.noise_fraction * noise
+        self._root_prior = prior
+        try:
+            return super()._search(game, root, rng)
+        finally:
+            self._root_prior = None
+
+    def _has_prior(self) -> bool:
+        return True
+
+    def _prior(self, game: Any, state: Any, mask: np.ndarray, rng: np.random.Generator, depth: int = 0) -> np.ndarray:
+        if depth == 0 and self._root_prior is not None:  # every root row, in order (MCTSAgent._prior)
+            prior = self._root_prior * mask
+            total = prior.sum(axis=1, keepdims=True)
+            return np.divide(prior, total, out=np.zeros_like(prior), where=total > 0)
+        logits, _ = self.net.evaluate(game, state, mask)
+        return masked_softmax(logits)
+
+    def _rollout_value(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
+        """The leaves' values straight from the value head (no rollout); finished rows of 2+ player games
+        from `game.returns`, as MCTSAgent does."""
+        value = self.evaluator(game, state)
+        if game.num_players > 1:
+            done = np.asarray(state.done, dtype=np.bool_)
+            value = np.where(done[:, None], np.asarray(game.returns(state), dtype=np.float64), value)
+        return value
+
+
+# --- specs ----------------------------------------------------------------------------------------
+
+_OPTIONS = re.compile(r"^[A-Za-z_]+=[^,/\\]*(,[A-Za-z_]+=[^,/\\]*)*$")
+
+
+def split_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """`kind:<path>[:key=value,...]` -> (kind, path, options). The options are the text after the last ':'
+    when it reads as key=value pairs (a path may itself contain ':')."""
+    kind, _, rest = spec.partition(":")
+    path, options = rest, {}
+    head, sep, tail = rest.rpartition(":")
+    if sep and _OPTIONS.match(tail):
+        path = head
+        for item in tail.split(","):
+            key, _, value = item.partition("=")
+            if key in options:
+                raise ValueError(f"agent spec {spec!r}: option {key!r} given twice")
+            options[key] = value
+    if not path:
+        raise ValueError(f"agent spec {spec!r} needs a net file: {kind}:<path>")
+    return kind, path, options
+
+
+def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, **variant: Any) -> NetAgent | NetSearchAgent:
+    """The agent of a `net:` or `search:` spec (module docstring); with `num_players`, the net is checked
+    against that configuration of the game now, otherwise against each game it is handed.
+
+    `net:` options: sample (0/1). `search:` options: sims, c_uct, temperature, noise (the Dirichlet
+    fraction), noise_alpha, seed. Raises ValueError for a malformed spec, a missing or invalid file, or a
+    net of another game or configuration.
+    """
+    kind, path, options = split_spec(spec)
+    if not Path(path).is_file():
+        raise ValueError(f"agent spec {spec!r}: no net file at {path!r}")
+    net = load_net(path, game_name)
+    if num_players is not None:
+        from meeple.envs import make
+
+        net.encoder_for(make(game_name, num_players=num_players, **variant))
+    try:
+        if kind == "net":
+            unknown = set(options) - {"sample"}
+            if unknown:
+                raise ValueError(f"unknown option {sorted(unknown)[0]!r}; known: sample")
+            sample = options.get("sample", "0")
+            if sample not in ("0", "1"):
+                raise ValueError(f"sample must be 0 or 1, got {sample!r}")
+            return NetAgent(net, sample=sample == "1", name=spec)
+        if kind == "search":
+            kwargs: dict[str, Any] = {}
+            for key, value in options.items():
+                if key == "sims":
+                    kwargs["simulations"] = int(value)
+                elif key == "seed":
+                    kwargs["seed"] = int(value)
+                elif key in ("c_uct", "temperature", "noise_alpha"):
+                    kwargs[key] = float(value)
+                elif key == "noise":
+                    kwargs["noise_fraction"] = float(value)
+                else:
+                    raise ValueError(f"unknown option {key!r}; known: sims, c_uct, temperature, noise, noise_alpha, seed")
+            return NetSearchAgent(net, name=spec, **kwargs)
+    except ValueError as exc:
+        raise ValueError(f"bad agent spec {spec!r}: {exc}") from None
+    raise ValueError(f"not a net spec: {spec!r}")
+
+
+# --- training ---------------------------------------------------------------------------------------
+
+def net_loss(net: PolicyValueNet, obs: torch.Tensor, mask: torch.Tensor, policy: torch.Tensor, value: torch.Tensor,
+             value_coef: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
+    """Cross-entropy of the masked policy to the target distribution `policy` (B, A) plus value_coef x MSE
+    of the value head to the seat-relative targets `value` (B, P). Returns (loss, {"ce", "value_mse"})."""
+    logits, predicted = net(obs)
+    logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)  # finite: 0 x log p stays 0 off the mask
+    ce = -(policy * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    mse = ((predicted - value) ** 2).mean()
+    return ce + value_coef * mse, {"ce": float(ce.detach()), "value_mse": float(mse.detach())}
+
+
+def fit(net: PolicyValueNet, optimizer: torch.optim.Optimizer, data: dict[str, np.ndarray], epochs: int,
+        batch_size: int, rng: np.random.Generator, value_coef: float = 1.0, max_grad_norm: float = 1.0,
+        on_batch: Any = None) -> dict[str, float]:
+    """`epochs` passes of minibatch Adam (or any optimizer) over `data` = {"obs", "mask", "policy", "value"}
+    (arrays with one row per decision) in an order drawn from `rng`; returns the last epoch's mean losses.
+    `on_batch()` is called after every step (a progress bar)."""
+    n = len(data["obs"])
+    tensors = {k: torch.from_numpy(np.ascontiguousarray(data[k])) for k in ("obs", "mask", "policy", "value")}
+    net.train()
+    stats = {"ce": 0.0, "value_mse": 0.0, "loss": 0.0}
+    try:
+        for _ in range(epochs):
+            sums, batches = {"ce": 0.0, "value_mse": 0.0, "loss": 0.0}, 0
+            order = torch.from_numpy(rng.permutation(n))
+            for start in range(0, n, batch_size):
+                idx = order[start:start + batch_size]
+                loss, parts = net_loss(net, tensors["obs"][idx], tensors["mask"][idx], tensors["policy"][idx],
+                                       tensors["value"][idx], value_coef)
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+                optimizer.step()
+                sums["ce"] += parts["ce"]
+                sums["value_mse"] += parts["value_mse"]
+                sums["loss"] += float(loss.detach())
+                batches += 1
+                if on_batch is not None:
+                    on_batch()
+            stats = {k: v / max(batches, 1) for k, v in sums.items()}
+    finally:
+        net.eval()
+    return stats

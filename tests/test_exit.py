@@ -1,0 +1,402 @@
+"""Expert iteration: the policy-value net (masked policy, per-seat values, the safe file format), the `net:` and
+`search:` agents on every game, and `train.py --algo exit` end to end on a tiny budget."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")  # the train extra
+
+from meeple.agents import make_agent  # noqa: E402
+from meeple.agents.arena import play_games  # noqa: E402
+from meeple.agents.net import (NetAgent, NetSearchAgent, PolicyValueNet, fit, load_net, masked_softmax,  # noqa: E402
+                               read_header, save_net, to_absolute, to_relative, value_targets)
+from meeple.agents.random_agent import RandomAgent  # noqa: E402
+from meeple.envs import GAMES, core, make  # noqa: E402
+
+from helpers import random_steps  # noqa: E402
+
+torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[1]
+RTTA = "roll_through_the_ages"
+
+
+def tiny_net(name: str, num_players: int = 2, seed: int = 0, **variant: Any) -> tuple[Any, PolicyValueNet]:
+    game = make(name, num_players=num_players, **variant)
+    return game, PolicyValueNet.for_game(name, game, hidden=(8,), seed=seed)
+
+
+def midgame(game: Any, batch: int, seed: int, steps: int = 30) -> Any:
+    return random_steps(game, np.random.default_rng(seed), batch, steps)
+
+
+# --- the net ----------------------------------------------------------------------------------------
+
+def test_masked_policy_never_picks_illegal_actions():
+    """Biases that favour the highest-numbered action, legal or not: greedy picks the highest *legal* one,
+    sampling only legal ones, and the softmax puts no mass off the mask."""
+    game, net = tiny_net(RTTA)
+    with torch.no_grad():
+        net.policy_head.weight.zero_()
+        net.policy_head.bias.copy_(torch.arange(game.num_actions, dtype=torch.float32) * 100.0)
+    state = midgame(game, 64, seed=3)
+    mask = game.legal_action_mask(state)
+    assert (~mask).any(), "the test needs illegal actions"
+    greedy = NetAgent(net).act(game, state, np.random.default_rng(0))
+    np.testing.assert_array_equal(greedy, mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1))
+    with torch.no_grad():
+        net.policy_head.bias.zero_()  # uniform over the legal actions: sampling must still stay on the mask
+    sampled = NetAgent(net, sample=True).act(game, state, np.random.default_rng(1))
+    assert mask[np.arange(64), sampled].all()
+    logits, values = net.evaluate(game, state)
+    probs = masked_softmax(logits)
+    assert np.all(probs[~mask] == 0) and np.allclose(probs.sum(axis=1), 1.0)
+    assert values.shape == (64, 2) and np.all(np.abs(values) < 1)
+
+
+def test_seat_frames_and_value_targets():
+    values = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    seat = np.array([1, 2])
+    rel = to_relative(values, seat)
+    np.testing.assert_array_equal(rel, [[0.2, 0.3, 0.1], [0.6, 0.4, 0.5]])  # slot 0 = the seat itself
+    np.testing.assert_array_equal(to_absolute(rel, seat), values)
+    game = make(RTTA, num_players=3)
+    rng = np.random.default_rng(0)
+    state = game.init(rng, 4)
+    while not state.done.all():
+        state = game.step(state, RandomAgent().act(game, state, rng), rng)
+    np.testing.assert_allclose(value_targets(game, state), game.returns(state))
+    solo = make(RTTA, num_players=1)
+    state = solo.init(rng, 2)
+    while not state.done.all():
+        state = solo.step(state, RandomAgent().act(solo, state, rng), rng)
+    np.testing.assert_allclose(value_targets(solo, state), np.tanh(solo.scores(state) / 30.0), rtol=1e-6)
+
+
+def test_save_load_round_trip(tmp_path):
+    game, net = tiny_net("hadara", num_players=3, seed=5)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    loaded = load_net(path, "hadara", game)
+    assert loaded.header == net.header and read_header(path) == net.header
+    for key, tensor in net.state_dict().items():
+        assert torch.equal(tensor, loaded.state_dict()[key])
+    state = midgame(game, 8, seed=1)
+    for a, b in zip(net.evaluate(game, state), loaded.evaluate(game, state)):
+        np.testing.assert_array_equal(a, b)
+    assert path.read_bytes()[8:9] == b"{"  # the safetensors layout: a JSON header, no pickle
+    other = PolicyValueNet.for_game("hadara", game, hidden=(8,), seed=6)
+    assert not torch.equal(other.trunk[0].weight, net.trunk[0].weight), "the seed draws the weights"
+
+
+def _rewrite_header(path: Path, change: Any) -> None:
+    data = path.read_bytes()
+    n = int.from_bytes(data[:8], "little")
+    entries = json.loads(data[8:8 + n])
+    change(entries)
+    header = json.dumps(entries).encode()
+    header += b" " * (-len(header) % 8)
+    path.write_bytes(len(header).to_bytes(8, "little") + header + data[8 + n:])
+
+
+def _meta(change: Any) -> Any:
+    def apply(entries: dict) -> None:
+        meta = json.loads(entries["__metadata__"]["meeple"])
+        change(meta)
+        entries["__metadata__"]["meeple"] = json.dumps(meta)
+    return apply
+
+
+TAMPERED = [  # (how the file is changed, what the message says)
+    ("truncated", lambda p: p.write_bytes(p.read_bytes()[:-4]), "outside the file"),
+    ("appended", lambda p: p.write_bytes(p.read_bytes() + b"\0" * 4), "after the last tensor"),
+    ("header length", lambda p: p.write_bytes((1 << 40).to_bytes(8, "little") + p.read_bytes()[8:]), "header length"),
+    ("not json", lambda p: p.write_bytes(p.read_bytes()[:8] + b"}" + p.read_bytes()[9:]), "not valid JSON"),
+    ("a pickle", lambda p: torch.save({"x": torch.zeros(2)}, p), "not a net file"),
+    ("empty", lambda p: p.write_bytes(b""), "too short"),
+    ("shape", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(shape=[3])), "spans"),
+    ("dtype", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(dtype="F64")), "dtype"),
+    ("offsets", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(data_offsets=[0, 8])), "overlap"),
+    ("missing tensor", lambda p: _rewrite_header(p, lambda e: e.pop("value_head.bias")), "after the last tensor"),
+    ("no metadata", lambda p: _rewrite_header(p, lambda e: e.pop("__metadata__")), "no meeple header"),
+    ("hidden", lambda p: _rewrite_header(p, _meta(lambda m: m.update(hidden=[9]))), "shape"),
+    ("version", lambda p: _rewrite_header(p, _meta(lambda m: m.update(version=99))), "version"),
+    ("game", lambda p: _rewrite_header(p, _meta(lambda m: m.update(game="chess"))), "unknown game"),
+    ("players", lambda p: _rewrite_header(p, _meta(lambda m: m.update(num_players=3))), "num_players"),
+    ("config", lambda p: _rewrite_header(p, _meta(lambda m: m["config"].update(trade="yes"))), "config"),
+    ("sizes", lambda p: _rewrite_header(p, _meta(lambda m: m["encoder"].update(size=12))), "size"),
+    ("extra field", lambda p: _rewrite_header(p, _meta(lambda m: m.update(note=1))), "unexpected fields"),
+]
+
+
+@pytest.mark.parametrize("how, change, message", TAMPERED, ids=[t[0] for t in TAMPERED])
+def test_load_refuses_tampered_files(tmp_path, how, change, message):
+    _, net = tiny_net(RTTA)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    change(path)
+    with pytest.raises(ValueError, match=message):
+        load_net(path)
+
+
+def test_load_refuses_non_finite_weights(tmp_path):
+    _, net = tiny_net(RTTA)
+    with torch.no_grad():
+        net.value_head.bias[0] = float("nan")
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    with pytest.raises(ValueError, match="non-finite"):
+        load_net(path)
+
+
+def test_specs_refuse_missing_files_and_other_games(tmp_path):
+    _, net = tiny_net(RTTA)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    assert make_agent(f"net:{path}", RTTA, num_players=2).name == f"net:{path}"
+    cases = [
+        (f"net:{tmp_path / 'missing.safetensors'}", RTTA, {"num_players": 2}, "no net file"),
+        (f"net:{path}", "hadara", {"num_players": 2}, "for game 'roll_through_the_ages', not 'hadara'"),
+        (f"search:{path}:sims=4", RTTA, {"num_players": 3}, "num_players: net 2, game 3"),
+        (f"net:{path}", RTTA, {"num_players": 2, "trade": True}, "trade"),
+        (f"net:{path}:sample=2", RTTA, {"num_players": 2}, "sample must be 0 or 1"),
+        (f"search:{path}:sims=0", RTTA, {"num_players": 2}, "simulations must be >= 1"),
+        (f"search:{path}:depth=3", RTTA, {"num_players": 2}, "unknown option 'depth'"),
+        ("net:", RTTA, {}, "needs a net file"),
+    ]
+    for spec, game_name, config, message in cases:
+        with pytest.raises(ValueError, match=message):
+            make_agent(spec, game_name, **config)
+    # without a configuration the check happens when the agent meets a game
+    agent = make_agent(f"net:{path}", RTTA)
+    other = make(RTTA, num_players=3)
+    with pytest.raises(ValueError, match="another roll_through_the_ages configuration"):
+        agent.act(other, other.init(np.random.default_rng(0), 2), np.random.default_rng(0))
+
+
+# --- the agents on every game ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_net_and_search_agents_play_full_legal_games(tmp_path, name):
+    game, net = tiny_net(name)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    agents = [make_agent(f"net:{path}", name, 2), make_agent(f"net:{path}:sample=1", name, 2),
+              make_agent(f"search:{path}:sims=3", name, 2), RandomAgent()]
+    result = play_games(game, agents, 4, seed=0)  # raises on an illegal move; every agent holds every seat once
+    assert result["games"] == 4 and result["truncated"] == 0
+    assert [a["games"] for a in result["agents"]] == [2, 2, 2, 2]
+
+
+def test_search_is_pure_deterministic_and_returns_visit_distributions():
+    game, net = tiny_net(RTTA, num_players=3)
+    state = midgame(game, 12, seed=7)
+    before = core.clone(state)
+    agent = NetSearchAgent(net, simulations=10)
+    actions, policy, searched = agent.search(game, state, np.random.default_rng(2))
+    assert core.states_equal(state, before), "search must not modify the state"
+    mask = game.legal_action_mask(state)
+    assert mask[np.arange(12), actions].all()
+    assert np.all(policy[~mask] == 0)
+    np.testing.assert_allclose(policy[searched].sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(actions[searched], np.argmax(policy[searched], axis=1))  # temperature 0
+    assert np.all(np.round(policy[searched] * 10) == policy[searched] * 10), "visit counts / simulations"
+    again = agent.search(game, state, np.random.default_rng(2))
+    np.testing.assert_array_equal(actions, again[0])
+    np.testing.assert_array_equal(policy, again[1])
+    hot, _, _ = agent.search(game, state, np.random.default_rng(3), temperature=5.0, noise=True)
+    assert mask[np.arange(12), hot].all()
+
+
+def test_search_on_hidden_information_reads_only_determinized_states():
+    """Hadara hides cards: every simulation starts from `determinize` for the seat to move; the rules core
+    never steps the true root, and the net only observes each state from its seat to move."""
+    game, net = tiny_net("hadara")
+    state = midgame(game, 4, seed=1, steps=20)
+    determinized, applied, observed = [], [], []
+
+    class Spy:
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(game, attr)
+
+        def determinize(self, s: Any, player: Any, rng: np.random.Generator) -> Any:
+            determinized.append(np.array(player, copy=True))
+            np.testing.assert_array_equal(player, s.to_play)
+            return game.determinize(s, player, rng)
+
+        def apply(self, s: Any, actions: Any, u: Any, mask: Any = None) -> Any:
+            applied.append(s)
+            return game.apply(s, actions, u, mask)
+
+        def observe(self, s: Any, player: Any) -> Any:
+            observed.append(np.array_equal(player, s.to_play))
+            return game.observe(s, player)
+
+    spy = Spy()
+    NetSearchAgent(net, simulations=6).act(spy, state, np.random.default_rng(0))
+    assert len(determinized) == 6 and applied and all(observed)
+    for s in applied:
+        assert not any(np.shares_memory(a, b) for a, b in zip(s, state))
+
+
+def test_loss_goes_down_on_a_fixed_batch():
+    game, net = tiny_net(RTTA)
+    state = midgame(game, 256, seed=11, steps=20)
+    mask = game.legal_action_mask(state)
+    rng = np.random.default_rng(0)
+    policy = rng.random(mask.shape).astype(np.float32) * mask
+    policy /= policy.sum(axis=1, keepdims=True)
+    data = {"obs": net.encode(game, state), "mask": mask, "policy": policy,
+            "value": rng.uniform(-1, 1, size=(256, 2)).astype(np.float32)}
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+    first = fit(net, optimizer, data, 1, 64, np.random.default_rng(1))
+    later = fit(net, optimizer, data, 20, 64, np.random.default_rng(2))
+    assert later["loss"] < first["loss"] and later["ce"] < first["ce"] and later["value_mse"] < first["value_mse"]
+
+
+# --- train.py --algo exit --------------------------------------------------------------------------
+
+TINY = ["--game", RTTA, "--num-players", "2", "--hidden", "16", "--games-per-round", "6", "--simulations", "4",
+        "--batch-size", "128", "--eval-games", "4", "--eval-every", "1", "--no-progress-bar"]
+
+
+def test_tiny_exit_run_writes_net_curve_and_tensorboard(tmp_path):
+    from meeple.cli import exit as expert_iteration
+    from meeple.cli.train import run_cli
+
+    run = tmp_path / "tiny"
+    code = run_cli(["--algo", "exit", *TINY, "--run-dir", str(tmp_path), "--exp-name", "tiny", "--total-rounds", "2",
+                    "--warm-start-games", "4", "--warm-start-epochs", "1", "--opponents", "heuristic",
+                    "--opponent-weights", "1", "--snapshot-weight", "1"])
+    assert code == 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["rounds"] == 2 and summary["stopped_by"] == "total_rounds" and summary["decisions"] > 0
+    assert summary["warm_start"]["decisions"] > 0
+    curve = json.loads((run / "curve.json").read_text())
+    assert [p["round"] for p in curve] == [0, 1, 2] and curve == summary["curve"]
+    for point in curve:
+        assert set(point["results"]) == {"random", "heuristic"}
+        assert 0 <= point["results"]["heuristic"]["win_rate"] <= 1
+    assert (run / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    net = load_net(run / "net.safetensors", RTTA, make(RTTA, num_players=2))
+    assert net.header["hidden"] == [16]
+    load_net(run / "checkpoint.safetensors", RTTA)
+    assert not list(run.glob(".*.tmp")), "a temp file was left behind"
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run / "tb"), size_guidance={"tensors": 0, "scalars": 0})
+    events.Reload()
+    scalars = events.Tags()["scalars"]
+    for tag in ("train/ce", "train/value_mse", "selfplay/decisions", "eval/win_rate_vs_heuristic"):
+        assert tag in scalars, tag
+    session = events.PluginTagToContent("hparams")["_hparams_/session_start_info"]
+    assert b"games_per_round" in session and b"simulations" in session
+    assert expert_iteration.Args().algo == "exit"
+
+
+def test_exit_time_limit_ends_the_run(tmp_path):
+    from meeple.cli import exit as expert_iteration
+
+    args = expert_iteration.Args(run_dir=str(tmp_path), exp_name="t", hidden=(8,), games_per_round=4, simulations=2,
+                                 eval_games=2, eval_opponents=("random",), total_rounds=10_000,
+                                 time_limit_minutes=0.05, progress_bar=False)
+    summary = expert_iteration.main(args)
+    assert summary["stopped_by"] == "time_limit" and summary["rounds"] < 10_000
+    assert summary["curve"][-1]["round"] == summary["rounds"]
+    load_net(tmp_path / "t" / "net.safetensors", RTTA)
+
+
+EXIT_BAD = [  # (arguments, text the one-line message must contain)
+    (["--games-per-round", "0"], "--games-per-round"),
+    (["--simulations", "0"], "--simulations"),
+    (["--total-rounds", "0"], "--total-rounds"),
+    (["--time-limit-minutes", "-1"], "--time-limit-minutes"),
+    (["--hidden", "16", "0"], "--hidden"),
+    (["--learning-rate", "0"], "--learning-rate"),
+    (["--noise-fraction", "1.5"], "--noise-fraction"),
+    (["--temperature", "nan"], "--temperature"),
+    (["--opponents", "foo"], "'foo'"),
+    (["--opponents", "heuristic", "random"], "--opponent-weights"),
+    (["--selfplay-weight", "0"], "--selfplay-weight"),
+    (["--eval-opponents", "human"], "--eval-opponents"),
+    (["--warm-start-games", "4", "--teacher", "baz"], "'baz'"),
+    (["--exp-name", "../x"], "--exp-name"),
+    (["--game", "chess"], "--game"),
+    (["--num-players", "9"], "--num-players"),
+    (["--seed", "-1"], "--seed"),
+]
+
+
+def test_bad_exit_arguments_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
+    from meeple.cli.train import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    for extra, expected in EXIT_BAD:
+        assert run_cli(["--algo", "exit", *extra]) == 2, extra
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], (extra, lines)
+    assert run_cli(["--algo", "alphazero"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--algo must be 'ppo' or 'exit'" in lines[0]
+    assert list(tmp_path.iterdir()) == [], "a rejected run wrote files"
+
+
+def test_train_script_dispatches_exit(tmp_path, capsys):
+    """`--algo exit` reaches expert iteration: its help (in process), and from the checkout's train.py its
+    argument checks (exit code 2, one line)."""
+    from meeple.cli.train import run_cli
+
+    with pytest.raises(SystemExit) as exc:
+        run_cli(["--algo", "exit", "--help"])
+    assert exc.value.code == 0 and "--games-per-round" in capsys.readouterr().out
+    bad = subprocess.run([sys.executable, str(ROOT / "train.py"), "--algo=exit", "--simulations", "0"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "error: --simulations must be at least 1, got 0"]
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_exit_signal_saves_and_stops(tmp_path, sig):
+    """A signal after the first checkpoint stops at the next safe point; the net and the summary are saved.
+    Sent to this process from a thread once the checkpoint exists, so it lands while the run is in progress."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from meeple.cli import exit as expert_iteration
+
+    run = tmp_path / "sig"
+    args = expert_iteration.Args(run_dir=str(tmp_path), exp_name="sig", hidden=(8,), games_per_round=4, simulations=2,
+                                 eval_games=2, eval_opponents=("random",), eval_every=1000, total_rounds=100_000,
+                                 time_limit_minutes=2.0, progress_bar=False)
+    running = threading.Event()
+    running.set()
+
+    def send_when_checkpointed() -> None:
+        deadline = time.monotonic() + 100
+        while running.is_set() and not (run / "checkpoint.safetensors").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if running.is_set():
+            os.kill(os.getpid(), getattr(signal, sig))
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # main() replaces it; pytest may not have set one
+    sender = threading.Thread(target=send_when_checkpointed)
+    sender.start()
+    try:
+        summary = expert_iteration.main(args)
+    finally:
+        running.clear()
+        sender.join()
+        signal.signal(signal.SIGINT, previous)
+    reason = {"SIGINT": "interrupt", "SIGTERM": "sigterm"}[sig]
+    assert summary["stopped_by"] == reason and 1 <= summary["rounds"] < 100_000
+    assert json.loads((run / "summary.json").read_text())["stopped_by"] == reason
+    load_net(run / "net.safetensors", RTTA)
