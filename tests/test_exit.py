@@ -80,6 +80,23 @@ def test_seat_frames_and_value_targets():
     np.testing.assert_allclose(value_targets(solo, state), np.tanh(solo.scores(state) / 30.0), rtol=1e-6)
 
 
+def test_values_are_seat_relative_in_the_net_and_absolute_outside():
+    """A value head that always says "the seat to move leads" (+0.5, the next seat -0.5, the one after 0)
+    reaches the search as absolute seats: +0.5 at each row's seat to move."""
+    game, net = tiny_net(RTTA, num_players=3)
+    with torch.no_grad():
+        net.value_head.weight.zero_()
+        net.value_head.bias.copy_(torch.atanh(torch.tensor([0.5, -0.5, 0.0])))
+    state = midgame(game, 32, seed=4)
+    seat = np.asarray(state.to_play, dtype=np.int64)
+    assert len(set(seat.tolist())) == 3, "the test needs every seat to move somewhere"
+    _, values = net.evaluate(game, state)
+    rows = np.arange(32)
+    np.testing.assert_allclose(values[rows, seat], 0.5, rtol=1e-5)
+    np.testing.assert_allclose(values[rows, (seat + 1) % 3], -0.5, rtol=1e-5)
+    np.testing.assert_allclose(values[rows, (seat + 2) % 3], 0.0, atol=1e-6)
+
+
 def test_save_load_round_trip(tmp_path):
     game, net = tiny_net("hadara", num_players=3, seed=5)
     path = tmp_path / "net.safetensors"
