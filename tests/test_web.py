@@ -441,3 +441,27 @@ def test_games_without_a_picture_fall_back_to_the_text_view(folders, monkeypatch
     view = new_game(client, game="hadara").get_json()
     assert view["picture"] is False and view["text"]
     assert "draws no picture" in error_of(client.get(f"/api/play/{view['id']}/picture.png"), 404)
+
+
+def test_expert_iteration_nets_from_the_models_folder_play(folders):
+    """net: and search: opponents name a net file inside the models folder (listed in the options) and play;
+    paths out of the folder, other suffixes and oversized searches are refused."""
+    pytest.importorskip("torch")
+    from meeple.agents.net import PolicyValueNet, save_net
+    from meeple.envs import make
+
+    records, models = folders
+    game = make("roll_through_the_ages", num_players=2)
+    save_net(PolicyValueNet.for_game("roll_through_the_ages", game, hidden=(8,), seed=0), models / "run1" / "net.safetensors")
+    client = create_app(records, models).test_client()
+    listed = client.get("/api/options").get_json()["models"]
+    assert "net:run1/net.safetensors" in listed and "search:run1/net.safetensors:sims=200" in listed
+    for spec in ("net:run1/net.safetensors", "search:run1/net.safetensors:sims=8"):
+        response = new_game(client, opponents=spec)
+        assert response.status_code == 201, response.get_data(as_text=True)
+        assert response.get_json()["agents"][1] == spec  # the label the browser chose, not the server's path
+    for spec, message in [("net:../outside/x.safetensors", "no such model"), ("net:/etc/passwd", "path inside"),
+                          ("search:run1/model.zip:sims=8", "no such model"),
+                          ("search:run1/net.safetensors:sims=99999", "sims=1.."),
+                          ("net:run1/net.safetensors:bogus=1", "unknown option")]:
+        assert message in error_of(new_game(client, opponents=spec), 400), spec

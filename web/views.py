@@ -87,18 +87,25 @@ def game_options() -> list[dict]:
     return out
 
 
+# model files by agent kind: PPO models (SB3 zips) and expert-iteration nets (safetensors layout)
+MODEL_SUFFIX = {"ppo": ".zip", "net": ".safetensors", "search": ".safetensors"}
+
+
 def list_models(models_dir: Path | None) -> list[str]:
-    """Agent specs `ppo:<path relative to models_dir>` of the model files (*.zip) under the models folder."""
+    """Agent specs of the model files under the models folder: `ppo:<path>` for *.zip, and `net:<path>` and
+    `search:<path>:sims=200` for *.safetensors (paths relative to models_dir)."""
     if models_dir is None or not models_dir.is_dir():
         return []
     root = models_dir.resolve()
-    specs = []
-    for path in sorted(root.rglob("*.zip")):
-        if len(specs) >= MAX_MODELS_LISTED:
-            break
-        resolved = path.resolve()
-        if resolved.is_file() and resolved.is_relative_to(root):
-            specs.append("ppo:" + path.relative_to(root).as_posix())
+    specs: list[str] = []
+    for pattern in ("*.zip", "*.safetensors"):
+        for path in sorted(root.rglob(pattern)):
+            if len(specs) >= MAX_MODELS_LISTED:
+                return specs
+            resolved = path.resolve()
+            if resolved.is_file() and resolved.is_relative_to(root):
+                name = path.relative_to(root).as_posix()
+                specs += [f"ppo:{name}"] if pattern == "*.zip" else [f"net:{name}", f"search:{name}:sims=200"]
     return specs
 
 
@@ -113,9 +120,9 @@ class AgentChoice:
 
 def check_agent_spec(raw: Any, models_dir: Path | None) -> AgentChoice:
     """The agent spec a browser asked for, refused (ApiError 400) unless it is random, heuristic, mcts:N
-    with N up to MAX_MCTS_SIMULATIONS (options as `make_agent` takes them), or ppo:<model> naming a model
-    file inside the server's models folder. Specs that pass are built by `make_agent` afterwards, which
-    checks the rest."""
+    with N up to MAX_MCTS_SIMULATIONS (options as `make_agent` takes them), or ppo:<model>, net:<model> or
+    search:<model>[:sims=N,...] naming a model file inside the server's models folder (N up to
+    MAX_MCTS_SIMULATIONS). Specs that pass are built by `make_agent` afterwards, which checks the rest."""
     if not isinstance(raw, str) or not raw or len(raw) > MAX_SPEC_LENGTH:
         raise ApiError(400, f"an agent spec is a string of 1 to {MAX_SPEC_LENGTH} characters")
     kind, _, rest = raw.partition(":")
@@ -126,20 +133,37 @@ def check_agent_spec(raw: Any, models_dir: Path | None) -> AgentChoice:
         if simulations and (not simulations.isdigit() or int(simulations) > MAX_MCTS_SIMULATIONS):
             raise ApiError(400, f"agent spec {raw!r}: mcts takes 1..{MAX_MCTS_SIMULATIONS} simulations here")
         return AgentChoice(raw, raw)
-    if kind == "ppo":
-        # A model file is loaded with SB3's loader, which unpickles parts of it: only files the person who
-        # started the server put in the models folder may be named, never an arbitrary path.
+    if kind in MODEL_SUFFIX:
+        # A ppo: model is loaded with SB3's loader, which unpickles parts of it; net files are checked field
+        # by field but are still files: only what the person who started the server put in the models
+        # folder may be named, never an arbitrary path.
         if models_dir is None:
-            raise ApiError(400, "this server has no models folder (meeple serve --models DIR), so no ppo: agents")
+            raise ApiError(400, f"this server has no models folder (meeple serve --models DIR), so no {kind}: agents")
+        options = ""
+        if kind == "search":
+            from meeple.agents.net import split_spec
+
+            try:
+                _, rest, parsed = split_spec(raw)
+            except ValueError as exc:
+                raise ApiError(400, str(exc)[:300]) from None
+            sims = parsed.get("sims", "")
+            if sims and (not sims.isdigit() or not 1 <= int(sims) <= MAX_MCTS_SIMULATIONS):
+                raise ApiError(400, f"agent spec {raw!r}: search takes sims=1..{MAX_MCTS_SIMULATIONS} here")
+            options = ":" + ",".join(f"{k}={v}" for k, v in parsed.items()) if parsed else ""
+        elif kind == "net" and ":" in rest:
+            rest, _, tail = rest.rpartition(":")
+            options = ":" + tail
         root = models_dir.resolve()
         if not rest or "\x00" in rest or Path(rest).is_absolute():
-            raise ApiError(400, f"agent spec {raw!r}: name a model as ppo:<path inside the models folder>")
+            raise ApiError(400, f"agent spec {raw!r}: name a model as {kind}:<path inside the models folder>")
         target = (root / rest).resolve()
-        if not target.is_relative_to(root) or target.suffix != ".zip" or not target.is_file():
+        if not target.is_relative_to(root) or target.suffix != MODEL_SUFFIX[kind] or not target.is_file():
             raise ApiError(400, f"agent spec {raw!r}: no such model in the models folder; available: "
                                 f"{', '.join(list_models(models_dir)[:10]) or 'none'}")
-        return AgentChoice(raw, f"ppo:{target}")
-    raise ApiError(400, f"unknown agent spec {raw!r}; choose random, heuristic, mcts:N or ppo:<model>")
+        return AgentChoice(raw, f"{kind}:{target}{options}")
+    raise ApiError(400, f"unknown agent spec {raw!r}; choose random, heuristic, mcts:N, or ppo:, net: or search: "
+                        "with a model")
 
 
 def build_agent(choice: AgentChoice, game_name: str, config: dict) -> Any:
@@ -156,6 +180,6 @@ def build_agent(choice: AgentChoice, game_name: str, config: dict) -> Any:
     except (ValueError, TypeError) as exc:
         raise ApiError(400, f"agent {choice.label!r}: {str(exc).replace(choice.spec, choice.label)}"[:500]) from None
     except Exception as exc:  # a model file SB3 cannot read (not a zip, another library version) is a bad choice too
-        if not choice.spec.startswith("ppo:"):
+        if not choice.spec.startswith(("ppo:", "net:", "search:")):
             raise
         raise ApiError(400, f"agent {choice.label!r}: the model could not be loaded ({type(exc).__name__})") from None
