@@ -43,20 +43,21 @@ def _district(draw: Any, s: Any, row: int, P: int, d: int, x: int, y: int, w: in
         label += f"  ship {SECTOR_NAMES[int(DISTRICT_SECTOR[d])]}"
     draw.text((x + 4, y + 2), label, fill=INK, font=small)
     civ, owner = int(s.mon_civ[row, d]), int(s.mon_owner[row, d])
-    if civ >= 0:  # the monument: its civilization's colour on the owner's base
-        draw.rectangle([x + w - 30, y + 4, x + w - 6, y + 28], fill=SEAT_COLOURS[owner], outline=INK)
-        draw.polygon([(x + w - 18, y + 7), (x + w - 27, y + 25), (x + w - 9, y + 25)], fill=CIV_COLOURS[civ], outline=INK)
-    yy = y + 20
-    for p in range(P):
-        xx = x + 4
-        for c in range(NUM_CIVS):
-            n = int(s.princes[row, p, c, d])
-            if n:  # a prince: a disc in the civilization's colour ringed in the player's, with the count
-                draw.ellipse([xx, yy, xx + 13, yy + 13], fill=CIV_COLOURS[c], outline=SEAT_COLOURS[p], width=3)
-                draw.text((xx + 15, yy + 1), str(n), fill=INK, font=tiny)
-                xx += 26
-        if xx > x + 4:
-            yy += 15
+    if civ >= 0:  # the monument: its civilization's colour on the owner's base, bottom right (clear of the label)
+        top = y + h - 28
+        draw.rectangle([x + w - 30, top, x + w - 6, top + 24], fill=SEAT_COLOURS[owner], outline=INK)
+        draw.polygon([(x + w - 18, top + 3), (x + w - 27, top + 21), (x + w - 9, top + 21)], fill=CIV_COLOURS[civ], outline=INK)
+    # princes: a disc in the civilization's colour ringed in the player's, with the count, in player order,
+    # flowing left to right and wrapping beside the monument's column; rows close up when a crowded
+    # district (4+ rows at 5 players) would otherwise spill out of its box
+    discs = [(p, c, int(s.princes[row, p, c, d])) for p in range(P) for c in range(NUM_CIVS) if s.princes[row, p, c, d]]
+    per_row = max(1, (w - 40) // 26)
+    rows = -(-len(discs) // per_row)
+    step = min(15, max(6, (h - 22) // max(rows, 1)))
+    for i, (p, c, n) in enumerate(discs):
+        xx, yy = x + 4 + 26 * (i % per_row), y + 20 + step * (i // per_row)
+        draw.ellipse([xx, yy, xx + 13, yy + 13], fill=CIV_COLOURS[c], outline=SEAT_COLOURS[p], width=3)
+        draw.text((xx + 15, yy + 1), str(n), fill=INK, font=tiny)
 
 
 def render_rgb(game: Any, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
