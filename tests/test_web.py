@@ -465,3 +465,32 @@ def test_expert_iteration_nets_from_the_models_folder_play(folders):
                           ("search:run1/net.safetensors:sims=99999", "sims=1.."),
                           ("net:run1/net.safetensors:bogus=1", "unknown option")]:
         assert message in error_of(new_game(client, opponents=spec), 400), spec
+
+
+def test_an_opponent_that_fails_stops_the_game_with_a_clear_error(client, monkeypatch):
+    """An agent that raises when asked to move (say, a model that loads but fails when acting) ends the game
+    with a message naming the seat and the agent; later moves get 409 with the same message, not a hang."""
+    from meeple.agents.random_agent import RandomAgent
+
+    view = new_game(client).get_json()
+    while not view["your_turn"]:  # the agents moved first: start again until the person is to move
+        view = new_game(client).get_json()
+
+    def broken(self, game, state, rng):
+        raise RuntimeError("weights went missing")
+
+    monkeypatch.setattr(RandomAgent, "act", broken)
+    for _ in range(500):  # the person's turn may hold several decisions: play until the opponent must move
+        move = {"action": view["legal"][0]["action"], "version": view["version"]}
+        response = client.post(f"/api/play/{view['id']}/move", json=move)
+        if response.status_code != 200:
+            break
+        view = response.get_json()
+    assert response.status_code == 500
+    message = response.get_json()["error"]
+    assert "player_1 (random) failed to move" in message and "weights went missing" in message
+    now = client.get(f"/api/play/{view['id']}").get_json()
+    assert now["stopped"] == message and not now["your_turn"] and now["version"] == view["version"] + 1
+    again = {"action": 0, "version": now["version"]}
+    assert error_of(client.post(f"/api/play/{view['id']}/move", json=again), 409) == message
+    assert client.get(f"/api/play/{view['id']}/record").status_code == 200  # the game so far can still be saved

@@ -56,6 +56,7 @@ class PlaySession:
         self.picture = draws_picture(self.game)
         self.lock = threading.Lock()  # one request at a time moves a game (and uses its rules object)
         self.log: list[dict] = []
+        self.stopped: str | None = None  # why the game cannot go on (an opponent agent failed), else None
         self.created = datetime.now(timezone.utc)
         self.last_used = time.monotonic()
 
@@ -79,8 +80,15 @@ class PlaySession:
         while not self.live.done and self.live.to_play != self.seat:
             if self.version >= limit:  # the rules end every game before this; a guard against a bug looping forever
                 raise RuntimeError(f"game still running after {limit} moves")
-            agent = self.agents[self.live.to_play]
-            self._play(int(np.asarray(agent.act(self.game, self.live.state, self.rng))[0]))
+            mover = self.live.to_play
+            try:
+                self._play(int(np.asarray(self.agents[mover].act(self.game, self.live.state, self.rng))[0]))
+            except Exception as exc:  # a model that loads but fails when acting, or an illegal reply
+                # The game cannot go on without that seat's move; say so instead of leaving it stuck on a
+                # turn that never comes (the person's moves so far stand, the record can still be saved).
+                self.stopped = (f"player_{mover} ({self.choices[mover].label}) failed to move "
+                                f"({type(exc).__name__}: {str(exc)[:200]}); the game stops here")
+                raise ApiError(500, self.stopped) from None
 
     def move(self, action: Any, version: Any) -> None:
         """The person's move, checked (module docstring), then the agents' replies."""
@@ -91,6 +99,8 @@ class PlaySession:
                                 "now: reload the game and choose again")
         if self.live.done:
             raise ApiError(409, "the game is over")
+        if self.stopped is not None:
+            raise ApiError(409, self.stopped)
         if self.live.to_play != self.seat:
             raise ApiError(409, f"it is player_{self.live.to_play}'s turn, not yours")
         try:
@@ -103,7 +113,7 @@ class PlaySession:
         """What the person may see now: their seat's view of the position, their legal moves, the log."""
         state, seat = self.live.state, self.seat
         done = self.live.done
-        your_turn = not done and self.live.to_play == seat
+        your_turn = not done and self.stopped is None and self.live.to_play == seat
         legal = [{"action": int(a), "name": self.game.action_to_str(state, int(a), 0)}
                  for a in self.live.legal_actions()] if your_turn else []
         result = None
@@ -117,7 +127,8 @@ class PlaySession:
                 "num_players": self.game.num_players, "seat": seat, "agents": self.labels(),
                 "version": self.version, "to_play": self.live.to_play, "done": done, "your_turn": your_turn,
                 "legal": legal, "text": self.game.render_text(state, 0, seat), "picture": self.picture,
-                "scores": self.game.scores(state)[0].astype(int).tolist(), "log": self.log, "result": result}
+                "scores": self.game.scores(state)[0].astype(int).tolist(), "log": self.log, "result": result,
+                "stopped": self.stopped}
 
     def picture_png(self) -> bytes:
         if not self.picture:

@@ -100,6 +100,8 @@ function render(view) {
   $("table").dataset.done = String(view.done);
   if (view.done) {
     $("status").textContent = `The game is over after ${view.version} moves.`;
+  } else if (view.stopped) {
+    $("status").textContent = `The game stopped: ${view.stopped}`;
   } else if (view.your_turn) {
     $("status").textContent = `Move ${view.version + 1}: your turn. Scores ${view.scores.join(" : ")}`;
   } else {
