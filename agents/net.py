@@ -48,6 +48,7 @@ import torch
 from torch import nn
 
 from meeple.agents.mcts import MCTSAgent
+from meeple.agents.policy import torch_threads
 
 NET_FORMAT = "meeple-net"
 NET_FORMAT_VERSION = 1
@@ -186,14 +187,8 @@ class PolicyValueNet(nn.Module):
     def predict(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(masked logits (B, A) float64, -inf where illegal; seat-relative values (B, P) float64) in one forward pass."""
         t0 = time.perf_counter()
-        threads = torch.get_num_threads()
-        if self.inference_threads is not None:
-            torch.set_num_threads(self.inference_threads)
-        try:
-            with torch.inference_mode():
-                logits, values = self(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
-        finally:
-            torch.set_num_threads(threads)
+        with torch_threads(self.inference_threads), torch.inference_mode():
+            logits, values = self(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
         self.timing["forward_s"] += time.perf_counter() - t0
         self.timing["calls"] += 1
         self.timing["rows"] += int(obs.shape[0])

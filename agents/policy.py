@@ -11,12 +11,14 @@ would draw from the global torch generator instead).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 import torch as th
+from tqdm.auto import tqdm
 
 from meeple.envs import default_encoder, make
 
@@ -45,6 +47,21 @@ def plain_actor(policy: Any) -> list[tuple[th.Tensor, th.Tensor, Any]] | None:
         else:
             return None
     return layers
+
+
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run the block with torch on `n` threads (None: as it is), then restore the count. Agents act with one:
+    their forward passes are small, and torch's default of one thread per core made them ~30x slower on a
+    busy 2-core machine (threads waiting on each other); training keeps its own --torch-threads."""
+    before = th.get_num_threads()
+    if n is not None and n != before:
+        th.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if th.get_num_threads() != before:
+            th.set_num_threads(before)
 
 
 class _MaskablePolicyAgent:
@@ -94,7 +111,7 @@ class _MaskablePolicyAgent:
         self-play env plays a few rows ~30 times per learner step, where that overhead was ~4x
         the arithmetic.
         """
-        with th.inference_mode():
+        with torch_threads(1), th.inference_mode():
             if self._layers is not None:
                 x = th.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
                 for weight, bias, activation in self._layers:
