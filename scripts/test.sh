@@ -6,8 +6,16 @@ cd "$(dirname "$0")/.."
 rllib_log=$(mktemp)
 bash scripts/setup_rllib.sh deps >"$rllib_log" 2>&1 & rllib_setup=$!
 bash scripts/setup.sh
+# ... and is done before the tests start (unpacking torch while the workers run slowed them by minutes)
+if ! wait "$rllib_setup"; then cat "$rllib_log"; exit 1; fi
+bash scripts/setup_rllib.sh
 # (setup.sh also compiles every game into numba's cache first, so the pytest workers only load it)
-.venv/bin/python -m pytest -n 2 -q "$@"
+.venv/bin/python -m pytest -n 2 -q --durations=15 "$@"
+# RLlib in its own venv (its gymnasium pin differs): the env adapter and the example on a two-node local
+# Ray cluster, in the background beside the next two legs (it mostly waits on Ray's start-up);
+# MEEPLE_RLLIB_LEG makes a missing ray a failure instead of a skip
+rllib_out=$(mktemp)
+MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/test_rllib.py >"$rllib_out" 2>&1 & rllib_tests=$!
 # the hardening tests and saved-state fuzzers once more with numba's bounds checks on, so an
 # out-of-bounds index in a kernel fails a test instead of writing into another row (own cache: the
 # compiled code differs)
@@ -17,8 +25,5 @@ NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n
 # that numpy's scalar semantics (NEP 50) give the same results as numba's
 NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py \
     tests/test_attika.py tests/test_utopia.py
-# RLlib in its own venv (its gymnasium pin differs): the env adapter and the example on a two-node local
-# Ray cluster; MEEPLE_RLLIB_LEG makes a missing ray a failure instead of a skip
-if ! wait "$rllib_setup"; then cat "$rllib_log"; exit 1; fi
-bash scripts/setup_rllib.sh
-MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/test_rllib.py
+if ! wait "$rllib_tests"; then cat "$rllib_out"; echo "error: the RLlib tests failed" >&2; exit 1; fi
+tail -n 3 "$rllib_out"

@@ -1,5 +1,6 @@
 """Attika invariants over many random games, checked with independent numpy code (not the kernels):
-10,000 games per player count, played to the end in one batch each.
+MEEPLE_SWEEP_GAMES games per player count (default 4,000, what CI runs; `benchmarks/soak.py` plays a
+million per game with `validate` after every step), played to the end in one batch each.
 
 Every step: landscape cards and amphorae conserved, a game that ends this step ends by a win or the
 round cap. Every 10 steps and at the end: every player's 30 buildings accounted for (display, map,
@@ -11,6 +12,8 @@ running game and every winner meets one. At the end every game has ended by a wi
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -19,7 +22,7 @@ from meeple.envs.attika import data
 from meeple.envs.attika.rules import Attika
 from meeple.envs.core import take
 
-GAMES = 10_000
+GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
 MAP_CHECK_EVERY = 10
 FULL_CHECK_EVERY = 20
 SAMPLE = 500

@@ -1,7 +1,8 @@
 """Invariant sweep: thousands of random Hadara games per configuration, checked after every step,
 plus a Hadara-specific determinization leak test.
 
-The number of games per configuration is MEEPLE_SWEEP_GAMES (default 10,000, what CI runs). Every
+The number of games per configuration is MEEPLE_SWEEP_GAMES (default 4,000, what CI runs;
+`benchmarks/soak.py` plays a million games per game with `validate` after every step). Every
 check recomputes its quantity with numpy from the state's primary fields (tableaux, colonies, busts,
 seals, piles), independently of the kernels and their derived caches.
 """
@@ -17,7 +18,7 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs import core, default_encoder, make
 from meeple.envs.hadara import data
 
-GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "10000"))
+GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
 CONFIGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 5}, {"num_players": 4, "advanced": True}]
 IDS = ["2p", "3p", "5p", "4p-advanced"]
 

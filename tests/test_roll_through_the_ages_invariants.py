@@ -1,6 +1,7 @@
 """Invariant sweep: thousands of random RTTA games per player count, checked after every step.
 
-The number of games per configuration is MEEPLE_SWEEP_GAMES (default 10,000, what CI runs).
+The number of games per configuration is MEEPLE_SWEEP_GAMES (default 4,000, what CI runs;
+`benchmarks/soak.py` plays a million games per game with `validate` after every step).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs import make
 from meeple.envs.roll_through_the_ages import data
 
-GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "10000"))
+GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
 
 
 def reference_scores(s) -> np.ndarray:

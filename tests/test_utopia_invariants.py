@@ -12,13 +12,15 @@ best-ranked player who has not acted), and every game ending within max_game_len
 
     python tests/test_utopia_invariants.py --games 100000    # a longer sweep
 
-The test runs GAMES_PER_COUNT (10,000) games per player count (about 2.5 minutes of CPU on the
-project's machine for all four, split over the CI workers); the script runs as many as asked.
+The test runs GAMES_PER_COUNT (MEEPLE_SWEEP_GAMES, default 4,000, what CI runs) games per player count
+(about a minute of CPU on the project's machine for all four, split over the CI workers); the script runs
+as many as asked, and `benchmarks/soak.py` plays a million games with `validate` after every step.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -28,7 +30,7 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs.utopia import Utopia
 from meeple.envs.utopia import data as D
 
-GAMES_PER_COUNT = 10_000
+GAMES_PER_COUNT = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
 BATCH = 2000
 
 
