@@ -1,21 +1,46 @@
-"""Observation encoder for Attika (rules section 16): spatial planes over the hex window, then vectors.
+"""Observation encoders for Attika (rules section 16): window planes over the hex map, then vectors.
 
 Built from the rules' `View` only (the public map, displays, stacks, supplies, every seat's card count
-and the viewer's own cards), so it cannot leak hidden information: no other hand's composition, no
+and the viewer's own cards), so they cannot leak hidden information: no other hand's composition, no
 draw pile contents, no stack order. Per-seat blocks are seat-major (4, ...): slot 0 is the viewer,
 slot k the player k seats clockwise; slots beyond the player count are zero. Values lie in [0, 1]:
 counts are divided by their maximum (copies of a type, stack size, 15 cards of a kind, ...) or by a
 typical maximum and clipped.
 
-**Spatial planes.** The first NUM_PLANES * 625 values of a row are NUM_PLANES planes of the 25 x 25
-window, one named block (or a few) after another, so
+Two kinds, chosen by name with `make_encoder(game, kind)` (`ENCODERS`; the AEC env's `encoder=`). Both
+start with channel-major planes over the 625 slots of the 25 x 25 window, so
 
-    planes = obs[..., PLANES].reshape(*obs.shape[:-1], NUM_PLANES, 25, 25)   # or encoder.planes(obs)
+    planes = encoder.planes(obs)   # (..., C, 25, 25), channels encoder.plane_names
 
-gives (C, 25, 25) images; PLANE_NAMES names channel c. Pixel [q + 12, r + 12] is the axial hex (q, r)
-(data.slot: slot = (q + 12) * 25 + (r + 12)); its six neighbours are the pixels at (+-1, 0), (0, +-1),
-(+1, -1) and (-1, +1), i.e. a 3 x 3 convolution sees them all (plus two non-neighbours). Slots outside
-the hexagonal window of radius 12 are zero in every plane (`valid` marks the window). Channels:
+gives images: pixel [q + 12, r + 12] is the axial hex (q, r) (data.slot: slot = (q + 12) * 25 + (r + 12),
+and slot h is the action SLOT + h); its six neighbours are the pixels at (+-1, 0), (0, +-1), (+1, -1)
+and (-1, +1), i.e. a 3 x 3 convolution sees them all (plus two non-neighbours). Both then hold the same
+vector blocks (VECTOR_BLOCKS), written by one kernel helper (`_vectors`).
+
+**"compact"** (`CompactEncoder`, the default, COMPACT_BLOCKS: NUM_CHANNELS planes + the vectors, 6,098
+values): one value per channel and slot, 0 off the map (only `target` marks hexes off it):
+
+    0 land    1 a field of a map tile (empty or built), 0.5 a shrine
+    1 symbol  landscape symbol of the field: W 0.25, F 0.5, H 0.75, M 1.0 (0 blank)
+    2 own     the viewer's building stands on the field
+    3 other   another seat's building: relative seat k = 1..3 gives (4 - k) / 3
+    4 type    (t + 1) / 25 for a building of type t (data.BUILDING_NAMES order, any owner)
+    5 linked  a building: shrines its settlement touches / 2, clipped
+    6 sigma   an empty field: landscape symbols on it and on its neighbouring fields without a building
+              (the cost reduction a building there gets) / 7
+    7 site    an empty field: 1 if a building the viewer may build now (display types, or the revealed
+              one while deciding PENDING_REVEAL) is free there by the building order, else 0.5 if the
+              viewer can afford one of them there, else 0
+    8 target  the legal tile centres while the viewer places a tile (PLACE_TILE), or the pending slot
+              (the chosen centre in CHOOSE_ROTATION, the site being paid in PAY)
+
+The kernel zeroes a row once and then visits only the map: the 7 hexes of every placed tile and the
+shrines, about 1/5 the memory traffic of the planes kind. For `site` it finds the set of types the viewer
+may build once per row, and asks `can_build` only for the types no other one of the set undercuts
+(UNDERCUT_BY) and only at fields whose symbol counts do not already settle the answer (KEY_*).
+
+**"planes"** (`PlanesEncoder`, PLANES_BLOCKS: NUM_PLANES one-hot planes + the vectors, 29,223 values),
+for convolutional policies; `valid` marks the hexagonal window (radius 12), every plane is 0 outside it:
 
     0 valid          hex inside the window
     1 field          a field of a map tile (blank or with a symbol)
@@ -33,20 +58,24 @@ the hexagonal window of radius 12 are zero in every plane (`valid` marks the win
     44 tile_centre   while the viewer places a tile (PLACE_TILE): the legal centres, else 0
     45 pending_slot  the chosen tile centre (CHOOSE_ROTATION) or the site being paid (PAY)
 
-Channels 41-43 come from the rules' own helpers (`own_adjacent`, `free_by_order`, `can_build`,
-`tile_centre_ok`), so they agree with the action mask by construction: `buildable` restricted to the
-selected type is the CHOOSE_FIELD mask.
+The viewer's cost features (compact `sigma`, `site`, `target`; planes 37-45) come from the rules' own
+helpers (`own_adjacent`, `free_by_order`, `can_build`, `tile_centre_ok`) and the map fields `land` and
+`owner`, so they agree with the action mask by construction: `site > 0` (compact) and `buildable`
+(planes) restricted to the selected type are the CHOOSE_FIELD mask.
 
-**Vectors** (after the planes): per seat hand size, display and map counts per type, stack sizes,
-unrevealed main buildings (the exact set: the main stack holds exactly the main buildings neither on
-the display nor on the map) and unrevealed other buildings per type (the union of stacks 1-3),
-amphorae, groups rewarded, settlements, buildings placed, shrines touched by the best settlement,
-start player and seat to play; then the viewer's hand, supplies (amphorae, draw pile size, discard
-pile per type, tiles left), the flow (decision, mode, actions left, pending type, the face-up tile's
-fields one-hot over blank/W/F/H/M at rotation 0 while it is being placed, the explicit payment queue),
-round / max_rounds and the configuration flags.
+**Vectors** (VECTOR_BLOCKS, after the planes in both kinds): per seat (SEAT_BLOCKS) hand size, display
+and map counts per type, stack sizes, unrevealed main buildings (the exact set: the main stack holds
+exactly the main buildings neither on the display nor on the map) and unrevealed other buildings per
+type (the union of stacks 1-3), amphorae, groups rewarded, settlements, buildings placed, shrines
+touched by the best settlement, start player and seat to play; then (GLOBAL_BLOCKS) the viewer's hand,
+supplies (amphorae, draw pile size, discard pile per type, tiles left), the flow (decision, mode,
+actions left, pending type, the face-up tile's fields one-hot over blank/W/F/H/M at rotation 0 while it
+is being placed, the explicit payment queue), round / max_rounds and the configuration flags.
 
-One numba kernel writes every block at its offset in BLOCKS by name (`AT.<block>`), for the whole batch.
+One numba kernel per kind writes every block at its offset in the kind's table by name (`AT.<block>`
+for compact, `AT_PLANES.<block>` for planes; the shared vector helper writes at `base + VEC.<block>`),
+for the whole batch; each kind has its fused AEC-step kernel (`step_observe_compact_nb`,
+`step_observe_planes_nb`).
 """
 
 from __future__ import annotations
@@ -57,10 +86,10 @@ import numpy as np
 
 from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.attika.data import (
-    AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, DEC_CHOOSE_ROTATION, DEC_PAY,
+    AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_CHOOSE_ROTATION, DEC_PAY,
     DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
     MAX_PLAYERS, NUM_CARDS, NUM_DECISIONS, NUM_GROUPS, NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES,
-    NUM_TYPES, SLOT_VALID, STACK_SIZE, TILE_FACE, TILE_STACK, WINDOW_SIDE,
+    NUM_TYPES, PREDECESSOR, ROAD, SHRINE_SLOTS, SLOT_VALID, STACK_SIZE, TILE_FACE, TILE_PLACED, TILE_STACK, WINDOW_SIDE,
 )
 from meeple.envs.attika.kernels import (
     can_build, free_by_order, own_adjacent, popcount4, symbol_of, tile_centre_ok, unrevealed,
@@ -84,8 +113,74 @@ HAND_SCALE = 15.0
 OWN_HAND_SCALE = 10.0
 AMPHORA_SCALE = 4.0
 SETTLEMENT_SCALE = 8.0
-SIGMA_SCALE = 4.0
+SIGMA_SCALE = 4.0  # planes kind, per symbol
+SIGMA_TOTAL = float(FIELDS_PER_TILE)  # compact kind: all symbols on a site and its 6 neighbours (at most 7)
 PAY_SCALE = 10.0
+
+
+def _undercut_by() -> np.ndarray:
+    """(NUM_TYPES,) int64 bit sets: type u is in UNDERCUT_BY[t] if u costs at most what t does in every
+    landscape (ties: the lower type id). Where t is not free by the building order, its requirement is
+    COST[t] less the site's symbols plus the same settlement cards as u's (kernels.requirement), so an
+    affordable t means an affordable u: `site` tests only the types no other type of the set undercuts.
+    The road (5 cards of any kind less every symbol) is compared with nothing."""
+    out = np.zeros(NUM_TYPES, dtype=np.int64)
+    for t in range(NUM_TYPES):
+        for u in range(NUM_TYPES):
+            if t != u and ROAD not in (t, u) and (COST[u] <= COST[t]).all() \
+                    and ((COST[u] < COST[t]).any() or u < t):
+                out[t] |= 1 << u
+    return out
+
+
+UNDERCUT_BY = _undercut_by()
+# bit PREDECESSOR[t] (0 for main buildings): building t is free by order only next to an own building of that type
+PREDECESSOR_BIT = np.array([1 << int(q) if q >= 0 else 0 for q in PREDECESSOR], dtype=np.int64)
+
+# The compact kind's `site` test for an empty field where no type of the set is free by order depends on the
+# field only through its symbol counts and whether an own building is next to it (kernels.requirement; the
+# masks' site table rests on the same), and only ever gets easier with more symbols or an own neighbour. A
+# field's `key` packs those counts (W, F, H, M in 4-bit lanes, at most 7 each) and the neighbour bit (lane
+# 4), so a field whose key is lane by lane at most a failed field's fails too, and one at least a passing
+# field's passes: the kernel remembers one of each and calls can_build only for the other fields.
+KEY_ADJACENT = np.int64(1) << 16
+KEY_GUARDS = np.int64(0x88888)  # the top bit of each 4-bit lane
+KEY_NEVER = np.int64(0x77777)  # above every real key in every lane
+
+
+@kernel(inline="always")
+def _lanes_le(a, b):
+    """Every 4-bit lane of key a is at most that of key b (lanes hold 0..7: no borrow crosses a guard bit)."""
+    return ((b | KEY_GUARDS) - a) & KEY_GUARDS == KEY_GUARDS
+
+# ================================================================================================
+# Block tables
+# ================================================================================================
+
+# --- the compact kind's planes: one value per channel and slot -----------------------------------
+
+CHANNEL_NAMES: tuple[str, ...] = ("land", "symbol", "own", "other", "type", "linked", "sigma", "site", "target")
+NUM_CHANNELS = len(CHANNEL_NAMES)  # 9
+
+COMPACT_PLANE_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
+    ("land", (1, SIDE, SIDE), "channel 0: 1 a field of a map tile (empty or built), 0.5 a shrine"),
+    ("symbol", (1, SIDE, SIDE), "channel 1: landscape symbol of the field, W 0.25, F 0.5, H 0.75, M 1 (0 blank)"),
+    ("own", (1, SIDE, SIDE), "channel 2: 1 where the viewer's building stands"),
+    ("other", (1, SIDE, SIDE), "channel 3: another seat's building, relative seat k = 1..3 gives (4 - k) / 3"),
+    ("type", (1, SIDE, SIDE), "channel 4: (t + 1) / 25 for a building of type t (any owner)"),
+    ("linked", (1, SIDE, SIDE), "channel 5: shrines touched by the building's settlement / 2, clipped"),
+    ("sigma", (1, SIDE, SIDE),
+     "channel 6: empty fields: symbols on the site and its neighbouring fields without a building / 7"),
+    ("site", (1, SIDE, SIDE),
+     "channel 7: empty fields: 1 a building the viewer may build now (display, or the revealed one) is free by "
+     "order, else 0.5 the viewer can afford one of them"),
+    ("target", (1, SIDE, SIDE),
+     "channel 8: legal centres of the face-up tile while the viewer places it; the chosen centre "
+     "(CHOOSE_ROTATION) or the site being paid (PAY)"),
+]
+assert tuple(name for name, _, _ in COMPACT_PLANE_BLOCKS) == CHANNEL_NAMES
+
+# --- the planes kind's planes: one-hot features, several planes per block ------------------------
 
 PLANE_NAMES: tuple[str, ...] = (
     ("valid", "field", "shrine")
@@ -117,6 +212,8 @@ PLANE_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
 ]
 assert sum(shape[0] for _, shape, _ in PLANE_BLOCKS) == NUM_PLANES
 
+# --- the vectors, the same in both kinds ---------------------------------------------------------
+
 SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("present", (SEATS,), "1 if the seat is in the game"),
     ("is_start_player", (SEATS,), "1 for the start player"),
@@ -133,9 +230,7 @@ SEAT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("placed", (SEATS,), "buildings on the map / 30"),
     ("shrines_touched", (SEATS,), "most shrines one settlement of the seat touches / 2, clipped"),
 ]
-SEAT_BLOCK_NAMES = ("seat_buildings",) + tuple(name for name, _, _ in SEAT_BLOCKS)
-
-BLOCKS: list[tuple[str, tuple[int, ...], str]] = PLANE_BLOCKS + SEAT_BLOCKS + [
+GLOBAL_BLOCKS: list[tuple[str, tuple[int, ...], str]] = [
     ("own_hand", (NUM_LANDSCAPES,), "the viewer's cards W, F, H, M / 10, clipped"),
     ("num_players", (3,), "one-hot P = 2..4"),
     ("amphora_supply", (1,), "amphorae in the supply / 15"),
@@ -153,20 +248,250 @@ BLOCKS: list[tuple[str, tuple[int, ...], str]] = PLANE_BLOCKS + SEAT_BLOCKS + [
     ("round", (1,), "complete rounds / max_rounds"),
     ("variant", (2,), "1 for explicit payment; 1 for the settlement reading of group connection"),
 ]
+VECTOR_BLOCKS = SEAT_BLOCKS + GLOBAL_BLOCKS
 
-AT = block_offsets(BLOCKS)  # AT.<block>: the block's first index in a row
-PLANES = slice(0, NUM_PLANES * NUM_SLOTS)  # obs[..., PLANES] reshapes to (NUM_PLANES, 25, 25)
-assert AT.valid == 0 and AT.seat_buildings == 7 * NUM_SLOTS and AT.pending_slot == (NUM_PLANES - 1) * NUM_SLOTS
+# --- the two layouts ----------------------------------------------------------------------------
 
+COMPACT_BLOCKS: list[tuple[str, tuple[int, ...], str]] = COMPACT_PLANE_BLOCKS + VECTOR_BLOCKS
+PLANES_BLOCKS: list[tuple[str, tuple[int, ...], str]] = PLANE_BLOCKS + VECTOR_BLOCKS
+COMPACT_SEAT_BLOCK_NAMES = tuple(name for name, _, _ in SEAT_BLOCKS)
+PLANES_SEAT_BLOCK_NAMES = ("seat_buildings",) + COMPACT_SEAT_BLOCK_NAMES
+
+AT = block_offsets(COMPACT_BLOCKS, "CompactOffsets")  # AT.<block>: the block's first index in a compact row
+AT_PLANES = block_offsets(PLANES_BLOCKS, "PlanesOffsets")  # AT_PLANES.<block>: in a planes row
+VEC = block_offsets(VECTOR_BLOCKS, "VectorOffsets")  # VEC.<block>: from the first vector block (`present`)
+CHANNELS = slice(0, NUM_CHANNELS * NUM_SLOTS)  # compact: obs[..., CHANNELS] reshapes to (NUM_CHANNELS, 25, 25)
+PLANES = slice(0, NUM_PLANES * NUM_SLOTS)  # planes: obs[..., PLANES] reshapes to (NUM_PLANES, 25, 25)
+assert AT.present == CHANNELS.stop and AT.target == (NUM_CHANNELS - 1) * NUM_SLOTS
+assert AT_PLANES.present == PLANES.stop and AT_PLANES.seat_buildings == 7 * NUM_SLOTS
+assert AT_PLANES.pending_slot == (NUM_PLANES - 1) * NUM_SLOTS
+assert all(AT.present + VEC[i] == AT[len(COMPACT_PLANE_BLOCKS) + i] for i in range(len(VEC)))
+assert all(AT_PLANES.present + VEC[i] == AT_PLANES[len(PLANE_BLOCKS) + i] for i in range(len(VEC)))
+
+
+# ================================================================================================
+# Kernels
+# ================================================================================================
 
 @kernel(inline="always")
 def _clip(x):
     return 1.0 if x > 1.0 else (0.0 if x < 0.0 else x)
 
 
+@kernel(inline="always")
+def _shrines_touched(v, b, row, base, me, P):
+    """row[base + rel] = the most shrines one settlement of relative seat rel touches / 2, clipped, over
+    the fields of the placed tiles (buildings stand only there)."""
+    for x in range(NUM_TILES):
+        if v.tile_state[b, x] != TILE_PLACED:
+            continue
+        c = np.int64(v.tile_centre[b, x])
+        for j in range(FIELDS_PER_TILE):
+            h = np.int64(FLOWER[c, j])
+            o = np.int64(v.owner[b, h])
+            if o >= 0:
+                rel = o - me if o >= me else o - me + P
+                y = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                if y > row[base + rel]:
+                    row[base + rel] = y
+
+
 @kernel
-def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
-    """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
+def _vectors(v, b, row, base, me, P, explicit_pay, group_settlement, max_rounds):
+    """Write the VECTOR_BLOCKS of row b at `base + VEC.<block>` (base: the kind's offset of `present`) into
+    a zeroed `row`. Shared by both kinds."""
+    dec = np.int64(v.decision[b])
+    hand = v.own_hand[b]
+    # --- per seat ---
+    for slot in range(SEATS):
+        row[base + VEC.present + slot] = 1.0 if slot < P else 0.0
+    for slot in range(P):
+        q = seat_of(me, slot, P)
+        row[base + VEC.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+        row[base + VEC.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
+        row[base + VEC.hand_size + slot] = _clip(v.hand_size[b, q] / HAND_SCALE)
+        for t in range(NUM_TYPES):
+            row[base + VEC.display + slot * NUM_TYPES + t] = v.display[b, q, t] * INV_COPIES[t]
+            row[base + VEC.built + slot * NUM_TYPES + t] = v.built[b, q, t] * INV_COPIES[t]
+        for st in range(NUM_STACKS):
+            row[base + VEC.stack_size + slot * NUM_STACKS + st] = v.stack_size[b, q, st] * INV_STACK[st]
+        for i in range(NUM_MAIN_TYPES):
+            row[base + VEC.unrevealed_main + slot * NUM_MAIN_TYPES + i] = unrevealed(v, b, q, MAIN_TYPES[i])
+        for i in range(NUM_OTHER_TYPES):
+            t = OTHER_TYPES[i]
+            row[base + VEC.unrevealed_other + slot * NUM_OTHER_TYPES + i] = unrevealed(v, b, q, t) * INV_COPIES[t]
+        row[base + VEC.amphorae + slot] = _clip(v.amphorae[b, q] / AMPHORA_SCALE)
+        for g in range(NUM_GROUPS):
+            row[base + VEC.rewarded + slot * NUM_GROUPS + g] = 1.0 if v.rewarded[b, q, g] else 0.0
+        row[base + VEC.settlements + slot] = _clip(v.settlements[b, q] / SETTLEMENT_SCALE)
+        row[base + VEC.placed + slot] = v.placed[b, q] / BUILDINGS_PER_PLAYER
+    _shrines_touched(v, b, row, base + VEC.shrines_touched, me, P)
+    # --- global ---
+    for k in range(NUM_LANDSCAPES):
+        row[base + VEC.own_hand + k] = _clip(hand[k] / OWN_HAND_SCALE)
+        row[base + VEC.discard + k] = v.discard[b, k] / CARDS_PER_LANDSCAPE
+    row[base + VEC.num_players + P - 2] = 1.0
+    row[base + VEC.amphora_supply] = v.amphora_supply[b] / AMPHORAE
+    row[base + VEC.draw_size] = v.draw_size[b] / NUM_CARDS
+    n = 0
+    for x in range(NUM_TILES):
+        if v.tile_state[b, x] == TILE_STACK:
+            n += 1
+    row[base + VEC.tiles_left] = n / NUM_TILES
+    row[base + VEC.decision + dec] = 1.0
+    row[base + VEC.mode + np.int64(v.mode[b])] = 1.0
+    row[base + VEC.actions_left] = v.actions_left[b] / 3.0
+    if v.pending_type[b] >= 0:
+        row[base + VEC.pending_type + np.int64(v.pending_type[b])] = 1.0
+    x = v.tile_up[b]
+    if x >= 0:
+        for j in range(FIELDS_PER_TILE):
+            f = np.int64(TILE_FACE[x, j])
+            row[base + VEC.tile_up + j * 5 + (f - LAND_SYMBOL + 1 if f >= LAND_SYMBOL else 0)] = 1.0
+    row[base + VEC.payment] = _clip(v.pay_front[b] / PAY_SCALE)
+    for k in range(NUM_LANDSCAPES):
+        row[base + VEC.payment + 1 + k] = v.pay_spec[b, k] / MAX_SPECIFIC
+    row[base + VEC.payment + 1 + NUM_LANDSCAPES] = _clip(v.pay_any[b] / PAY_SCALE)
+    row[base + VEC.round] = _clip(v.round[b] / max_rounds)
+    row[base + VEC.variant] = 1.0 if explicit_pay else 0.0
+    row[base + VEC.variant + 1] = 1.0 if group_settlement else 0.0
+
+
+@kernel(inline="always")
+def _pending_slot(v, b, dec):
+    """The chosen tile centre (CHOOSE_ROTATION) or the site being paid (PAY), else -1."""
+    ps = np.int64(v.pending_slot[b])
+    if ps >= 0 and not v.done[b] and (dec == DEC_CHOOSE_ROTATION or dec == DEC_PAY):
+        return ps
+    return -1
+
+
+@kernel(inline="always")
+def _revealed(v, b, me, dec):
+    """The building the viewer is deciding about in PENDING_REVEAL (it may build it now), else -1."""
+    if v.to_play[b] == me and not v.done[b] and dec == DEC_PENDING_REVEAL:
+        return np.int64(v.pending_type[b])
+    return -1
+
+
+@kernel
+def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
+    """Fill out (B, size) from the View's fields, each block at its COMPACT_BLOCKS offset `AT.<block>`: the
+    row zeroed once, then only the map's fields (placed tiles' footprints, shrines) written."""
+    v = View(*fields)
+    P = v.display.shape[1]
+    for b in range(v.display.shape[0]):
+        row = out[b]
+        row[:] = 0.0
+        me = np.int64(v.viewer[b])  # int64 offsets also without the JIT
+        hand = v.own_hand[b]
+        dec = np.int64(v.decision[b])
+        deciding = v.to_play[b] == me and not v.done[b]
+        # the building types the viewer may build now (its display, or the revealed one): a bit set, once per row
+        revealed = _revealed(v, b, me, dec)
+        mine = np.int64(0)
+        for t in range(NUM_TYPES):
+            if v.display[b, me, t] > 0 or t == revealed:
+                mine |= np.int64(1) << t
+        cheapest = mine  # for affordability, less the types another one of the set undercuts
+        for t in range(NUM_TYPES):
+            if (mine >> t) & 1 and mine & UNDERCUT_BY[t]:
+                cheapest &= ~(np.int64(1) << t)
+        # --- the map: the 7 fields of every placed tile; first the buildings ---
+        own_types = np.int64(0)  # the types of the viewer's buildings on the map
+        for x in range(NUM_TILES):
+            if v.tile_state[b, x] != TILE_PLACED:
+                continue
+            c = np.int64(v.tile_centre[b, x])
+            for j in range(FIELDS_PER_TILE):
+                h = np.int64(FLOWER[c, j])
+                row[AT.land + h] = 1.0
+                k = symbol_of(v.land[b, h])
+                if k >= 0:
+                    row[AT.symbol + h] = (k + 1) * 0.25
+                o = np.int64(v.owner[b, h])
+                if o < 0:
+                    continue
+                t = np.int64(v.building[b, h])
+                if o == me:
+                    row[AT.own + h] = 1.0
+                    own_types |= np.int64(1) << t
+                else:
+                    rel = o - me if o > me else o - me + P
+                    row[AT.other + h] = (SEATS - rel) / 3.0
+                row[AT.type + h] = (t + 1.0) / NUM_TYPES
+                row[AT.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+        # the types of the set that can be free somewhere: the viewer has built their predecessor
+        freeable = np.int64(0)
+        for t in range(NUM_TYPES):
+            if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
+                freeable |= np.int64(1) << t
+        # --- then the empty fields: sigma and site ---
+        no_key = np.int64(-1)  # the key of the last field where none of them was affordable (-1: none yet)
+        yes_key = KEY_NEVER  # the key of the last field where one was affordable
+        for x in range(NUM_TILES):
+            if v.tile_state[b, x] != TILE_PLACED:
+                continue
+            c = np.int64(v.tile_centre[b, x])
+            for j in range(FIELDS_PER_TILE):
+                h = np.int64(FLOWER[c, j])
+                if v.owner[b, h] >= 0:
+                    continue
+                # the symbols on the field and on its neighbouring fields without a building (what lowers a
+                # building's cost there), counted per landscape in 4-bit lanes of `key`
+                n = 0
+                key = np.int64(0)
+                for i in range(FIELDS_PER_TILE):
+                    y = FLOWER[h, i]
+                    if y >= 0 and (i == 0 or v.owner[b, y] < 0):
+                        k = symbol_of(v.land[b, y])
+                        if k >= 0:
+                            n += 1
+                            key += np.int64(1) << (4 * k)
+                row[AT.sigma + h] = n / SIGMA_TOTAL
+                if mine == 0:
+                    continue
+                site = 0.0
+                if own_adjacent(v, b, me, h):
+                    key |= KEY_ADJACENT
+                    if freeable != 0:
+                        for t in range(NUM_TYPES):
+                            if (freeable >> t) & 1 and free_by_order(v, b, me, t, h):
+                                site = 1.0
+                                break
+                if site == 0.0:
+                    if no_key >= 0 and _lanes_le(key, no_key):
+                        pass  # no more symbols, no own neighbour where none was affordable: none is here
+                    elif _lanes_le(yes_key, key):
+                        site = 0.5  # at least the symbols (and own neighbour) of a field where one was affordable
+                    else:
+                        for t in range(NUM_TYPES):
+                            if (cheapest >> t) & 1 and can_build(v, b, me, t, h, hand):
+                                site = 0.5
+                                break
+                        if site == 0.0:
+                            no_key = key
+                        else:
+                            yes_key = key
+                row[AT.site + h] = site
+        for i in range(P):  # the shrines
+            h = np.int64(SHRINE_SLOTS[P, i])
+            if v.land[b, h] >= LAND_SHRINE:
+                row[AT.land + h] = 0.5
+        # --- the tile being placed ---
+        if deciding and dec == DEC_PLACE_TILE:
+            for h in range(NUM_SLOTS):
+                if tile_centre_ok(v, b, h):
+                    row[AT.target + h] = 1.0
+        ps = _pending_slot(v, b, dec)
+        if ps >= 0:
+            row[AT.target + ps] = 1.0
+        _vectors(v, b, row, AT.present, me, P, explicit_pay, group_settlement, max_rounds)
+
+
+@kernel
+def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
+    """Fill out (B, size) from the View's fields, each block at its PLANES_BLOCKS offset `AT_PLANES.<block>`."""
     v = View(*fields)
     P = v.display.shape[1]
     for b in range(v.display.shape[0]):
@@ -176,30 +501,28 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
         hand = v.own_hand[b]
         deciding = v.to_play[b] == me and not v.done[b]
         dec = np.int64(v.decision[b])
-        # the building kinds the viewer may build now: its display, or the revealed one
-        revealed = v.pending_type[b] if deciding and dec == DEC_PENDING_REVEAL else -1
+        revealed = _revealed(v, b, me, dec)
         placing = deciding and dec == DEC_PLACE_TILE
-        # --- planes ---
         for h in range(NUM_SLOTS):
             land = v.land[b, h]
-            row[AT.valid + h] = VALID[h]
+            row[AT_PLANES.valid + h] = VALID[h]
             if placing and tile_centre_ok(v, b, h):
-                row[AT.tile_centre + h] = 1.0
+                row[AT_PLANES.tile_centre + h] = 1.0
             if land == LAND_NONE:
                 continue
             if land >= LAND_SHRINE:
-                row[AT.shrine + h] = 1.0
+                row[AT_PLANES.shrine + h] = 1.0
                 continue
-            row[AT.field + h] = 1.0
+            row[AT_PLANES.field + h] = 1.0
             k = np.int64(symbol_of(land))
             if k >= 0:
-                row[AT.symbol + k * NUM_SLOTS + h] = 1.0
+                row[AT_PLANES.symbol + k * NUM_SLOTS + h] = 1.0
             o = v.owner[b, h]
             if o >= 0:
                 rel = o - me if o >= me else o - me + P
-                row[AT.seat_buildings + rel * NUM_SLOTS + h] = 1.0
-                row[AT.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
-                row[AT.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                row[AT_PLANES.seat_buildings + rel * NUM_SLOTS + h] = 1.0
+                row[AT_PLANES.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
+                row[AT_PLANES.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
                 continue
             # an empty field: the viewer's cost features
             s0 = 0
@@ -219,12 +542,12 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                     s2 += 1
                 elif kk == 3:
                     s3 += 1
-            row[AT.sigma + h] = _clip(s0 / SIGMA_SCALE)
-            row[AT.sigma + NUM_SLOTS + h] = _clip(s1 / SIGMA_SCALE)
-            row[AT.sigma + 2 * NUM_SLOTS + h] = _clip(s2 / SIGMA_SCALE)
-            row[AT.sigma + 3 * NUM_SLOTS + h] = _clip(s3 / SIGMA_SCALE)
+            row[AT_PLANES.sigma + h] = _clip(s0 / SIGMA_SCALE)
+            row[AT_PLANES.sigma + NUM_SLOTS + h] = _clip(s1 / SIGMA_SCALE)
+            row[AT_PLANES.sigma + 2 * NUM_SLOTS + h] = _clip(s2 / SIGMA_SCALE)
+            row[AT_PLANES.sigma + 3 * NUM_SLOTS + h] = _clip(s3 / SIGMA_SCALE)
             if own_adjacent(v, b, me, h):
-                row[AT.own_adjacent + h] = 1.0
+                row[AT_PLANES.own_adjacent + h] = 1.0
             free = False
             afford = False
             for t in range(NUM_TYPES):
@@ -236,133 +559,129 @@ def encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                     afford = True
                 if free and afford:
                     break
-            row[AT.free_display + h] = 1.0 if free else 0.0
-            row[AT.buildable + h] = 1.0 if afford else 0.0
-        ps = np.int64(v.pending_slot[b])
-        if ps >= 0 and not v.done[b] and (dec == DEC_CHOOSE_ROTATION or dec == DEC_PAY):
-            row[AT.pending_slot + ps] = 1.0
-        # --- per seat ---
-        for slot in range(SEATS):
-            row[AT.present + slot] = 1.0 if slot < P else 0.0
-        for slot in range(P):
-            q = seat_of(me, slot, P)
-            row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-            row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
-            row[AT.hand_size + slot] = _clip(v.hand_size[b, q] / HAND_SCALE)
-            for t in range(NUM_TYPES):
-                row[AT.display + slot * NUM_TYPES + t] = v.display[b, q, t] * INV_COPIES[t]
-                row[AT.built + slot * NUM_TYPES + t] = v.built[b, q, t] * INV_COPIES[t]
-            for st in range(NUM_STACKS):
-                row[AT.stack_size + slot * NUM_STACKS + st] = v.stack_size[b, q, st] * INV_STACK[st]
-            for i in range(NUM_MAIN_TYPES):
-                row[AT.unrevealed_main + slot * NUM_MAIN_TYPES + i] = unrevealed(v, b, q, MAIN_TYPES[i])
-            for i in range(NUM_OTHER_TYPES):
-                t = OTHER_TYPES[i]
-                row[AT.unrevealed_other + slot * NUM_OTHER_TYPES + i] = unrevealed(v, b, q, t) * INV_COPIES[t]
-            row[AT.amphorae + slot] = _clip(v.amphorae[b, q] / AMPHORA_SCALE)
-            for g in range(NUM_GROUPS):
-                row[AT.rewarded + slot * NUM_GROUPS + g] = 1.0 if v.rewarded[b, q, g] else 0.0
-            row[AT.settlements + slot] = _clip(v.settlements[b, q] / SETTLEMENT_SCALE)
-            row[AT.placed + slot] = v.placed[b, q] / BUILDINGS_PER_PLAYER
-        for h in range(NUM_SLOTS):
-            o = v.owner[b, h]
-            if o >= 0:
-                rel = o - me if o >= me else o - me + P
-                x = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
-                if x > row[AT.shrines_touched + rel]:
-                    row[AT.shrines_touched + rel] = x
-        # --- global ---
-        for k in range(NUM_LANDSCAPES):
-            row[AT.own_hand + k] = _clip(hand[k] / OWN_HAND_SCALE)
-            row[AT.discard + k] = v.discard[b, k] / CARDS_PER_LANDSCAPE
-        row[AT.num_players + P - 2] = 1.0
-        row[AT.amphora_supply] = v.amphora_supply[b] / AMPHORAE
-        row[AT.draw_size] = v.draw_size[b] / NUM_CARDS
-        n = 0
-        for x in range(NUM_TILES):
-            if v.tile_state[b, x] == TILE_STACK:
-                n += 1
-        row[AT.tiles_left] = n / NUM_TILES
-        row[AT.decision + dec] = 1.0
-        row[AT.mode + np.int64(v.mode[b])] = 1.0
-        row[AT.actions_left] = v.actions_left[b] / 3.0
-        if v.pending_type[b] >= 0:
-            row[AT.pending_type + np.int64(v.pending_type[b])] = 1.0
-        x = v.tile_up[b]
-        if x >= 0:
-            for j in range(FIELDS_PER_TILE):
-                f = np.int64(TILE_FACE[x, j])
-                row[AT.tile_up + j * 5 + (f - LAND_SYMBOL + 1 if f >= LAND_SYMBOL else 0)] = 1.0
-        row[AT.payment] = _clip(v.pay_front[b] / PAY_SCALE)
-        for k in range(NUM_LANDSCAPES):
-            row[AT.payment + 1 + k] = v.pay_spec[b, k] / MAX_SPECIFIC
-        row[AT.payment + 1 + NUM_LANDSCAPES] = _clip(v.pay_any[b] / PAY_SCALE)
-        row[AT.round] = _clip(v.round[b] / max_rounds)
-        row[AT.variant] = 1.0 if explicit_pay else 0.0
-        row[AT.variant + 1] = 1.0 if group_settlement else 0.0
-
-
-class AttikaEncoder(Encoder):
-    """Flat float32 vector of named blocks (BLOCKS): NUM_PLANES window planes first (`planes(obs)` gives
-    them as (B, C, 25, 25), channels PLANE_NAMES), then vectors; self first, padded to 4 seats."""
-
-    name = "attika"
-    blocks = BLOCKS
-    seat_blocks = SEAT_BLOCK_NAMES
-    low = 0.0
-    high = 1.0
-    plane_names = PLANE_NAMES
-    planes_shape = (NUM_PLANES, SIDE, SIDE)
-
-    def __init__(self, game: Any) -> None:
-        super().__init__()
-        c = game.config
-        self._explicit_pay = c.payment == "explicit"
-        self._group_settlement = c.group_connection == "settlement"
-        self._max_rounds = int(c.max_rounds)
-
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return step_observe_nb, (self._explicit_pay, self._group_settlement, self._max_rounds)
-
-    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view.viewer.shape[0], out)
-        self.run(encode_nb, (self._explicit_pay, self._group_settlement, self._max_rounds), out, view)
-        return out
-
-    @staticmethod
-    def planes(obs: np.ndarray) -> np.ndarray:
-        """The spatial part of encoded rows (..., size) as a (..., NUM_PLANES, 25, 25) view (no copy)."""
-        return obs[..., PLANES].reshape(*obs.shape[:-1], NUM_PLANES, SIDE, SIDE)
-
-
-def make_encoder(game: Any) -> AttikaEncoder:
-    """The default encoder for a configured game."""
-    return AttikaEncoder(game)
-
-
-DEFAULT = AttikaEncoder  # construct with the configured game: DEFAULT(game)
+            row[AT_PLANES.free_display + h] = 1.0 if free else 0.0
+            row[AT_PLANES.buildable + h] = 1.0 if afford else 0.0
+        ps = _pending_slot(v, b, dec)
+        if ps >= 0:
+            row[AT_PLANES.pending_slot + ps] = 1.0
+        _vectors(v, b, row, AT_PLANES.present, me, P, explicit_pay, group_settlement, max_rounds)
 
 
 # --- one compiled call per AEC step -------------------------------------------------------------
 
-@kernel
-def step_observe_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
-                    enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
-                    max_rounds, stream, queue, label, sites, site_info, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+@kernel(inline="always")
+def _step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat, explicit_pay,
+                  group_settlement, max_rounds, stream, queue, label, sites, site_info, fields):
     K.apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
                site_info, *fields)
     K.legal_action_mask_nb(mask, flat, sites, site_info, *fields)
     s = State(*fields)
     viewer[0] = s.to_play[0]
     K.observe_nb(viewer, own_hand, hand_size, draw_size, *fields)
-    encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, viewer, s.to_play, s.done, s.truncated,
-              s.decision, s.winner, s.round, s.start_player, s.mode, s.actions_left, s.pending_type, s.pending_slot,
-              s.tile_up, s.extend_pending, s.pay_front, s.pay_spec, s.pay_any, s.land, s.owner, s.building,
-              s.settlement, s.settlement_shrines, s.sigma, s.adjacent, s.tile_state, s.tile_centre, s.tile_rot,
-              s.display, s.stack_size, s.amphorae, s.rewarded, s.built, s.placed, s.settlements, s.amphora_supply,
-              s.discard, own_hand, hand_size, draw_size)  # the View's field order
+    return (viewer, s.to_play, s.done, s.truncated, s.decision, s.winner, s.round, s.start_player, s.mode,
+            s.actions_left, s.pending_type, s.pending_slot, s.tile_up, s.extend_pending, s.pay_front, s.pay_spec,
+            s.pay_any, s.land, s.owner, s.building, s.settlement, s.settlement_shrines, s.sigma, s.adjacent,
+            s.tile_state, s.tile_centre, s.tile_rot, s.display, s.stack_size, s.amphorae, s.rewarded, s.built,
+            s.placed, s.settlements, s.amphora_supply, s.discard, own_hand, hand_size, draw_size)  # the View's field order
+
+
+@kernel
+def step_observe_compact_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
+                            enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
+                            max_rounds, stream, queue, label, sites, site_info, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    compact_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs,
+                      *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
+                                     explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
+                                     site_info, fields))
+
+
+@kernel
+def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
+                           enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
+                           max_rounds, stream, queue, label, sites, site_info, *fields):
+    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
+    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
+    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    planes_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs,
+                     *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
+                                    explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
+                                    site_info, fields))
+
+
+# ================================================================================================
+# Encoder classes
+# ================================================================================================
+
+class _AttikaEncoder(Encoder):
+    """Shared parts: the configuration arguments, `encode` through the kind's kernel, its fused AEC step
+    and the planes view of encoded rows."""
+
+    low = 0.0
+    high = 1.0
+    plane_names: tuple[str, ...] = ()
+    planes_shape: tuple[int, int, int] = (0, SIDE, SIDE)
+    _kernel: Any = None
+    _step_kernel: Any = None
+
+    def __init__(self, game: Any) -> None:
+        super().__init__()
+        c = game.config
+        self._args = (c.payment == "explicit", c.group_connection == "settlement", int(c.max_rounds))
+
+    def step_observe(self) -> tuple[Any, tuple]:
+        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
+        return self._step_kernel, self._args
+
+    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, size) float32 for a batch of views; writes into `out` if given."""
+        out = self.output(view.viewer.shape[0], out)
+        self.run(self._kernel, self._args, out, view)
+        return out
+
+    def planes(self, obs: np.ndarray) -> np.ndarray:
+        """The spatial part of encoded rows (..., size) as a (..., C, 25, 25) view (no copy; channels
+        `plane_names`)."""
+        C = self.planes_shape[0]
+        return obs[..., :C * NUM_SLOTS].reshape(*obs.shape[:-1], C, SIDE, SIDE)
+
+
+class CompactEncoder(_AttikaEncoder):
+    """The default: 6,098 float32 (COMPACT_BLOCKS), NUM_CHANNELS window channels (CHANNEL_NAMES) valued in
+    [0, 1], then the vectors; self first, padded to 4 seats."""
+
+    name = "compact"
+    blocks = COMPACT_BLOCKS
+    seat_blocks = COMPACT_SEAT_BLOCK_NAMES
+    plane_names = CHANNEL_NAMES
+    planes_shape = (NUM_CHANNELS, SIDE, SIDE)
+    _kernel = staticmethod(compact_encode_nb)
+    _step_kernel = staticmethod(step_observe_compact_nb)
+
+
+class PlanesEncoder(_AttikaEncoder):
+    """29,223 float32 (PLANES_BLOCKS), NUM_PLANES one-hot window planes (PLANE_NAMES) for convolutional
+    policies, then the vectors; self first, padded to 4 seats."""
+
+    name = "planes"
+    blocks = PLANES_BLOCKS
+    seat_blocks = PLANES_SEAT_BLOCK_NAMES
+    plane_names = PLANE_NAMES
+    planes_shape = (NUM_PLANES, SIDE, SIDE)
+    _kernel = staticmethod(planes_encode_nb)
+    _step_kernel = staticmethod(step_observe_planes_nb)
+
+
+ENCODERS: dict[str, type[_AttikaEncoder]] = {"compact": CompactEncoder, "planes": PlanesEncoder}
+DEFAULT = CompactEncoder  # construct with the configured game: DEFAULT(game)
+
+
+def make_encoder(game: Any, kind: str = "compact") -> _AttikaEncoder:
+    """The encoder of `kind` (ENCODERS: "compact", the default, or "planes") for a configured game."""
+    try:
+        cls = ENCODERS[kind]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown Attika encoder kind {kind!r}; choose one of {list(ENCODERS)}") from None
+    return cls(game)

@@ -9,12 +9,21 @@ import pytest
 from meeple.encoders import attika, carpe_diem, hadara, roll_through_the_ages
 from meeple.encoders.base import block_offsets, seat_of, unwritten_blocks
 
+
+def _without(offsets, shared):
+    """The blocks of `offsets` other than those of `shared` (written by a shared helper, checked on its own)."""
+    return block_offsets([(name, (0,), "") for name in offsets._fields if name not in shared._fields])
+
+
 KERNELS = [
     pytest.param(hadara.AT, "AT", (hadara.encode_nb,), id="hadara"),
     pytest.param(roll_through_the_ages.AT, "AT", (roll_through_the_ages.encode_nb,), id="roll_through_the_ages"),
     pytest.param(carpe_diem.AT, "AT", (carpe_diem.compact_encode_nb,), id="carpe_diem-compact"),
     pytest.param(carpe_diem.AT_FULL, "AT_FULL", (carpe_diem.full_encode_nb,), id="carpe_diem-full"),
-    pytest.param(attika.AT, "AT", (attika.encode_nb,), id="attika"),
+    # Attika's two kinds write their planes by name and the same vectors through one helper (`_vectors`)
+    pytest.param(_without(attika.AT, attika.VEC), "AT", (attika.compact_encode_nb,), id="attika-compact"),
+    pytest.param(_without(attika.AT_PLANES, attika.VEC), "AT_PLANES", (attika.planes_encode_nb,), id="attika-planes"),
+    pytest.param(attika.VEC, "VEC", (attika._vectors,), id="attika-vectors"),
 ]
 
 
@@ -28,12 +37,25 @@ def test_every_block_is_written_by_name(offsets, alias, kernels):
     (roll_through_the_ages.AT, roll_through_the_ages.BLOCKS),
     (carpe_diem.AT, carpe_diem.COMPACT_BLOCKS),
     (carpe_diem.AT_FULL, carpe_diem.FULL_BLOCKS),
-    pytest.param(attika.AT, attika.BLOCKS, id="attika"),
+    pytest.param(attika.AT, attika.COMPACT_BLOCKS, id="attika-compact"),
+    pytest.param(attika.AT_PLANES, attika.PLANES_BLOCKS, id="attika-planes"),
+    pytest.param(attika.VEC, attika.VECTOR_BLOCKS, id="attika-vectors"),
 ])
 def test_offsets_follow_the_block_table(offsets, blocks):
     starts = np.cumsum([0] + [int(np.prod(shape)) for _, shape, _ in blocks])[:-1]
     assert offsets._fields == tuple(name for name, _, _ in blocks)
     assert list(offsets) == starts.tolist()
+
+
+@pytest.mark.parametrize("offsets, alias, kernel", [
+    (attika.AT, "AT", attika.compact_encode_nb), (attika.AT_PLANES, "AT_PLANES", attika.planes_encode_nb)])
+def test_attika_kinds_write_the_vectors_with_the_shared_helper_at_their_offset(offsets, alias, kernel):
+    """Both kinds end with VECTOR_BLOCKS, which `_vectors` writes from the kind's offset of its first block."""
+    import inspect
+
+    assert f"_vectors(v, b, row, {alias}.present," in inspect.getsource(kernel.py_func)
+    for name in attika.VEC._fields:
+        assert getattr(offsets, name) == offsets.present + getattr(attika.VEC, name)
 
 
 def test_unwritten_blocks_names_the_missing_block():

@@ -38,17 +38,19 @@ def test_every_encoder_kind(game_case, rng):
 
 
 def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):
-    """Slot k of viewer v shows the same player as slot 0 of viewer (v + k) mod P; padding is 0."""
+    """Slot k of viewer v shows the same player as slot 0 of viewer (v + k) mod P; padding is 0 (every kind)."""
     name, _, game = game_case
-    encoder = default_encoder(name, game)
     state = random_steps(game, rng, 32, 80)
     P = game.num_players
-    views = [encoder.split(encoder.encode(game.observe(state, v))) for v in range(P)]
-    for block in encoder.seat_blocks:
-        for v in range(P):
-            for k in range(P):
-                np.testing.assert_array_equal(views[v][block][:, k], views[(v + k) % P][block][:, 0], err_msg=block)
-            assert (views[v][block][:, P:] == 0).all(), f"padding of {block} must be zero"
+    for kind in encoder_kinds(name) or (None,):
+        encoder = make_encoder(name, game, kind)
+        views = [encoder.split(encoder.encode(game.observe(state, v))) for v in range(P)]
+        for block in encoder.seat_blocks:
+            for v in range(P):
+                for k in range(P):
+                    np.testing.assert_array_equal(views[v][block][:, k], views[(v + k) % P][block][:, 0],
+                                                  err_msg=f"{kind}: {block}")
+                assert (views[v][block][:, P:] == 0).all(), f"{kind}: padding of {block} must be zero"
 
 
 def test_rtta_blocks_match_the_state(rng):
