@@ -88,20 +88,23 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
     steps = games = 0
     n_done = int(np.count_nonzero(state.done))
     start = time.perf_counter()
+    mask = game.legal_action_mask(state)
     while time.perf_counter() - start < seconds or games < min_games:
         if out is not None:
             encoder.encode(game.observe(state, state.to_play), out=out)
-        mask = game.legal_action_mask(state)
         actions = sample_masked(mask, rng)
-        game.step_inplace(state, actions, rng, mask)  # the mask it has: the legality check is one gather
+        # the mask it has makes the legality check one gather; the new state's mask comes back in it
+        game.step_inplace(state, actions, rng, mask, next_mask=mask)
         steps += batch - n_done
         now_done = int(np.count_nonzero(state.done))
         games += now_done - n_done
         n_done = now_done
         if n_done >= refill_at:
             rows = np.flatnonzero(state.done)
-            for f_new, f in zip(game.init(rng, len(rows)), state):
+            fresh = game.init(rng, len(rows))
+            for f_new, f in zip(fresh, state):
                 f[rows] = f_new
+            mask[rows] = game.legal_action_mask(fresh)
             n_done = 0
     name = "core" if encoder is None else "core+encode"
     return result(name, batch, steps, games, time.perf_counter() - start)

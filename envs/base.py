@@ -317,17 +317,46 @@ class RulesBase(GameBase, ABC):
         self.step_inplace(new, actions, rng, mask)
         return new
 
-    def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> None:
-        """`step` without the copy, for owners of the state (the AEC env, the self-play env)."""
+    def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None,
+                     next_mask: np.ndarray | None = None) -> None:
+        """`step` without the copy, for owners of the state (the AEC env, the self-play env).
+
+        `next_mask`, a (B, A) C-contiguous bool array, receives the new state's `legal_action_mask` in the
+        same pass (like pgx's `state.legal_action_mask`; it may be `mask` itself): games whose kernels
+        module has `apply_mask_nb` then skip the work the automatic steps and the mask would otherwise
+        repeat, and no row is read twice."""
         B = self.check_state(state)
         if not self._one_legal_action(B, actions, mask):
             actions = self.check_actions(actions, B)
             self.check_legal(state, actions, mask)
+        if next_mask is not None:
+            self._check_mask_out(next_mask, B)
         u = rng.random((B, self.UNIFORMS_PER_STEP))
-        if B < threads.serial_below:  # the direct call (see legal_action_mask)
-            self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+        self._apply(state, actions, u, next_mask)
+
+    def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None) -> None:
+        """The apply kernel on checked input, and the new mask into next_mask if given."""
+        direct = state[0].shape[0] < threads.serial_below  # the direct call (see legal_action_mask)
+        if next_mask is None:
+            if direct:
+                self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+            else:
+                self.run_kernel("apply_nb", (actions, u), state)
+        elif hasattr(self.kernels, "apply_mask_nb"):
+            if direct:
+                self.kernels.apply_mask_nb(actions, u, next_mask, *self.args_of("apply_mask_nb"), *state)
+            else:
+                self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
         else:
-            self.run_kernel("apply_nb", (actions, u), state)
+            self._apply(state, actions, u, None)
+            self.run_kernel("legal_action_mask_nb", (next_mask,), state)
+
+    def _check_mask_out(self, out: Any, batch: int) -> None:
+        """ValueError unless `out` can receive a (batch, A) legal-action mask."""
+        if not isinstance(out, np.ndarray) or out.shape != (batch, self.num_actions) or out.dtype != np.bool_ \
+                or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"next_mask must be a writeable C-contiguous ({batch}, {self.num_actions}) bool array, got "
+                             f"{getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
@@ -342,16 +371,17 @@ class RulesBase(GameBase, ABC):
         self.apply_inplace(new, actions, u, mask)
         return new
 
-    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """`apply` without the copy; the state is left unchanged when a check fails."""
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None,
+                      next_mask: np.ndarray | None = None) -> None:
+        """`apply` without the copy; the state is left unchanged when a check fails. `next_mask` as in
+        `step_inplace`."""
         B = self.check_state(state)
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
         self.check_legal(state, actions, mask)
-        if B < threads.serial_below:  # the direct call (see legal_action_mask)
-            self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
-        else:
-            self.run_kernel("apply_nb", (actions, u), state)
+        if next_mask is not None:
+            self._check_mask_out(next_mask, B)
+        self._apply(state, actions, u, next_mask)
 
     def check_state(self, state: Any) -> int:
         """The batch size of `state`, or ValueError unless it is this game's State with every field of the

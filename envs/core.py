@@ -60,6 +60,8 @@ class Game(Protocol):
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any: ...
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # pure; u (B, K) in [0, 1)
     def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None: ...  # for state owners
+    # step_inplace(state, actions, rng, mask=None, next_mask=None): in place; next_mask receives the new mask
+    def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None: ...
     def advance(self, state: Any, u: np.ndarray | None = None) -> Any: ...  # automatic steps of a hand-built position
     def returns(self, state: Any) -> np.ndarray: ...  # (B, P) float32, 0 until done
     def scores(self, state: Any) -> np.ndarray: ...  # (B, P) int, the game's own score

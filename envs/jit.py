@@ -16,7 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import config as numba_config
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 # nogil: a kernel releases the GIL while it runs, so `envs.threads` can run row chunks of one batch on
 # every core from a small thread pool.
@@ -28,6 +32,44 @@ def kernel(fn: Any = None, **options: Any) -> Any:
     if fn is None:
         return lambda f: njit(**KERNEL_OPTIONS, **options)(f)
     return njit(**KERNEL_OPTIONS)(fn)
+
+
+# --- memory ------------------------------------------------------------------------------------------
+
+if numba_config.DISABLE_JIT:
+    def prefetch(arr: np.ndarray, index: int) -> None:
+        """No-op without the JIT (see the compiled version)."""
+else:
+    @intrinsic
+    def prefetch(typingctx: Any, arr: Any, index: Any) -> Any:
+        """Hint the CPU to load the cache line of arr[index] (1-D array) for reading soon: LLVM's
+        `llvm.prefetch`, which never faults and changes no value. Batched kernels use it to fetch the
+        next row while they work on this one, so its cache misses overlap with work."""
+        if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(index, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+            i32 = ir.IntType(32)
+            byte_ptr = ir.IntType(8).as_pointer()
+            fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            # read, keep in every cache level, data cache
+            builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return types.void(arr, index), codegen
+
+
+@kernel(inline="always")
+def prefetch_row(arr, b):
+    """Prefetch every cache line of row b of a 2-D C-contiguous array (b must be a valid row)."""
+    row = arr[b]
+    step = max(1, 64 // row.itemsize)
+    for i in range(0, row.shape[0], step):
+        prefetch(row, i)
 
 
 # --- shared random helpers for the rules kernels ----------------------------------------------------

@@ -57,8 +57,6 @@ FIELDS = (
     Field("sigma", (NUM_SLOTS,), I16, 0, 4095,
           doc="landscape symbols on the hex and its neighbours that hold no building, 3 bits per type W F H M "
               "(the cost reduction of a building there); DERIVED"),
-    Field("adjacent", ("P", NUM_SLOTS), I32, 0, 2 ** NUM_TYPES - 1,
-          doc="bit t: a building of type t of this seat stands next to the hex; DERIVED"),
     Field("tile_state", (NUM_TILES,), I8, 0, 3, doc="data.TILE_STACK / TILE_UP / TILE_PLACED / TILE_REMOVED"),
     Field("tile_centre", (NUM_TILES,), I16, -1, NUM_SLOTS - 1, doc="slot of a placed tile's centre, -1"),
     Field("tile_rot", (NUM_TILES,), I8, 0, ROTATIONS - 1, doc="rotation of a placed tile (0 otherwise)"),
@@ -95,6 +93,7 @@ SCRATCH = (
           doc="validate: per-type tallies; determinize: the card pool (0-3), real hands (4-19) and pile (20-23)"),
     Field("sites", (NUM_SLOTS,), I16, doc="masks: the empty fields (kernels.site_table)"),
     Field("site_info", (NUM_SLOTS,), I64, doc="masks: packed cost inputs of each empty field"),
+    Field("near", (NUM_SLOTS,), I32, doc="masks: own building types next to each hex (bit t), zero between uses"),
 )
 
 CLASSES = state_classes(FIELDS, VIEW_FIELDS, SCRATCH)
