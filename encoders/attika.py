@@ -36,8 +36,9 @@ values): one value per channel and slot, 0 off the map (only `target` marks hexe
 
 The kernel zeroes a row once and then visits only the map: the 7 hexes of every placed tile and the
 shrines, about 1/5 the memory traffic of the planes kind. For `site` it finds the set of types the viewer
-may build once per row, and asks `can_build` only for the types no other one of the set undercuts
-(UNDERCUT_BY) and only at fields whose symbol counts do not already settle the answer (KEY_*).
+may build once per row and tests each empty field on the packed inputs the action masks use (the state's
+symbol counts `sigma` and the own building types next to it, `kernels.site_ok`), only for the types no
+other one of the set undercuts (UNDERCUT_BY), and not at all when one of them is affordable anywhere.
 
 **"planes"** (`PlanesEncoder`, PLANES_BLOCKS: NUM_PLANES one-hot planes + the vectors, 29,223 values),
 for convolutional policies; `valid` marks the hexagonal window (radius 12), every plane is 0 outside it:
@@ -88,7 +89,7 @@ from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_CHOOSE_ROTATION, DEC_PAY,
     DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
-    MAX_PLAYERS, NUM_CARDS, NUM_DECISIONS, NUM_GROUPS, NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES,
+    MAX_PLAYERS, NEIGHBOURS, NUM_CARDS, NUM_DECISIONS, NUM_GROUPS, NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES,
     NUM_TYPES, PREDECESSOR, ROAD, SHRINE_SLOTS, SLOT_VALID, STACK_SIZE, TILE_FACE, TILE_PLACED, TILE_STACK, WINDOW_SIDE,
 )
 from meeple.envs.attika.kernels import (
@@ -96,7 +97,7 @@ from meeple.envs.attika.kernels import (
 )
 from meeple.envs.attika import kernels as K
 from meeple.envs.attika.state import MAX_SPECIFIC, State, View
-from meeple.envs.jit import kernel
+from meeple.envs.jit import kernel, prefetch_row
 
 SEATS = MAX_PLAYERS
 SIDE = WINDOW_SIDE  # 25
@@ -115,6 +116,10 @@ AMPHORA_SCALE = 4.0
 SETTLEMENT_SCALE = 8.0
 SIGMA_SCALE = 4.0  # planes kind, per symbol
 SIGMA_TOTAL = float(FIELDS_PER_TILE)  # compact kind: all symbols on a site and its 6 neighbours (at most 7)
+# compact kind's per-field values by table (a float division per field was a measurable share of the kernel)
+SIGMA_VALUE = np.array([n / SIGMA_TOTAL for n in range(4 * 7 + 1)], dtype=np.float64)  # index: symbols counted
+OTHER_VALUE = np.array([0.0] + [(MAX_PLAYERS - k) / 3.0 for k in range(1, MAX_PLAYERS)], dtype=np.float64)
+TYPE_VALUE = np.array([(t + 1.0) / NUM_TYPES for t in range(NUM_TYPES)], dtype=np.float64)
 PAY_SCALE = 10.0
 
 
@@ -136,22 +141,6 @@ def _undercut_by() -> np.ndarray:
 UNDERCUT_BY = _undercut_by()
 # bit PREDECESSOR[t] (0 for main buildings): building t is free by order only next to an own building of that type
 PREDECESSOR_BIT = np.array([1 << int(q) if q >= 0 else 0 for q in PREDECESSOR], dtype=np.int64)
-
-# The compact kind's `site` test for an empty field where no type of the set is free by order depends on the
-# field only through its symbol counts and whether an own building is next to it (kernels.requirement; the
-# masks' site table rests on the same), and only ever gets easier with more symbols or an own neighbour. A
-# field's `key` packs those counts (W, F, H, M in 4-bit lanes, at most 7 each) and the neighbour bit (lane
-# 4), so a field whose key is lane by lane at most a failed field's fails too, and one at least a passing
-# field's passes: the kernel remembers one of each and calls can_build only for the other fields.
-KEY_ADJACENT = np.int64(1) << 16
-KEY_GUARDS = np.int64(0x88888)  # the top bit of each 4-bit lane
-KEY_NEVER = np.int64(0x77777)  # above every real key in every lane
-
-
-@kernel(inline="always")
-def _lanes_le(a, b):
-    """Every 4-bit lane of key a is at most that of key b (lanes hold 0..7: no borrow crosses a guard bit)."""
-    return ((b | KEY_GUARDS) - a) & KEY_GUARDS == KEY_GUARDS
 
 # ================================================================================================
 # Block tables
@@ -380,7 +369,14 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
     row zeroed once, then only the map's fields (placed tiles' footprints, shrines) written."""
     v = View(*fields)
     P = v.display.shape[1]
-    for b in range(v.display.shape[0]):
+    B = v.display.shape[0]
+    for b in range(B):
+        if b + 1 < B:  # the next row's map, loading while this one is written (kernels._prefetch_map)
+            prefetch_row(v.owner, b + 1)
+            prefetch_row(v.land, b + 1)
+            prefetch_row(v.building, b + 1)
+            prefetch_row(v.sigma, b + 1)
+            prefetch_row(v.settlement_shrines, b + 1)
         row = out[b]
         row[:] = 0.0
         me = np.int64(v.viewer[b])  # int64 offsets also without the JIT
@@ -418,17 +414,26 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                     own_types |= np.int64(1) << t
                 else:
                     rel = o - me if o > me else o - me + P
-                    row[AT.other + h] = (SEATS - rel) / 3.0
-                row[AT.type + h] = (t + 1.0) / NUM_TYPES
+                    row[AT.other + h] = OTHER_VALUE[rel]
+                row[AT.type + h] = TYPE_VALUE[t]
                 row[AT.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
         # the types of the set that can be free somewhere: the viewer has built their predecessor
         freeable = np.int64(0)
         for t in range(NUM_TYPES):
             if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
                 freeable |= np.int64(1) << t
-        # --- then the empty fields: sigma and site ---
-        no_key = np.int64(-1)  # the key of the last field where none of them was affordable (-1: none yet)
-        yes_key = KEY_NEVER  # the key of the last field where one was affordable
+        # --- then the empty fields: sigma and site, from the packed inputs the masks use (kernels.site_table):
+        # the symbol counts `sigma` (3 bits per landscape) and the viewer's own building types next to the field
+        pred_bits = np.int64(0)  # a field next to an own building of one of these types makes a type of the set free
+        for t in range(NUM_TYPES):
+            if (freeable >> t) & 1:
+                pred_bits |= PREDECESSOR_BIT[t]
+        settlements = v.settlements[b, me]
+        anywhere = False  # some type of the set is affordable on any empty field (full cost, new settlement)
+        for t in range(NUM_TYPES):
+            if (cheapest >> t) & 1 and K.site_ok(np.int64(0), t, hand[0], hand[1], hand[2], hand[3], settlements):
+                anywhere = True
+                break
         for x in range(NUM_TILES):
             if v.tile_state[b, x] != TILE_PLACED:
                 continue
@@ -437,43 +442,30 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 h = np.int64(FLOWER[c, j])
                 if v.owner[b, h] >= 0:
                     continue
-                # the symbols on the field and on its neighbouring fields without a building (what lowers a
-                # building's cost there), counted per landscape in 4-bit lanes of `key`
-                n = 0
-                key = np.int64(0)
-                for i in range(FIELDS_PER_TILE):
-                    y = FLOWER[h, i]
-                    if y >= 0 and (i == 0 or v.owner[b, y] < 0):
-                        k = symbol_of(v.land[b, y])
-                        if k >= 0:
-                            n += 1
-                            key += np.int64(1) << (4 * k)
-                row[AT.sigma + h] = n / SIGMA_TOTAL
+                sig = np.int64(v.sigma[b, h])
+                row[AT.sigma + h] = SIGMA_VALUE[(sig & 7) + ((sig >> 3) & 7) + ((sig >> 6) & 7) + ((sig >> 9) & 7)]
                 if mine == 0:
                     continue
-                site = 0.0
-                if own_adjacent(v, b, me, h):
-                    key |= KEY_ADJACENT
-                    if freeable != 0:
-                        for t in range(NUM_TYPES):
-                            if (freeable >> t) & 1 and free_by_order(v, b, me, t, h):
-                                site = 1.0
-                                break
-                if site == 0.0:
-                    if no_key >= 0 and _lanes_le(key, no_key):
-                        pass  # no more symbols, no own neighbour where none was affordable: none is here
-                    elif _lanes_le(yes_key, key):
-                        site = 0.5  # at least the symbols (and own neighbour) of a field where one was affordable
-                    else:
-                        for t in range(NUM_TYPES):
-                            if (cheapest >> t) & 1 and can_build(v, b, me, t, h, hand):
-                                site = 0.5
-                                break
-                        if site == 0.0:
-                            no_key = key
-                        else:
-                            yes_key = key
-                row[AT.site + h] = site
+                if pred_bits == 0 and anywhere:  # nothing of the set is free anywhere, something affordable everywhere
+                    row[AT.site + h] = 0.5
+                    continue
+                adj = np.int64(0)
+                for d in range(6):
+                    n = NEIGHBOURS[h, d]
+                    if n >= 0 and v.owner[b, n] == me:
+                        adj |= np.int64(1) << v.building[b, n]
+                if adj & pred_bits:
+                    row[AT.site + h] = 1.0
+                elif anywhere:
+                    row[AT.site + h] = 0.5
+                else:
+                    info = sig | (adj << K.SITE_PRED)
+                    if adj != 0:
+                        info |= np.int64(1) << K.SITE_ADJ
+                    for t in range(NUM_TYPES):
+                        if (cheapest >> t) & 1 and K.site_ok(info, t, hand[0], hand[1], hand[2], hand[3], settlements):
+                            row[AT.site + h] = 0.5
+                            break
         for i in range(P):  # the shrines
             h = np.int64(SHRINE_SLOTS[P, i])
             if v.land[b, h] >= LAND_SHRINE:
@@ -572,15 +564,14 @@ def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
 @kernel(inline="always")
 def _step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat, explicit_pay,
                   group_settlement, max_rounds, stream, queue, label, sites, site_info, fields):
-    K.apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-               site_info, *fields)
-    K.legal_action_mask_nb(mask, flat, sites, site_info, *fields)
+    K.apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
+                    label, sites, site_info, *fields)
     s = State(*fields)
     viewer[0] = s.to_play[0]
     K.observe_nb(viewer, own_hand, hand_size, draw_size, *fields)
     return (viewer, s.to_play, s.done, s.truncated, s.decision, s.winner, s.round, s.start_player, s.mode,
             s.actions_left, s.pending_type, s.pending_slot, s.tile_up, s.extend_pending, s.pay_front, s.pay_spec,
-            s.pay_any, s.land, s.owner, s.building, s.settlement, s.settlement_shrines, s.sigma, s.adjacent,
+            s.pay_any, s.land, s.owner, s.building, s.settlement, s.settlement_shrines, s.sigma,
             s.tile_state, s.tile_centre, s.tile_rot, s.display, s.stack_size, s.amphorae, s.rewarded, s.built,
             s.placed, s.settlements, s.amphora_supply, s.discard, own_hand, hand_size, draw_size)  # the View's field order
 

@@ -39,7 +39,7 @@ from meeple.envs.jit import kernel, prefetch_row, splitmix_uniform, uniform_inde
 # Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration values,
 # then the scratch arrays of state.SCRATCH in order.
 KERNEL_ARGS = ("auto_forced, flat, explicit_pay, group_settlement, max_rounds, "
-               "stream, queue, label, bits, counts, sites, site_info, near")
+               "stream, queue, label, bits, counts, sites, site_info")
 
 
 # --- chance --------------------------------------------------------------------------------------------
@@ -209,31 +209,12 @@ SITE_PRED = 13  # bits 13..37: own building types next to the field
 
 
 @kernel(inline="always")
-def _mark_near(s, b, p, near, clear):
-    """near[x] |= bit t for every hex x next to a building of type t of p (clear: reset those hexes to 0
-    instead). Marking from p's few buildings is far cheaper than testing six neighbours of every field."""
-    for tile in range(NUM_TILES):
-        if s.tile_state[b, tile] != TILE_PLACED:
-            continue
-        for f in range(7):
-            h = FLOWER[s.tile_centre[b, tile], f]
-            if s.owner[b, h] != p:
-                continue
-            bit = np.int32(0) if clear else np.int32(1) << s.building[b, h]
-            for d in range(6):
-                n = NEIGHBOURS[h, d]
-                if n >= 0:
-                    near[n] = bit if clear else near[n] | bit
-
-
-@kernel(inline="always")
-def site_table(s, b, p, sites, site_info, near):
+def site_table(s, b, p, sites, site_info):
     """List the empty fields in `sites` with their packed cost inputs for p in `site_info`: the symbol
     counts W, F, H, M (3 bits each) on the field and its neighbours without a building, bit SITE_ADJ
     (own building adjacent) and bits SITE_PRED + t (an own building of type t adjacent). Returns how
     many fields there are, and a summary for quick rejects: the most symbols of each type and in all
-    at any field, and the union of the adjacency bits. `near` is scratch, all zero before and after."""
-    _mark_near(s, b, p, near, False)
+    at any field, and the union of the adjacency bits."""
     n = 0
     m0 = m1 = m2 = m3 = m_all = 0
     adj_any = np.int64(0)
@@ -243,7 +224,11 @@ def site_table(s, b, p, sites, site_info, near):
         for f in range(7):
             h = FLOWER[s.tile_centre[b, tile], f]
             if s.owner[b, h] < 0:
-                adj = np.int64(near[h])
+                adj = np.int64(0)  # own building types next to h (read, not stored: see state.py)
+                for d in range(6):
+                    x = NEIGHBOURS[h, d]
+                    if x >= 0 and s.owner[b, x] == p:
+                        adj |= np.int64(1) << s.building[b, x]
                 info = np.int64(s.sigma[b, h]) | (adj << SITE_PRED)
                 if adj != 0:
                     info |= np.int64(1) << SITE_ADJ
@@ -256,7 +241,6 @@ def site_table(s, b, p, sites, site_info, near):
                 m2 = max(m2, (info >> 6) & 7)
                 m3 = max(m3, (info >> 9) & 7)
                 m_all = max(m_all, (info & 7) + ((info >> 3) & 7) + ((info >> 6) & 7) + ((info >> 9) & 7))
-    _mark_near(s, b, p, near, True)
     return n, m0, m1, m2, m3, m_all, adj_any
 
 
@@ -314,7 +298,7 @@ def _mark_empty_fields(s, b, mask, base):
 
 
 @kernel(inline="always")
-def _selectable(s, b, p, sites, site_info, near):
+def _selectable(s, b, p, sites, site_info):
     """Bit set of the display types p may select now (some field takes them). The site table is built
     only if a type fails the worst-case test; a type that cannot be paid even at the best symbols of
     any field, without surcharge, and has no free field is rejected without scanning the fields."""
@@ -331,7 +315,7 @@ def _selectable(s, b, p, sites, site_info, near):
             ok = has_empty
         else:
             if n < 0:
-                n, m0, m1, m2, m3, m_all, adj_any = site_table(s, b, p, sites, site_info, near)
+                n, m0, m1, m2, m3, m_all, adj_any = site_table(s, b, p, sites, site_info)
             pred = PREDECESSOR[t]
             free_somewhere = pred >= 0 and (adj_any >> (SITE_PRED + pred)) & 1
             if t == ROAD:
@@ -877,7 +861,7 @@ def _may_reveal(s, b, p, stack):
 
 
 @kernel
-def _mask_row(s, b, mask, flat, sites, site_info, near):
+def _mask_row(s, b, mask, flat, sites, site_info):
     """Write row b of the legal action mask (factored or flat encoding)."""
     p = s.to_play[b]
     dec = s.decision[b]
@@ -894,13 +878,13 @@ def _mask_row(s, b, mask, flat, sites, site_info, near):
                         _mark_empty_fields(s, b, mask, t * NUM_SLOTS)
                         continue
                     if n < 0:
-                        n = site_table(s, b, p, sites, site_info, near)[0]
+                        n = site_table(s, b, p, sites, site_info)[0]
                     for i in range(n):
                         if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
                                    s.settlements[b, p]):
                             mask[b, t * NUM_SLOTS + sites[i]] = True
             else:
-                selectable = _selectable(s, b, p, sites, site_info, near)
+                selectable = _selectable(s, b, p, sites, site_info)
                 for t in range(NUM_TYPES):
                     mask[b, ACTION_SELECT + t] = (selectable >> t) & 1
     if dec == DEC_START or dec == DEC_REVEAL_MODE:
@@ -915,7 +899,7 @@ def _mask_row(s, b, mask, flat, sites, site_info, near):
         if worst_case_ok(s, b, p, t):
             _mark_empty_fields(s, b, mask, base)
         else:
-            n = site_table(s, b, p, sites, site_info, near)[0]
+            n = site_table(s, b, p, sites, site_info)[0]
             for i in range(n):
                 if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
                            s.settlements[b, p]):
@@ -940,9 +924,9 @@ def _mask_row(s, b, mask, flat, sites, site_info, near):
 
 
 @kernel(inline="always")
-def _mask_row_only(s, b, mask, flat, sites, site_info, near):
+def _mask_row_only(s, b, mask, flat, sites, site_info):
     """_mask_row, then the only legal action of the row (-1 if there are none or several)."""
-    _mask_row(s, b, mask, flat, sites, site_info, near)
+    _mask_row(s, b, mask, flat, sites, site_info)
     only = -1
     for a in range(mask.shape[1]):
         if mask[b, a]:
@@ -953,7 +937,7 @@ def _mask_row_only(s, b, mask, flat, sites, site_info, near):
 
 
 @kernel
-def _forced(s, b, flat, sites, site_info, near):
+def _forced(s, b, flat, sites, site_info):
     """The only legal action of row b (factored encoding), or -1 if there is a choice. Each decision
     stops counting at the second legal action; most are decided by a cheap test."""
     p = s.to_play[b]
@@ -966,13 +950,13 @@ def _forced(s, b, flat, sites, site_info, near):
                 if _may_reveal(s, b, p, stack):
                     return -1
         if (dec == DEC_START or dec == DEC_BUILD_MODE) and _may_act(s, b, p):
-            if _selectable(s, b, p, sites, site_info, near) != 0:
+            if _selectable(s, b, p, sites, site_info) != 0:
                 return -1
         return ACTION_END_TURN
     if dec == DEC_PENDING_REVEAL or (dec == DEC_CHOOSE_FIELD and not flat):
         if empty_fields(s, b) > 1 and worst_case_ok(s, b, p, s.pending_type[b]):
             return -1
-        n = site_table(s, b, p, sites, site_info, near)[0]
+        n = site_table(s, b, p, sites, site_info)[0]
         count, last = _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, dec == DEC_PENDING_REVEAL)
         if dec == DEC_PENDING_REVEAL:
             return -1 if count > 0 else ACTION_STORE
@@ -1001,10 +985,10 @@ def _forced(s, b, flat, sites, site_info, near):
 
 @kernel
 def _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-             site_info, near):
+             site_info):
     """Apply decisions with exactly one legal action (when auto_forced) until a real choice or the end."""
     while auto_forced and not s.done[b]:
-        a = _forced(s, b, flat, sites, site_info, near)
+        a = _forced(s, b, flat, sites, site_info)
         if a < 0:
             return
         _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
@@ -1182,7 +1166,7 @@ def init_nb(u, stream, *fields):
 
 @kernel
 def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label,
-             sites, site_info, near, *fields):
+             sites, site_info, *fields):
     """Apply one (checked, legal) action per live row, then the forced decisions."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1194,7 +1178,7 @@ def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_
         else:
             _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
         _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-                 site_info, near)
+                 site_info)
 
 
 @kernel(inline="always")
@@ -1210,7 +1194,7 @@ def _prefetch_map(s, b):
 
 @kernel
 def apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
-                  label, sites, site_info, near, *fields):
+                  label, sites, site_info, *fields):
     """`apply_nb` and then `legal_action_mask_nb` of the new state, row by row in one pass."""
     s = _State(*fields)
     B = s.done.shape[0]
@@ -1225,13 +1209,13 @@ def apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settl
                 _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
             if flat:
                 _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label,
-                         sites, site_info, near)
+                         sites, site_info)
         while True:
             if s.done[b]:
                 mask[b, :] = True
                 break
             mask[b, :] = False
-            only = _mask_row_only(s, b, mask, flat, sites, site_info, near)
+            only = _mask_row_only(s, b, mask, flat, sites, site_info)
             if flat or not auto_forced or only < 0:
                 break
             _act(s, b, only, explicit_pay, group_settlement, max_rounds, stream, queue, label)
@@ -1239,7 +1223,7 @@ def apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settl
 
 @kernel
 def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits,
-               sites, site_info, near, *fields):
+               sites, site_info, *fields):
     """Recompute the derived fields, then apply forced decisions (hand-built positions)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1247,11 +1231,11 @@ def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds,
         if not s.done[b]:
             _seed(stream, u[b, 0])
             _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-                     site_info, near)
+                     site_info)
 
 
 @kernel
-def legal_action_mask_nb(mask, flat, sites, site_info, near, *fields):
+def legal_action_mask_nb(mask, flat, sites, site_info, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1259,7 +1243,7 @@ def legal_action_mask_nb(mask, flat, sites, site_info, near, *fields):
             mask[b, :] = True
             continue
         mask[b, :] = False
-        _mask_row(s, b, mask, flat, sites, site_info, near)
+        _mask_row(s, b, mask, flat, sites, site_info)
 
 
 @kernel
@@ -1316,13 +1300,13 @@ def _deal_hidden(s, b, me, counts, stream):
 
 
 @kernel
-def _hand_fits_decision(s, b, sites, site_info, near):
+def _hand_fits_decision(s, b, sites, site_info):
     """The player to move can still finish the decision in progress with the hand it holds: a selected
     display building has a field it can pay for, an explicit payment queue stays payable. (Both were
     true of the real hand, so a resampled world must keep them.)"""
     p = s.to_play[b]
     if s.decision[b] == DEC_CHOOSE_FIELD:
-        n = site_table(s, b, p, sites, site_info, near)[0]
+        n = site_table(s, b, p, sites, site_info)[0]
         return _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, True)[0] > 0
     if s.decision[b] == DEC_PAY:
         return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3], s.pay_spec[b, 0],
@@ -1334,7 +1318,7 @@ DETERMINIZE_TRIES = 64
 
 
 @kernel
-def determinize_nb(viewer, seeds, stream, counts, sites, site_info, near, *fields):
+def determinize_nb(viewer, seeds, stream, counts, sites, site_info, *fields):
     """Deal the cards viewer[b] cannot see again: every other hand (same size) and the draw pile (same
     size) from their pooled contents. The discard pile and the viewer's hand are seen; buildings and
     tiles keep no hidden order (their next draw is uniform from what is known), so nothing else is
@@ -1363,7 +1347,7 @@ def determinize_nb(viewer, seeds, stream, counts, sites, site_info, near, *field
             if attempt == DETERMINIZE_TRIES:  # give up: the real hands and pile
                 break
             _deal_hidden(s, b, me, counts, stream)
-            if not constrained or _hand_fits_decision(s, b, sites, site_info, near):
+            if not constrained or _hand_fits_decision(s, b, sites, site_info):
                 break
 
 

@@ -8,6 +8,10 @@ contents are nobody's. Face-down stacks (buildings, tiles) are stored as what th
 nobody, the owner included, knows their order or which of stacks 1-3 holds which building, so the next
 building (or tile) is a uniform draw from the contents when it is revealed, and the state holds no
 hidden order at all. DERIVED fields are recomputed from the map by `advance` and checked by `validate`.
+
+A row is kept small because large batches are bound by memory: the own building types next to a field
+(the building-order test of the masks) are read from its six neighbours when needed rather than stored per
+seat and hex (P x 625 int32, once half of a row), and batched kernels prefetch the next row's map.
 """
 
 from __future__ import annotations
@@ -93,7 +97,6 @@ SCRATCH = (
           doc="validate: per-type tallies; determinize: the card pool (0-3), real hands (4-19) and pile (20-23)"),
     Field("sites", (NUM_SLOTS,), I16, doc="masks: the empty fields (kernels.site_table)"),
     Field("site_info", (NUM_SLOTS,), I64, doc="masks: packed cost inputs of each empty field"),
-    Field("near", (NUM_SLOTS,), I32, doc="masks: own building types next to each hex (bit t), zero between uses"),
 )
 
 CLASSES = state_classes(FIELDS, VIEW_FIELDS, SCRATCH)
