@@ -22,7 +22,7 @@ from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, NUM_DECISIONS, NUM_GROUPS, NUM_LAND,
     NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES, ROAD_COST, ROTATIONS, STACK_SIZE,
 )
-from meeple.envs.base import BOOL, HIDDEN, I8, I16, I32, I64, PRIVATE, Field, state_classes
+from meeple.envs.base import BOOL, HIDDEN, I8, I16, I64, PRIVATE, Field, state_classes
 
 # Explicit payment queues: the specific cards of one type a building can owe, the any-card units (a road
 # with no symbol around it plus one card per own settlement, at most one per building) and the
