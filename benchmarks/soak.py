@@ -7,7 +7,8 @@
     NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=/tmp/nb-bounds python benchmarks/soak.py --fuzz 20000
 
 Soak: per configuration, a batch of games plays random legal moves (finished games restart) until
-`--games` games have finished or `--seconds` have passed; every step is followed by `game.validate`.
+`--games` games have finished or `--seconds` have passed; every step is followed by `game.validate`, and
+the mask the step returned (`next_mask`) must equal `legal_action_mask` of the new state.
 Fuzz: `meeple.envs.fuzz.fuzz_saves` (each mutated save is rejected or plays to the end cleanly).
 Prints one line per configuration and exits 1 if anything failed.
 """

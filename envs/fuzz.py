@@ -152,18 +152,25 @@ def soak(game: Any, batch: int, rng: np.random.Generator, games: int, seconds: f
     report = SoakReport()
     state = game.init(rng, batch)
     start = time.perf_counter()
+    mask = game.legal_action_mask(state)
+    next_mask = np.empty_like(mask)
     while report.games < games and time.perf_counter() - start < seconds:
-        mask = game.legal_action_mask(state)
         live = ~state.done
         if not mask[live].any(axis=1).all():
             report.failures.append("a live row has no legal action")
             break
-        game.apply_inplace(state, sample_masked(mask, rng), rng.random((batch, game.uniforms_per_step)), mask)
+        # the step also returns the new mask (next_mask): checked against legal_action_mask below
+        game.apply_inplace(state, sample_masked(mask, rng), rng.random((batch, game.uniforms_per_step)), mask,
+                           next_mask=next_mask)
         report.steps += int(live.sum())
         try:
             game.validate(state)
         except ValueError as exc:
             report.failures.append(str(exc))
+            break
+        mask = game.legal_action_mask(state)
+        if not np.array_equal(mask, next_mask):
+            report.failures.append("the mask a step returned differs from legal_action_mask")
             break
         done = np.flatnonzero(state.done)
         if done.size:
@@ -171,4 +178,5 @@ def soak(game: Any, batch: int, rng: np.random.Generator, games: int, seconds: f
             fresh = game.init(rng, int(done.size))
             for dst, src in zip(state, fresh):
                 dst[done] = src
+            mask[done] = game.legal_action_mask(fresh)
     return report
