@@ -268,27 +268,18 @@ def _clip(x):
 
 
 @kernel(inline="always")
-def _shrines_touched(v, b, row, base, me, P):
-    """row[base + rel] = the most shrines one settlement of relative seat rel touches / 2, clipped, over
-    the fields of the placed tiles (buildings stand only there)."""
-    for x in range(NUM_TILES):
-        if v.tile_state[b, x] != TILE_PLACED:
-            continue
-        c = np.int64(v.tile_centre[b, x])
-        for j in range(FIELDS_PER_TILE):
-            h = np.int64(FLOWER[c, j])
-            o = np.int64(v.owner[b, h])
-            if o >= 0:
-                rel = o - me if o >= me else o - me + P
-                y = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
-                if y > row[base + rel]:
-                    row[base + rel] = y
+def _touch_shrines(row, at, rel, linked):
+    """shrines_touched of relative seat rel (block offset `at`): the most shrines one of its settlements
+    touches / 2 (the `linked` value of one of its buildings); the kinds' map loops call it per building."""
+    if linked > row[at + rel]:
+        row[at + rel] = linked
 
 
 @kernel
 def _vectors(v, b, row, base, me, P, explicit_pay, group_settlement, max_rounds):
     """Write the VECTOR_BLOCKS of row b at `base + VEC.<block>` (base: the kind's offset of `present`) into
-    a zeroed `row`. Shared by both kinds."""
+    a zeroed `row`, except shrines_touched, which the kinds' map loops write (`_touch_shrines`). Shared by
+    both kinds."""
     dec = np.int64(v.decision[b])
     hand = v.own_hand[b]
     # --- per seat ---
@@ -314,7 +305,6 @@ def _vectors(v, b, row, base, me, P, explicit_pay, group_settlement, max_rounds)
             row[base + VEC.rewarded + slot * NUM_GROUPS + g] = 1.0 if v.rewarded[b, q, g] else 0.0
         row[base + VEC.settlements + slot] = _clip(v.settlements[b, q] / SETTLEMENT_SCALE)
         row[base + VEC.placed + slot] = v.placed[b, q] / BUILDINGS_PER_PLAYER
-    _shrines_touched(v, b, row, base + VEC.shrines_touched, me, P)
     # --- global ---
     for k in range(NUM_LANDSCAPES):
         row[base + VEC.own_hand + k] = _clip(hand[k] / OWN_HAND_SCALE)
@@ -409,14 +399,16 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 if o < 0:
                     continue
                 t = np.int64(v.building[b, h])
-                if o == me:
+                rel = o - me if o >= me else o - me + P
+                if rel == 0:
                     row[AT.own + h] = 1.0
                     own_types |= np.int64(1) << t
                 else:
-                    rel = o - me if o > me else o - me + P
                     row[AT.other + h] = OTHER_VALUE[rel]
                 row[AT.type + h] = TYPE_VALUE[t]
-                row[AT.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                row[AT.linked + h] = linked
+                _touch_shrines(row, AT.shrines_touched, rel, linked)
         # the types of the set that can be free somewhere: the viewer has built their predecessor
         freeable = np.int64(0)
         for t in range(NUM_TYPES):
@@ -514,7 +506,9 @@ def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 rel = o - me if o >= me else o - me + P
                 row[AT_PLANES.seat_buildings + rel * NUM_SLOTS + h] = 1.0
                 row[AT_PLANES.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
-                row[AT_PLANES.linked + h] = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                row[AT_PLANES.linked + h] = linked
+                _touch_shrines(row, AT_PLANES.shrines_touched, rel, linked)
                 continue
             # an empty field: the viewer's cost features
             s0 = 0
