@@ -334,6 +334,12 @@ class RulesBase(GameBase, ABC):
         u = rng.random((B, self.UNIFORMS_PER_STEP))
         self._apply(state, actions, u, next_mask)
 
+    @property
+    def fused_step_mask(self) -> bool:
+        """True if `step_inplace(..., next_mask=)` computes the new mask in the same pass as the step (the
+        game's kernels have `apply_mask_nb`); otherwise it is the step and then the mask."""
+        return hasattr(self.kernels, "apply_mask_nb")
+
     def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None) -> None:
         """The apply kernel on checked input, and the new mask into next_mask if given."""
         direct = state[0].shape[0] < threads.serial_below  # the direct call (see legal_action_mask)
@@ -342,7 +348,7 @@ class RulesBase(GameBase, ABC):
                 self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
             else:
                 self.run_kernel("apply_nb", (actions, u), state)
-        elif hasattr(self.kernels, "apply_mask_nb"):
+        elif self.fused_step_mask:
             if direct:
                 self.kernels.apply_mask_nb(actions, u, next_mask, *self.args_of("apply_mask_nb"), *state)
             else:
