@@ -511,27 +511,11 @@ def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 _touch_shrines(row, AT_PLANES.shrines_touched, rel, linked)
                 continue
             # an empty field: the viewer's cost features
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            for j in range(FIELDS_PER_TILE):
-                n = FLOWER[h, j]
-                if n < 0 or (j > 0 and v.owner[b, n] >= 0):
-                    continue
-                kk = symbol_of(v.land[b, n])
-                if kk == 0:
-                    s0 += 1
-                elif kk == 1:
-                    s1 += 1
-                elif kk == 2:
-                    s2 += 1
-                elif kk == 3:
-                    s3 += 1
-            row[AT_PLANES.sigma + h] = _clip(s0 / SIGMA_SCALE)
-            row[AT_PLANES.sigma + NUM_SLOTS + h] = _clip(s1 / SIGMA_SCALE)
-            row[AT_PLANES.sigma + 2 * NUM_SLOTS + h] = _clip(s2 / SIGMA_SCALE)
-            row[AT_PLANES.sigma + 3 * NUM_SLOTS + h] = _clip(s3 / SIGMA_SCALE)
+            sig = np.int64(v.sigma[b, h])  # the state's symbol counts on the field and its empty neighbours
+            row[AT_PLANES.sigma + h] = _clip((sig & 7) / SIGMA_SCALE)
+            row[AT_PLANES.sigma + NUM_SLOTS + h] = _clip(((sig >> 3) & 7) / SIGMA_SCALE)
+            row[AT_PLANES.sigma + 2 * NUM_SLOTS + h] = _clip(((sig >> 6) & 7) / SIGMA_SCALE)
+            row[AT_PLANES.sigma + 3 * NUM_SLOTS + h] = _clip(((sig >> 9) & 7) / SIGMA_SCALE)
             if own_adjacent(v, b, me, h):
                 row[AT_PLANES.own_adjacent + h] = 1.0
             free = False

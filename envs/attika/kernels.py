@@ -650,13 +650,11 @@ def _use_action(s, b, p, mode, allowance):
         s.amphora_supply[b] += 1
 
 
-@kernel
-def _reveal(s, b, p, stack, stream):
-    """Reveal the top building of own stack `stack` (rules: reveal). Stack 0 holds the unrevealed main
-    buildings, stacks 1-3 together the other unrevealed buildings in an order nobody knows, so the
-    building is a uniform draw from that union (weighted by copies)."""
-    _use_action(s, b, p, MODE_REVEAL, REVEALS_PER_TURN)
-    main = stack == 0
+@kernel(inline="always")
+def _draw_unrevealed(s, b, p, main, stream):
+    """The type of the building on top of one of p's stacks: the main stack (main) or any of stacks 1-3.
+    Their order is unknowable, so it is a uniform draw from the unrevealed buildings of that kind,
+    weighted by copies (the setup's first reveals and every later reveal)."""
     n = 0
     for t in range(NUM_TYPES):
         if IS_MAIN[t] == main:
@@ -666,8 +664,17 @@ def _reveal(s, b, p, stack, stream):
         if IS_MAIN[t] == main:
             i -= unrevealed(s, b, p, t)
             if i < 0:
-                s.pending_type[b] = t
-                break
+                return t
+    return 0  # not reached: the caller draws only from a stack that holds a building
+
+
+@kernel
+def _reveal(s, b, p, stack, stream):
+    """Reveal the top building of own stack `stack` (rules: reveal). Stack 0 holds the unrevealed main
+    buildings, stacks 1-3 together the other unrevealed buildings in an order nobody knows, so the
+    building is a uniform draw from that union (weighted by copies)."""
+    _use_action(s, b, p, MODE_REVEAL, REVEALS_PER_TURN)
+    s.pending_type[b] = _draw_unrevealed(s, b, p, stack == 0, stream)
     s.stack_size[b, p, stack] -= 1
     if s.stack_size[b, p, stack] == 0:
         s.extend_pending[b] = True
@@ -1142,18 +1149,7 @@ def init_nb(u, stream, *fields):
             s.decision[b] = DEC_START
             s.to_play[b] = p
             for stack in range(NUM_STACKS):
-                main = stack == 0
-                n = 0
-                for t in range(NUM_TYPES):
-                    if IS_MAIN[t] == main:
-                        n += unrevealed(s, b, p, t)
-                i = _draw_index(stream, n)
-                for t in range(NUM_TYPES):
-                    if IS_MAIN[t] == main:
-                        i -= unrevealed(s, b, p, t)
-                        if i < 0:
-                            s.display[b, p, t] += 1
-                            break
+                s.display[b, p, _draw_unrevealed(s, b, p, stack == 0, stream)] += 1
                 s.stack_size[b, p, stack] -= 1
         s.start_player[b] = _draw_index(stream, P)
         for n in range(P):
