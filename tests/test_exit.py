@@ -208,7 +208,9 @@ def test_net_and_search_agents_play_full_legal_games(tmp_path, name):
     agents = [make_agent(f"net:{path}", name, 2), make_agent(f"net:{path}:sample=1", name, 2),
               make_agent(f"search:{path}:sims=3", name, 2), RandomAgent()]
     result = play_games(game, agents, 4, seed=0)  # raises on an illegal move; every agent holds every seat once
-    assert result["games"] == 4 and result["truncated"] == 0
+    # every game ends: by the rules, or by the round cap where the game has one (an untrained greedy net can
+    # stall: with Attika's compact observation 2 of the 4 games of this 8-unit net reach the cap)
+    assert result["games"] == 4
     assert [a["games"] for a in result["agents"]] == [2, 2, 2, 2]
 
 
