@@ -85,7 +85,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
 from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_CHOOSE_ROTATION, DEC_PAY,
     DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
@@ -649,8 +649,4 @@ DEFAULT = CompactEncoder  # construct with the configured game: DEFAULT(game)
 
 def make_encoder(game: Any, kind: str = "compact") -> _AttikaEncoder:
     """The encoder of `kind` (ENCODERS: "compact", the default, or "planes") for a configured game."""
-    try:
-        cls = ENCODERS[kind]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown Attika encoder kind {kind!r}; choose one of {list(ENCODERS)}") from None
-    return cls(game)
+    return encoder_of_kind(ENCODERS, kind, game, "Attika")

@@ -175,3 +175,12 @@ class StepObserve:
         rng.random(out=self.u)  # the same draws as rng.random((1, K))
         self.kernel(*self._head, *self._kernel_args, *state)
 
+
+def encoder_of_kind(kinds: dict[str, Any], kind: Any, game: Any, title: str) -> Any:
+    """kinds[kind](game) for a game's `make_encoder(game, kind)`, or ValueError naming the kinds `title`
+    (the game's name) offers."""
+    try:
+        cls = kinds[kind]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {title} encoder kind {kind!r}; choose one of {list(kinds)}") from None
+    return cls(game)

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
 from meeple.envs import threads
 from meeple.envs.carpe_diem import kernels as K
 from meeple.envs.carpe_diem.data import (
@@ -917,11 +917,7 @@ DEFAULT = CompactEncoder  # construct with the configured game: DEFAULT(game)
 
 def make_encoder(game: Any, kind: str = "compact") -> _CarpeDiemEncoder:
     """The encoder of `kind` (ENCODERS: "compact", the default, or "full") for a configured game."""
-    try:
-        cls = ENCODERS[kind]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown Carpe Diem encoder kind {kind!r}; choose one of {list(ENCODERS)}") from None
-    return cls(game)
+    return encoder_of_kind(ENCODERS, kind, game, "Carpe Diem")
 
 
 # --- one compiled call per AEC step -------------------------------------------------------------
