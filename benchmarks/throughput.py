@@ -88,9 +88,10 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
     steps = games = 0
     n_done = int(np.count_nonzero(state.done))
     start = time.perf_counter()
-    # a game whose step computes the next mask in the same pass (fused_step_mask) returns it from the step;
-    # for the others the mask is computed where the player needs it (fresh in the cache for the sampler)
-    fused = game.fused_step_mask
+    # where the step computes the next mask inside its compiled call (mask_in_step: Attika at every batch
+    # size, every game at B = 1) it is returned from the step; otherwise the mask is computed where the
+    # player needs it (fresh in the cache for the sampler)
+    fused = game.mask_in_step(batch)
     mask = game.legal_action_mask(state)
     while time.perf_counter() - start < seconds or games < min_games:
         if out is not None:

@@ -40,6 +40,9 @@ from meeple.envs.jit import first_illegal, first_out_of_range
 
 PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
 VISIBILITIES = (PUBLIC, PRIVATE, HIDDEN)
+# numpy's dtype objects of built-in types are singletons: `a.dtype is _INT64` is the cheap form of
+# `a.dtype == np.int64` on the per-step paths (a False only sends the input to the full check)
+_INT64, _BOOL = np.dtype(np.int64), np.dtype(np.bool_)
 
 I8, I16, I32, I64, BOOL = np.int8, np.int16, np.int32, np.int64, np.bool_
 
@@ -213,6 +216,8 @@ class RulesBase(GameBase, ABC):
         self._row_costs: dict[str, threads.RowCost] = {}  # per entry: when splitting a batch pays
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
+        self._apply_mask = hasattr(self.kernels, "apply_mask_nb")  # one pass per row (see fused_step_mask)
+        self._apply_then_mask = hasattr(self.kernels, "apply_then_mask_nb") and not self._apply_mask
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
         self._public_fields = operator.itemgetter(*public) if len(public) > 1 else (lambda state: (state[public[0]],))
 
@@ -336,21 +341,32 @@ class RulesBase(GameBase, ABC):
 
     @property
     def fused_step_mask(self) -> bool:
-        """True if `step_inplace(..., next_mask=)` computes the new mask in the same pass as the step (the
-        game's kernels have `apply_mask_nb`); otherwise it is the step and then the mask."""
-        return hasattr(self.kernels, "apply_mask_nb")
+        """True if `step_inplace(..., next_mask=)` computes the new mask in the same pass over each row as
+        the step (the game's kernels have `apply_mask_nb`); otherwise, at batch size one, the step and then
+        the mask in one compiled call (`apply_then_mask_nb`), and above it the two kernels one after the other."""
+        return self._apply_mask
+
+    def mask_in_step(self, batch: int) -> bool:
+        """True if `step_inplace(..., next_mask=)` on `batch` rows computes the new mask inside the step's
+        compiled call, so a caller that keeps the returned mask skips a kernel call per step."""
+        return self._apply_mask or (batch == 1 and self._apply_then_mask)
 
     def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None) -> None:
         """The apply kernel on checked input, and the new mask into next_mask if given."""
-        direct = state[0].shape[0] < threads.serial_below  # the direct call (see legal_action_mask)
+        B = state[0].shape[0]
+        kernels = self.kernels
         if next_mask is None:
-            if direct:
-                self.kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
+            if B < threads.serial_below:  # the direct call (see legal_action_mask)
+                kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
             else:
                 self.run_kernel("apply_nb", (actions, u), state)
-        elif self.fused_step_mask:
-            if direct:
-                self.kernels.apply_mask_nb(actions, u, next_mask, *self.args_of("apply_mask_nb"), *state)
+        elif B == 1 and self._apply_then_mask:
+            # one row (search, the self-play env): one call instead of two saves unboxing every field again.
+            # Not for more rows: the composed kernel measured slower per row from B = 4 on (code layout)
+            kernels.apply_then_mask_nb(actions, u, next_mask, *self.args_of("apply_then_mask_nb"), *state)
+        elif self._apply_mask:
+            if B < threads.serial_below:
+                kernels.apply_mask_nb(actions, u, next_mask, *self.args_of("apply_mask_nb"), *state)
             else:
                 self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
         else:
@@ -359,10 +375,14 @@ class RulesBase(GameBase, ABC):
 
     def _check_mask_out(self, out: Any, batch: int) -> None:
         """ValueError unless `out` can receive a (batch, A) legal-action mask."""
+        if type(out) is np.ndarray and out.dtype is _BOOL and out.shape == (batch, self.num_actions):
+            flags = out.flags
+            if flags.c_contiguous and flags.writeable:
+                return
         if not isinstance(out, np.ndarray) or out.shape != (batch, self.num_actions) or out.dtype != np.bool_ \
                 or not out.flags.c_contiguous or not out.flags.writeable:
-            raise ValueError(f"next_mask must be a writeable C-contiguous ({batch}, {self.num_actions}) bool array, got "
-                             f"{getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
+            raise ValueError(f"next_mask must be a writeable C-contiguous ({batch}, {self.num_actions}) bool array, "
+                             f"got {getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
@@ -413,8 +433,8 @@ class RulesBase(GameBase, ABC):
         """True for the common one-row step whose action is an int64 array of one in-range action that
         the given bool mask allows: the checks of `check_actions` and `check_legal` in a few numpy reads
         (their separate calls are ~7% of a step at B = 1). False means: run the full checks."""
-        if B != 1 or type(actions) is not np.ndarray or actions.dtype != np.int64 or actions.shape != (1,) \
-                or type(mask) is not np.ndarray or mask.dtype != np.bool_ or mask.shape != (1, self.num_actions):
+        if B != 1 or type(actions) is not np.ndarray or actions.dtype is not _INT64 or actions.shape != (1,) \
+                or type(mask) is not np.ndarray or mask.dtype is not _BOOL or mask.shape != (1, self.num_actions):
             return False
         a = int(actions[0])
         return 0 <= a < self.num_actions and bool(mask[0, a])

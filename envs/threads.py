@@ -31,7 +31,9 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-DEFAULT_MIN_ROWS_PER_THREAD = 64
+# a chunk smaller than this is not worth a thread: at B = 256 two threads measured 0.97-1.08x serial on 2 cores
+# (benchmarks/README.md), while the run-time bookkeeping of a splittable call cost ~2% of Hadara's step
+DEFAULT_MIN_ROWS_PER_THREAD = 256
 SPLIT_SECONDS = 4e-4  # split a call whose serial run is estimated to take longer than this
 REMEASURE_EVERY = 64  # one timed serial call in this many refreshes the estimate
 

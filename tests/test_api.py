@@ -48,26 +48,30 @@ def test_step_is_pure(game_case, rng):
 
 def test_step_returns_the_next_mask_in_the_same_pass(game_case, rng):
     """step_inplace(..., next_mask=) gives the same states as the plain step and the new state's
-    legal_action_mask (the fused kernel where the game has one, in place over the mask it was given)."""
+    legal_action_mask (the fused kernel where the game has one, in place over the mask it was given), at
+    batch size one (one compiled call for every game) and above it."""
     name, _, game = game_case
-    assert game.fused_step_mask is (name == "attika")  # the games with an apply_mask_nb kernel
-    B = 48
-    plain = game.init(np.random.default_rng(3), B)
-    fused = core.clone(plain)
-    mask = game.legal_action_mask(fused)
-    rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
-    for step in range(400):
-        actions = sample_masked(mask, rng)
-        game.step_inplace(plain, actions, rng_a)
-        game.step_inplace(fused, actions, rng_b, mask, next_mask=mask)
-        assert core.states_equal(plain, fused), f"step {step}"
-        assert np.array_equal(mask, game.legal_action_mask(plain)), f"step {step}"
-        if plain.done.all():
-            break
+    assert game.fused_step_mask is (name == "attika")  # the games with a one-pass apply_mask_nb kernel
+    assert game.mask_in_step(1) and game.mask_in_step(48) is game.fused_step_mask
+    for B in (1, 48):
+        plain = game.init(np.random.default_rng(3), B)
+        fused = core.clone(plain)
+        mask = game.legal_action_mask(fused)
+        rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+        for step in range(400):
+            actions = sample_masked(mask, rng)
+            game.step_inplace(plain, actions, rng_a)
+            game.step_inplace(fused, actions, rng_b, mask, next_mask=mask)
+            assert core.states_equal(plain, fused), f"B={B} step {step}"
+            assert np.array_equal(mask, game.legal_action_mask(plain)), f"B={B} step {step}"
+            if plain.done.all():
+                break
     # a wrong buffer is refused before anything changes
     before = core.clone(fused)
+    read_only = np.zeros((B, game.num_actions), dtype=bool)
+    read_only.flags.writeable = False
     for bad in (np.zeros((B, game.num_actions), dtype=np.int8), np.zeros((B + 1, game.num_actions), dtype=bool),
-                np.zeros((game.num_actions, B), dtype=bool).T, [[True] * game.num_actions] * B):
+                np.zeros((game.num_actions, B), dtype=bool).T, [[True] * game.num_actions] * B, read_only):
         with pytest.raises(ValueError, match="next_mask"):
             game.step_inplace(fused, sample_masked(mask, rng), rng, mask, next_mask=bad)
     assert core.states_equal(before, fused)
