@@ -191,8 +191,10 @@ class RulesBase(GameBase, ABC):
     kernels: Any  # the game's kernels module (entry points in the module docstring above)
     render_module: str
     UNIFORMS_AT_INIT: int
-    UNIFORMS_PER_STEP: int
-    UNIFORMS_MIN_WIDTH: int | None = None  # narrowest u `apply` accepts (default UNIFORMS_PER_STEP)
+    UNIFORMS_PER_STEP: int  # columns of u a step may read (a deal); `advance` fills this many with 0.5
+    # narrowest u `apply` accepts (default UNIFORMS_PER_STEP); columns past a narrower u's width come from
+    # the row's extension stream (`jit.uniform_at`, as `core.extend_uniforms`). `step` draws this many.
+    UNIFORMS_MIN_WIDTH: int | None = None
     SCORE_DIFF_SCALE: float = 100.0  # reward="score_diff": (own - best other) / this
     VALIDATE_ERRORS: dict[int, str] = {}
 
@@ -200,7 +202,7 @@ class RulesBase(GameBase, ABC):
         self.config = self.Config(num_players=num_players, **variant)
         self.num_players = int(self.config.num_players)
         self.State, self.View = self.CLASSES.State, self.CLASSES.View
-        self.uniforms_per_step = self.UNIFORMS_PER_STEP
+        self.uniforms_per_step = self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP  # what `step` draws per row
         self.scratch = make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players)
         self.configure()
         announce_first_compile(self.kernels, type(self).__name__)
@@ -336,7 +338,7 @@ class RulesBase(GameBase, ABC):
             self.check_legal(state, actions, mask)
         if next_mask is not None:
             self._check_mask_out(next_mask, B)
-        u = rng.random((B, self.UNIFORMS_PER_STEP))
+        u = rng.random((B, self.uniforms_per_step))
         self._apply(state, actions, u, next_mask)
 
     @property

@@ -105,14 +105,35 @@ def splitmix_uniform(state):
 
 
 @kernel(inline="always")
+def uniform_at(u, b, col):
+    """Column `col` of row b's uniforms: u[b, col], or past u's last column the value `extend_uniforms`
+    (envs/core.py) would put there, computed on the spot: output col - W + 1 of the splitmix64 stream
+    seeded from the row's last uniform (W = u's width).
+
+    So a step can draw one uniform per row and still read as many columns as a rare event needs (a deal of
+    50 cards): apply(u) == apply(extend_uniforms(u, K)) for any width, and full-width u reads as before.
+    Generating the unused columns was a fifth of Hadara's step at B = 4096."""
+    W = u.shape[1]
+    if col < W:
+        return u[b, col]
+    z = ((np.uint64(u[b, W - 1] * 9007199254740992.0) ^ SPLITMIX_GOLDEN)
+         + np.uint64(col - W + 1) * SPLITMIX_GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) / 9007199254740992.0
+
+
+@kernel(inline="always")
 def shuffle_prefix(arr, off, n, k, u, b, col):
-    """Fisher-Yates over arr[off:off+n] for its first k positions, draw i from u[b, col + i].
+    """Fisher-Yates over arr[off:off+n] for its first k positions, draw i from column col + i of row b
+    (`uniform_at`: past u's width, the row's extension stream).
 
     The one deal shuffle of every game: k = n - 1 is a full shuffle, a smaller k deals a uniform
     random k-prefix with only k uniform columns (the rest of arr stays "in the box"). Goldens pin
     the column order, so every deal must go through here."""
     for i in range(k):
-        j = i + uniform_index(u[b, col + i], n - i)
+        j = i + uniform_index(uniform_at(u, b, col + i), n - i)
         tmp = arr[off + i]
         arr[off + i] = arr[off + j]
         arr[off + j] = tmp

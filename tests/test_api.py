@@ -114,6 +114,26 @@ def test_batch_row_equals_single_game(game_case, rng):
         steps += 1
 
 
+def test_a_narrow_u_reads_on_as_its_extension(game_case, rng):
+    """`step` draws `uniforms_per_step` uniforms per row (one, for the games whose deals read on from a
+    per-row stream); `apply` with that narrow u equals `apply` with u extended to the full
+    UNIFORMS_PER_STEP columns by `core.extend_uniforms`, over whole games (deals included)."""
+    _, _, game = game_case
+    K, W = game.UNIFORMS_PER_STEP, game.uniforms_per_step
+    assert 1 <= W <= K
+    B = 8
+    narrow = wide = game.init(rng, B)
+    for step in range(3000):
+        if narrow.done.all():
+            break
+        actions = sample_masked(game.legal_action_mask(narrow), rng)
+        u = rng.random((B, W))
+        narrow = game.apply(narrow, actions, u)
+        wide = game.apply(wide, actions, core.extend_uniforms(u, K))
+        assert core.states_equal(narrow, wide), f"step {step}"
+    assert narrow.done.all()
+
+
 def test_save_load_round_trip(game_case, rng, tmp_path):
     _, _, game = game_case
     state = game.init(rng, 5)

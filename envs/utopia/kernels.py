@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.jit import kernel, shuffle_prefix, shuffle_stream, uniform_index
+from meeple.envs.jit import kernel, shuffle_prefix, shuffle_stream, uniform_at, uniform_index
 from meeple.envs.utopia.data import (
     ACTION_ADD, ACTION_DISCARD, ACTION_DROP, ACTION_END, ACTION_LAND, ACTION_MONUMENT, ACTION_PLACE,
     ACTION_PRIVILEGE, ACTION_RAISE, ACTION_REMOVE, ACTION_SEA, ACTION_SELECT, ACTION_SPECIAL, ACTION_WONDER,
@@ -384,7 +384,7 @@ def _draw_guests(s, b, u, col):
         if ISLAND_IN_PLAY[P, i]:
             left += GUESTS_PER_KIND * NUM_CIVS
     for j in range(PICK_PASSES * P):
-        k = uniform_index(u[b, col + U_STEP_GUESTS + j], left)
+        k = uniform_index(uniform_at(u, b, col + U_STEP_GUESTS + j), left)
         for i in range(NUM_ISLANDS):
             if not ISLAND_IN_PLAY[P, i]:
                 continue
@@ -476,7 +476,7 @@ def _begin_development(s, b, u, col, work):
     for k in range(P):
         p = work[W_ORDER + k]
         for j in range(CARDS_DEALT):
-            c = _draw_card(s, b, u[b, col + U_STEP_DEAL + CARDS_DEALT * k + j])
+            c = _draw_card(s, b, uniform_at(u, b, col + U_STEP_DEAL + CARDS_DEALT * k + j))
             if c >= 0:
                 s.hand[b, p, c] += 1
                 s.hand_size[b, p] += 1

@@ -72,6 +72,7 @@ class Utopia(base.RulesBase):
     render_module = "meeple.envs.utopia.render"
     UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
     UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
+    UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
     VALIDATE_ERRORS = VALIDATE_ERRORS
 
     def configure(self) -> None:
