@@ -13,11 +13,16 @@ square and hex board adjacency and the masked argmax, plus the numpy splitmix64 
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from llvmlite import ir
 from numba import config as numba_config
+from numba.core import caching as numba_caching
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -32,6 +37,59 @@ def kernel(fn: Any = None, **options: Any) -> Any:
     if fn is None:
         return lambda f: njit(**KERNEL_OPTIONS, **options)(f)
     return njit(**KERNEL_OPTIONS)(fn)
+
+
+# --- compiled-code cache -------------------------------------------------------------------------------
+
+# numba's cache (`cache=True`) keeps a kernel's machine code until the kernel's own source file changes.
+# Kernels inline helpers from other files (this module's shuffles, a game's kernels inside its encoder's
+# fused step), so after an edit or an update of one of those files the cache would go on serving code
+# built from the old helper: wrong results, or indexing with the old column layout. Every cache entry of
+# this package is therefore stamped with a fingerprint of all of its kernel sources as well; any change
+# to any of them recompiles (once, into the same cache).
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+_KERNEL_SOURCE_DIRS = ("envs", "encoders", "agents")
+
+
+@functools.cache
+def kernel_sources_fingerprint() -> bytes:
+    """sha256 over the path and contents of every .py file in the packages that hold kernels."""
+    digest = hashlib.sha256()
+    for sub in _KERNEL_SOURCE_DIRS:
+        for path in sorted((_PACKAGE_ROOT / sub).rglob("*.py")):
+            digest.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _fingerprint_cache_locators() -> None:
+    """Put fingerprinted copies of numba's file-backed cache locators first in its search order, for
+    functions defined in this package only (numba's own locators still serve everything else)."""
+    impl = getattr(numba_caching, "CacheImpl", None) or getattr(numba_caching, "_CacheImpl", None)
+    names = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
+    bases = [getattr(numba_caching, n, None) or getattr(numba_caching, "_" + n, None) for n in names]
+    if impl is None or any(b is None for b in bases) or getattr(impl, "_meeple_fingerprinted", False):
+        return
+    root = str(_PACKAGE_ROOT) + os.sep
+    fingerprinted = []
+    for base in bases:
+        class Fingerprinted(base):  # type: ignore[misc, valid-type]
+            def get_source_stamp(self) -> Any:
+                return super().get_source_stamp(), kernel_sources_fingerprint()
+
+            @classmethod
+            def from_function(cls, py_func: Any, py_file: str) -> Any:
+                if not os.path.abspath(py_file).startswith(root):
+                    return None
+                return super().from_function(py_func, py_file)
+
+        Fingerprinted.__name__ = Fingerprinted.__qualname__ = "Fingerprinted" + base.__name__.lstrip("_")
+        fingerprinted.append(Fingerprinted)
+    impl._locator_classes = [*fingerprinted, *impl._locator_classes]
+    impl._meeple_fingerprinted = True
+
+
+_fingerprint_cache_locators()
 
 
 # --- memory ------------------------------------------------------------------------------------------

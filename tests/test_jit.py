@@ -240,3 +240,30 @@ def test_best_legal():
 def test_library_names_stay_importable():
     for name in ("kernel", "uniform_index", "splitmix_uniform", "SPLITMIX_GOLDEN", "KERNEL_OPTIONS"):
         assert hasattr(jit, name)
+
+
+@kernel
+def _read_columns(u, cols, out):
+    for b in range(u.shape[0]):
+        for i in range(cols):
+            out[b, i] = jit.uniform_at(u, b, i)
+
+
+@pytest.mark.parametrize("width", [1, 3, 16])
+def test_uniform_at_reads_past_the_width_as_extend_uniforms(width):
+    """Columns past u's width are exactly the ones core.extend_uniforms appends (the row's stream)."""
+    u = np.random.default_rng(width).random((5, width))
+    out = np.empty((5, 64))
+    _read_columns(u, 64, out)
+    assert np.array_equal(out, extend_uniforms(u, 64))
+
+
+def test_cache_entries_are_stamped_with_every_kernel_source():
+    """A kernel's cached machine code is keyed on all kernel sources of the package, not its own file
+    only: kernels inline helpers of other files, and a cache built with an old helper must not load."""
+    if jit.numba_config.DISABLE_JIT:
+        pytest.skip("no compiled code with the JIT off")
+    from meeple.envs.hadara import kernels
+    stamp = kernels.apply_nb._cache._cache_file._source_stamp
+    assert stamp[1] == jit.kernel_sources_fingerprint()
+    assert type(kernels.apply_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
