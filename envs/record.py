@@ -2,7 +2,7 @@
 
 A record holds what a game needs to be played again, and nothing the rules core would have to trust:
 
-    {"format": "meeple.record", "version": 1,
+    {"format": "meeple.record", "version": 2,
      "game": "hadara", "config": {"num_players": 3},      # the arguments of meeple.envs.make
      "seed": 7, "deal": 12,                               # the chance stream (below)
      "agents": ["heuristic", "random", "mcts:200"],       # one label per seat
@@ -41,7 +41,10 @@ import numpy as np
 from meeple.envs import GAMES, make
 
 FORMAT = "meeple.record"
-VERSION = 1
+VERSION = 2
+# version 1: records made before every step drew one uniform per row (the chance stream differs, so
+# their moves cannot be replayed by this version; the loader says so instead of failing mid-game)
+_CHANCE_STREAM_CHANGED_AFTER = 1
 MAX_RECORD_BYTES = 4 * 2**20  # a record of the longest game is tens of KB; refuse files that are not records
 MAX_RECORD_DEPTH = 4  # {"config": {...}} / {"meta": {...}} / {"actions": [...]}: three levels at most
 MAX_TEXT = 200  # agent labels and meta strings
@@ -130,6 +133,10 @@ class GameRecord:
         are range-checked here and checked for legality by `replay`."""
         if not isinstance(payload, dict):
             raise ValueError("a record must be a JSON object")
+        if payload.get("format") == FORMAT and payload.get("version") == _CHANCE_STREAM_CHANGED_AFTER:
+            raise ValueError(f"a {FORMAT} version 1 file: it was recorded when a step drew all of its uniform "
+                             f"columns from the generator, so its chance stream differs from this version's "
+                             f"(version {VERSION}, one uniform per row per step) and its moves cannot be replayed")
         if payload.get("format") != FORMAT or payload.get("version") != VERSION:
             raise ValueError(f"not a {FORMAT} version {VERSION} file (format {str(payload.get('format'))[:40]!r}, "
                              f"version {str(payload.get('version'))[:10]})")

@@ -86,6 +86,8 @@ def test_diverging_record_names_the_step():
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda d: d.update(format="pickle"), "not a meeple.record"),
+    (lambda d: d.update(version=1), "chance stream differs"),  # made before one uniform per step
+    (lambda d: d.update(version=3), "not a meeple.record version 2"),
     (lambda d: d.update(game="chess"), "game must be one of"),
     (lambda d: d.update(game=["hadara"]), "game must be one of"),
     (lambda d: d.update(config={"num_players": 9}), "not a configuration"),

@@ -40,7 +40,7 @@ def folders(tmp_path_factory):
         folder.mkdir(parents=True)
     save_record(recorded(), records / "hadara.json")
     save_record(recorded("roll_through_the_ages", seed=2), records / "sub" / "rtta.json")
-    (records / "broken.json").write_text('{"format": "meeple.record", "version": 1, "game": "chess"}')
+    (records / "broken.json").write_text('{"format": "meeple.record", "version": 2, "game": "chess"}')
     save_record(recorded(seed=9), outside / "secret.json")
     os.symlink(outside / "secret.json", records / "link.json")
     (models / "run1" / "model.zip").write_bytes(b"not a zip file")

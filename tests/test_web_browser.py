@@ -202,7 +202,7 @@ def test_replay_viewer_opens_uploaded_files(server, browser, tmp_path):
     live = LiveGame("roll_through_the_ages", {"num_players": 3}, seed=8)
     live.play_out([make_agent("random", "roll_through_the_ages", 3)] * 3, np.random.default_rng(8))
     save_record(live.to_record(["random", "heuristic", "random"]), tmp_path / "three.json")
-    (tmp_path / "broken.json").write_text('{"format": "meeple.record", "version": 1, "game": "chess"}')
+    (tmp_path / "broken.json").write_text('{"format": "meeple.record", "version": 2, "game": "chess"}')
     browser.get(f"{server}/replay")
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#record-list button.record"), "no records listed")
     browser.find_element(By.ID, "upload").send_keys(str(tmp_path / "broken.json"))
