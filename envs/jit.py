@@ -162,24 +162,39 @@ def splitmix_uniform(state):
     return float(z >> np.uint64(11)) / 9007199254740992.0
 
 
-@kernel(inline="always")
-def uniform_at(u, b, col):
-    """Column `col` of row b's uniforms: u[b, col], or past u's last column the value `extend_uniforms`
-    (envs/core.py) would put there, computed on the spot: output col - W + 1 of the splitmix64 stream
-    seeded from the row's last uniform (W = u's width).
+if numba_config.DISABLE_JIT:
+    def uniform_at(u, b, col):
+        """The same value as the compiled version (below), in wrapping Python-int arithmetic: numpy's uint64
+        scalars would warn on the intended overflow."""
+        W = u.shape[1]
+        if col < W:
+            return u[b, col]
+        m64 = (1 << 64) - 1
+        z = int(np.uint64(u[b, W - 1] * 9007199254740992.0)) ^ int(SPLITMIX_GOLDEN)
+        z = (z + (col - W + 1) * int(SPLITMIX_GOLDEN)) & m64
+        z = ((z ^ (z >> 30)) * int(_MIX1)) & m64
+        z = ((z ^ (z >> 27)) * int(_MIX2)) & m64
+        z ^= z >> 31
+        return float(z >> 11) / 9007199254740992.0
+else:
+    @kernel(inline="always")
+    def uniform_at(u, b, col):
+        """Column `col` of row b's uniforms: u[b, col], or past u's last column the value `extend_uniforms`
+        (envs/core.py) would put there, computed on the spot: output col - W + 1 of the splitmix64 stream
+        seeded from the row's last uniform (W = u's width).
 
-    So a step can draw one uniform per row and still read as many columns as a rare event needs (a deal of
-    50 cards): apply(u) == apply(extend_uniforms(u, K)) for any width, and full-width u reads as before.
-    Generating the unused columns was a fifth of Hadara's step at B = 4096."""
-    W = u.shape[1]
-    if col < W:
-        return u[b, col]
-    z = ((np.uint64(u[b, W - 1] * 9007199254740992.0) ^ SPLITMIX_GOLDEN)
-         + np.uint64(col - W + 1) * SPLITMIX_GOLDEN)
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) / 9007199254740992.0
+        So a step can draw one uniform per row and still read as many columns as a rare event needs (a deal of
+        50 cards): apply(u) == apply(extend_uniforms(u, K)) for any width, and full-width u reads as before.
+        Generating the unused columns was a fifth of Hadara's step at B = 4096."""
+        W = u.shape[1]
+        if col < W:
+            return u[b, col]
+        z = ((np.uint64(u[b, W - 1] * 9007199254740992.0) ^ SPLITMIX_GOLDEN)
+             + np.uint64(col - W + 1) * SPLITMIX_GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+        return float(z >> np.uint64(11)) / 9007199254740992.0
 
 
 @kernel(inline="always")
