@@ -185,6 +185,34 @@ def test_rtta_trade_decision_in_a_game_without_trade_is_rejected() -> None:
             game.from_dict(payload)
 
 
+def test_rtta_offer_in_progress_at_the_offer_limit_is_rejected() -> None:
+    """Found by the fuzzer (session 8): a save in the middle of a trade offer whose turn has already used
+    every offer (trade_offers == max_trade_offers) loaded, and withdrawing or proposing then counted
+    one offer past the limit, so `validate` failed a few moves later. An offer is only begun below the
+    limit, so such a save is refused; one offer fewer still loads and plays."""
+    from meeple.agents.random_agent import sample_masked
+    from meeple.envs.roll_through_the_ages import data
+    game = make("roll_through_the_ages", num_players=3, trade=True)
+    rng = np.random.default_rng(5)
+    state = game.init(rng, 256)
+    for _ in range(600):
+        offering = np.flatnonzero(state.decision == data.DEC_TRADE_OFFER)
+        if offering.size:
+            break
+        state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)
+    assert offering.size, "no trade offer in 600 random steps"
+    payload = game.to_dict(core.take(state, offering[:1]))
+    limit = game.config.max_trade_offers
+    payload["fields"]["trade_offers"] = [limit]
+    with pytest.raises(ValueError, match="trade_offers"):
+        game.from_dict(payload)
+    payload["fields"]["trade_offers"] = [limit - 1]
+    loaded = game.from_dict(payload)
+    for _ in range(20):
+        loaded = game.step(loaded, sample_masked(game.legal_action_mask(loaded), rng), rng)
+        game.validate(loaded)
+
+
 def test_rtta_saved_state_fuzz() -> None:
     """A short run of the fuzzer on every Roll Through the Ages configuration: no failure."""
     for config in GAMES["roll_through_the_ages"].test_configs:

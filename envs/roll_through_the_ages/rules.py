@@ -109,6 +109,9 @@ class RollThroughTheAges(base.RulesBase):
                                 s.monument_points == 0)
         check(valid_points, "monument points must be the first/later value when complete, else 0")
         check(s.trade_offers <= self.config.max_trade_offers, "trade_offers out of range")
+        # an offer is begun only below the limit, and withdrawing or proposing it counts one more
+        check((s.decision != data.DEC_TRADE_OFFER) | (s.trade_offers < self.config.max_trade_offers),
+              "trade_offers: an offer being made must be below the per-turn limit")
         rows = np.arange(B)
         me = s.active.astype(np.int64)
         P = self.num_players
