@@ -21,7 +21,7 @@ os.environ.setdefault("MEEPLE_QUIET", "1")  # this script says what it compiles 
 import numpy as np
 
 from meeple.agents.random_agent import sample_masked
-from meeple.envs import GAMES, default_encoder, make
+from meeple.envs import GAMES, default_encoder, make, make_env
 
 
 def warm(name: str) -> float:
@@ -39,6 +39,17 @@ def warm(name: str) -> float:
             mask = game.legal_action_mask(state)
             actions = heuristic.act(game, state, rng) if step % 2 else sample_masked(mask, rng)
             state = game.step(state, actions, rng, mask)
+        # the one-row step that returns the next mask (apply_then_mask_nb / apply_mask_nb: search, tests)
+        one = game.init(rng, 1)
+        one_mask = game.legal_action_mask(one)
+        for _ in range(4):
+            game.step_inplace(one, sample_masked(one_mask, rng), rng, one_mask, next_mask=one_mask)
+        # the AEC env's one-call step (the encoder's fused kernel)
+        env = make_env(name, **config)
+        env.reset(seed=0)
+        for _ in range(4):
+            obs, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
         view = game.observe(state, state.to_play)
         encoder.encode(view)
         game.validate(game.from_dict(game.to_dict(state)))
