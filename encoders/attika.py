@@ -414,7 +414,7 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
         for t in range(NUM_TYPES):
             if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
                 freeable |= np.int64(1) << t
-        # --- then the empty fields: sigma and site, from the packed inputs the masks use (kernels.site_table):
+        # --- then the empty fields: sigma and site, packed as the masks' helper `kernels.site_ok` reads them:
         # the symbol counts `sigma` (3 bits per landscape) and the viewer's own building types next to the field
         pred_bits = np.int64(0)  # a field next to an own building of one of these types makes a type of the set free
         for t in range(NUM_TYPES):
@@ -541,9 +541,9 @@ def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
 
 @kernel(inline="always")
 def _step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat, explicit_pay,
-                  group_settlement, max_rounds, stream, queue, label, sites, site_info, fields):
+                  group_settlement, max_rounds, stream, queue, label, fields):
     K.apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
-                    label, sites, site_info, *fields)
+                    label, *fields)
     s = State(*fields)
     viewer[0] = s.to_play[0]
     K.observe_nb(viewer, own_hand, hand_size, draw_size, *fields)
@@ -557,27 +557,25 @@ def _step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto
 @kernel
 def step_observe_compact_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
                             enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
-                            max_rounds, stream, queue, label, sites, site_info, *fields):
+                            max_rounds, stream, queue, label, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
     (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
     compact_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs,
                       *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
-                                     explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-                                     site_info, fields))
+                                     explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
 
 
 @kernel
 def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
                            enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
-                           max_rounds, stream, queue, label, sites, site_info, *fields):
+                           max_rounds, stream, queue, label, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
     (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
     planes_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs,
                      *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
-                                    explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-                                    site_info, fields))
+                                    explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
 
 
 # ================================================================================================

@@ -369,6 +369,22 @@ def hex_neighbour(index, cell_q, cell_r, cell, d):
     return hex_cell(index, cell_q[cell] + HEX_DQ[d], cell_r[cell] + HEX_DR[d])
 
 
+# --- bit sets ------------------------------------------------------------------------------------
+
+# de Bruijn sequence B(2, 5) and the bit index each of its 5-bit windows stands for: (x & -x) * DEBRUIJN32
+# puts a unique pattern in the top 5 of 32 bits for every single-bit x below 2**32
+DEBRUIJN32 = 0x077CB531
+DEBRUIJN32_INDEX = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                             31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int8)
+
+
+@kernel(inline="always")
+def lowest_bit(x):
+    """Index of the lowest set bit of 0 < x < 2**32 (a bit set of at most 32 items), in a few operations:
+    loops over set bits stay proportional to the bits set, not to the items there could be."""
+    return np.int64(DEBRUIJN32_INDEX[(((x & -x) * DEBRUIJN32) & 0xFFFFFFFF) >> 27])
+
+
 # --- action choice ---------------------------------------------------------------------------------
 
 @kernel(inline="always")

@@ -31,15 +31,15 @@ from meeple.envs.attika.data import (
     LAND_NONE, LAND_SHRINE, LAND_SYMBOL, MODE_BUILD, MODE_NONE, MODE_REVEAL, NEIGHBOURS, NUM_GROUPS,
     NUM_LANDSCAPES, NUM_SLOTS, NUM_STACKS, NUM_TILES, NUM_TYPES, PREDECESSOR, REVEALS_PER_TURN, RING2, ROAD,
     ROAD_COST, ROTATED_FACE, ROTATIONS, SETUP_CENTRES, SETUP_TILES, SHRINE_SLOTS, STACK_SIZE, TILE_PLACED,
-    TILE_REMOVED, TILE_STACK, TILE_UP,
+    TILE_REMOVED, TILE_STACK, TILE_UP, WINDOW_SIDE,
 )
 from meeple.envs.attika.state import State as _State
-from meeple.envs.jit import kernel, prefetch_row, splitmix_uniform, uniform_index
+from meeple.envs.jit import kernel, lowest_bit, prefetch_row, splitmix_uniform, uniform_index
 
 # Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration values,
 # then the scratch arrays of state.SCRATCH in order.
 KERNEL_ARGS = ("auto_forced, flat, explicit_pay, group_settlement, max_rounds, "
-               "stream, queue, label, bits, counts, sites, site_info")
+               "stream, queue, label, bits, counts")
 
 
 # --- chance --------------------------------------------------------------------------------------------
@@ -201,60 +201,42 @@ def any_site(s, b, p, t, hand):
 
 
 # Masks ask "where can p build t" for every display type at once. The answer depends on a field only
-# through the landscape symbols counted there, whether an own building is next to it and which own
-# building types are next to it, so one pass over the window packs that per empty field (site_info),
-# and every type is then checked against the packed list.
-SITE_ADJ = 12  # bit of site_info: an own building is next to the field
+# through the landscape symbols counted there (`sigma`), whether an own building is next to it (no new
+# settlement, so no surcharge) and whether an own predecessor of t is next to it (free). The symbols
+# decide most fields alone: a field the hand pays for even with the surcharge takes t, one it cannot pay
+# for even without the surcharge takes t only if free. The six neighbours are read only for the fields in
+# between, and "free" is found from the other side: the own buildings whose successors are wanted look
+# for an empty field next to them.
+SITE_ADJ = 12  # bit of a packed site (the encoder's): an own building is next to the field
 SITE_PRED = 13  # bits 13..37: own building types next to the field
 
-
-@kernel(inline="always")
-def site_table(s, b, p, sites, site_info):
-    """List the empty fields in `sites` with their packed cost inputs for p in `site_info`: the symbol
-    counts W, F, H, M (3 bits each) on the field and its neighbours without a building, bit SITE_ADJ
-    (own building adjacent) and bits SITE_PRED + t (an own building of type t adjacent). Returns how
-    many fields there are, and a summary for quick rejects: the most symbols of each type and in all
-    at any field, and the union of the adjacency bits."""
-    n = 0
-    m0 = m1 = m2 = m3 = m_all = 0
-    adj_any = np.int64(0)
-    for tile in range(NUM_TILES):  # the fields are the footprints of the placed tiles (fewer than the window)
-        if s.tile_state[b, tile] != TILE_PLACED:
-            continue
-        for f in range(7):
-            h = FLOWER[s.tile_centre[b, tile], f]
-            if s.owner[b, h] < 0:
-                adj = np.int64(0)  # own building types next to h (read, not stored: see state.py)
-                for d in range(6):
-                    x = NEIGHBOURS[h, d]
-                    if x >= 0 and s.owner[b, x] == p:
-                        adj |= np.int64(1) << s.building[b, x]
-                info = np.int64(s.sigma[b, h]) | (adj << SITE_PRED)
-                if adj != 0:
-                    info |= np.int64(1) << SITE_ADJ
-                sites[n] = h
-                site_info[n] = info
-                n += 1
-                adj_any |= info
-                m0 = max(m0, info & 7)
-                m1 = max(m1, (info >> 3) & 7)
-                m2 = max(m2, (info >> 6) & 7)
-                m3 = max(m3, (info >> 9) & 7)
-                m_all = max(m_all, (info & 7) + ((info >> 3) & 7) + ((info >> 6) & 7) + ((info >> 9) & 7))
-    return n, m0, m1, m2, m3, m_all, adj_any
+# the types each type is the predecessor of (bit set): an own building of type x next to an empty field
+# makes every type of SUCCESSORS[x] free there
+SUCCESSORS = np.zeros(NUM_TYPES, dtype=np.int64)
+for _t in range(NUM_TYPES):
+    if PREDECESSOR[_t] >= 0:
+        SUCCESSORS[PREDECESSOR[_t]] |= 1 << _t
+# the symbols a field needs at least for the hand to pay for t there: every cost symbol not cancelled by a
+# symbol costs at least one card, so a hand of N cards pays for t only on a field with at least
+# CARDS_NEEDED[t] - N symbols (a road: 5 any cards less one per symbol). A cheap first test per field.
+CARDS_NEEDED = COST.sum(axis=1).astype(np.int64)
+CARDS_NEEDED[ROAD] = ROAD_COST
 
 
 @kernel(inline="always")
-def site_ok(info, t, n0, n1, n2, n3, settlements):
-    """can_build for a field of the site table: the same rules as `requirement` on the packed inputs."""
-    pred = PREDECESSOR[t]
-    if pred >= 0 and (info >> (SITE_PRED + pred)) & 1:
-        return True
-    sw = info & 7
-    sf = (info >> 3) & 7
-    sh = (info >> 6) & 7
-    sm = (info >> 9) & 7
-    g = 0 if (info >> SITE_ADJ) & 1 else settlements
+def symbols_of(sig):
+    """The number of symbols in a packed `sigma` value."""
+    return (sig & 7) + ((sig >> 3) & 7) + ((sig >> 6) & 7) + ((sig >> 9) & 7)
+
+
+@kernel(inline="always")
+def site_cost_ok(sig, t, n0, n1, n2, n3, g):
+    """Hand (n0..n3) pays for t on a field whose uncovered symbols are `sig` (packed like `sigma`: 3 bits
+    per type W F H M), plus g any cards (the new-settlement surcharge); the building order aside."""
+    sw = sig & 7
+    sf = (sig >> 3) & 7
+    sh = (sig >> 6) & 7
+    sm = (sig >> 9) & 7
     if t == ROAD:
         return affordable(n0, n1, n2, n3, 0, 0, 0, 0, g + max(0, ROAD_COST - (sw + sf + sh + sm)))
     return affordable(n0, n1, n2, n3, max(0, COST[t, 0] - sw), max(0, COST[t, 1] - sf), max(0, COST[t, 2] - sh),
@@ -262,15 +244,22 @@ def site_ok(info, t, n0, n1, n2, n3, settlements):
 
 
 @kernel(inline="always")
+def site_ok(info, t, n0, n1, n2, n3, settlements):
+    """can_build for a packed site: `sigma` in bits 0..11, SITE_ADJ, and the own building types next to
+    the field from bit SITE_PRED on. The same rules as `requirement`."""
+    pred = PREDECESSOR[t]
+    if pred >= 0 and (info >> (SITE_PRED + pred)) & 1:
+        return True
+    return site_cost_ok(info & 4095, t, n0, n1, n2, n3, 0 if (info >> SITE_ADJ) & 1 else settlements)
+
+
+@kernel(inline="always")
 def worst_case_ok(s, b, p, t):
     """p can pay for t on any empty field: the full cost with no symbol counted and the new-settlement
     surcharge (symbols, a neighbour and the building order only ever lower the cost). The quick accept
-    that spares most masks the site table."""
-    g = s.settlements[b, p]
-    if t == ROAD:
-        return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3], 0, 0, 0, 0, g + ROAD_COST)
-    return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
-                      COST[t, 0], COST[t, 1], COST[t, 2], COST[t, 3], g)
+    that spares most masks the scan of the fields."""
+    return site_cost_ok(np.int64(0), t, s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
+                        s.settlements[b, p])
 
 
 @kernel(inline="always")
@@ -286,63 +275,146 @@ def empty_fields(s, b):
 
 
 @kernel(inline="always")
-def _mark_empty_fields(s, b, mask, base):
-    """mask[b, base + h] = True for every empty field h."""
+def _field_takes(s, b, p, t, h, pred, n0, n1, n2, n3, g):
+    """can_build(t on the empty field h) for p holding n0..n3 with g = own settlements, where pred is t's
+    predecessor if p has built one (else -1): the symbols first, the neighbours only if they can matter."""
+    sig = np.int64(s.sigma[b, h])
+    if symbols_of(sig) + n0 + n1 + n2 + n3 < CARDS_NEEDED[t]:  # not payable here: free or nothing
+        lift = False
+    else:
+        if site_cost_ok(sig, t, n0, n1, n2, n3, g):
+            return True
+        lift = g > 0 and site_cost_ok(sig, t, n0, n1, n2, n3, 0)  # payable once an own neighbour lifts the surcharge
+    if not lift and pred < 0:
+        return False
+    for d in range(6):
+        x = NEIGHBOURS[h, d]
+        if x >= 0 and s.owner[b, x] == p and (lift or s.building[b, x] == pred):
+            return True
+    return False
+
+
+@kernel
+def _count_sites(s, b, p, t, mask, base, first_only):
+    """(how many empty fields take t for p, one of them): fields in the placed tiles' order, each written
+    to mask[b, base + h] unless mask is None; first_only stops at the first."""
+    n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
+    g = s.settlements[b, p]
+    everywhere = worst_case_ok(s, b, p, t)
+    pred = PREDECESSOR[t]
+    if pred >= 0 and s.built[b, p, pred] == 0:
+        pred = -1
+    count = 0
+    last = -1
+    for tile in range(NUM_TILES):  # the fields are the footprints of the placed tiles (fewer than the window)
+        if s.tile_state[b, tile] != TILE_PLACED:
+            continue
+        c = s.tile_centre[b, tile]
+        for f in range(7):
+            h = FLOWER[c, f]
+            if s.owner[b, h] < 0 and (everywhere or _field_takes(s, b, p, t, h, pred, n0, n1, n2, n3, g)):
+                if mask is not None:
+                    mask[b, base + h] = True
+                count += 1
+                last = h
+                if first_only:
+                    return count, last
+    return count, last
+
+
+@kernel(inline="always")
+def _selectable(s, b, p):
+    """Bit set of the display types p may select now (some field takes them).
+
+    Types the hand pays for on any field are accepted at once. For the others, one pass over the empty
+    fields finds the most symbols of each kind any field offers: a type the hand cannot pay for even with
+    those (and no surcharge) can only be free, and a type whose predecessor p has not built cannot be
+    free. What is left is looked for in one pass over the fields that stops once every type is found:
+    symbols on the empty fields, and empty fields next to own predecessors."""
+    if empty_fields(s, b) <= 0:
+        return np.int64(0)
+    out = np.int64(0)
+    pending = np.int64(0)
+    for t in range(NUM_TYPES):
+        if s.display[b, p, t] > 0:
+            if worst_case_ok(s, b, p, t):
+                out |= np.int64(1) << t
+            else:
+                pending |= np.int64(1) << t
+    if pending == 0:
+        return out
+    n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
+    m0 = m1 = m2 = m3 = m_all = np.int64(0)  # the most symbols of each kind, and in all, on one empty field
     for tile in range(NUM_TILES):
         if s.tile_state[b, tile] != TILE_PLACED:
             continue
+        c = s.tile_centre[b, tile]
         for f in range(7):
-            h = FLOWER[s.tile_centre[b, tile], f]
+            h = FLOWER[c, f]
             if s.owner[b, h] < 0:
-                mask[b, base + h] = True
-
-
-@kernel(inline="always")
-def _selectable(s, b, p, sites, site_info):
-    """Bit set of the display types p may select now (some field takes them). The site table is built
-    only if a type fails the worst-case test; a type that cannot be paid even at the best symbols of
-    any field, without surcharge, and has no free field is rejected without scanning the fields."""
-    out = np.int64(0)
-    n = -1
-    m0 = m1 = m2 = m3 = m_all = 0
-    adj_any = np.int64(0)
-    has_empty = empty_fields(s, b) > 0
-    n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
-    for t in range(NUM_TYPES):
-        if s.display[b, p, t] <= 0:
-            continue
-        if worst_case_ok(s, b, p, t):
-            ok = has_empty
+                sig = np.int64(s.sigma[b, h])
+                k0, k1, k2, k3 = sig & 7, (sig >> 3) & 7, (sig >> 6) & 7, (sig >> 9) & 7
+                m0, m1, m2, m3 = max(m0, k0), max(m1, k1), max(m2, k2), max(m3, k3)
+                m_all = max(m_all, k0 + k1 + k2 + k3)
+    by_cost = np.int64(0)  # may be payable on some field
+    by_order = np.int64(0)  # may be free next to an own predecessor
+    rest = pending
+    while rest != 0:
+        t = lowest_bit(rest)
+        rest &= rest - 1
+        if t == ROAD:
+            best = affordable(n0, n1, n2, n3, 0, 0, 0, 0, max(0, ROAD_COST - m_all))
         else:
-            if n < 0:
-                n, m0, m1, m2, m3, m_all, adj_any = site_table(s, b, p, sites, site_info)
-            pred = PREDECESSOR[t]
-            free_somewhere = pred >= 0 and (adj_any >> (SITE_PRED + pred)) & 1
-            if t == ROAD:
-                best = affordable(n0, n1, n2, n3, 0, 0, 0, 0, max(0, ROAD_COST - m_all))
-            else:
-                best = affordable(n0, n1, n2, n3, max(0, COST[t, 0] - m0), max(0, COST[t, 1] - m1),
-                                  max(0, COST[t, 2] - m2), max(0, COST[t, 3] - m3), 0)
-            ok = (free_somewhere or best) and _sites_for(s, b, p, t, sites, site_info, n, True)[0] > 0
-        if ok:
-            out |= np.int64(1) << t
+            best = affordable(n0, n1, n2, n3, max(0, COST[t, 0] - m0), max(0, COST[t, 1] - m1),
+                              max(0, COST[t, 2] - m2), max(0, COST[t, 3] - m3), 0)
+        if best:
+            by_cost |= np.int64(1) << t
+        pred = PREDECESSOR[t]
+        if pred >= 0 and s.built[b, p, pred] > 0:
+            by_order |= np.int64(1) << t
+    pending = by_cost | by_order
+    if pending == 0:
+        return out
+    g = s.settlements[b, p]
+    for tile in range(NUM_TILES):
+        if s.tile_state[b, tile] != TILE_PLACED:
+            continue
+        c = s.tile_centre[b, tile]
+        for f in range(7):
+            h = FLOWER[c, f]
+            o = s.owner[b, h]
+            found = np.int64(0)
+            if o < 0:  # an empty field: the types its symbols pay for
+                rest = pending & by_cost
+                if rest != 0:
+                    sig = np.int64(s.sigma[b, h])
+                    reach = symbols_of(sig) + n0 + n1 + n2 + n3
+                    lifted = np.int64(0)  # payable only without the surcharge: need an own neighbour
+                    while rest != 0:
+                        t = lowest_bit(rest)
+                        rest &= rest - 1
+                        if reach < CARDS_NEEDED[t]:
+                            continue
+                        if site_cost_ok(sig, t, n0, n1, n2, n3, g):
+                            found |= np.int64(1) << t
+                        elif g > 0 and site_cost_ok(sig, t, n0, n1, n2, n3, 0):
+                            lifted |= np.int64(1) << t
+                    if lifted != 0 and own_adjacent(s, b, p, h):
+                        found |= lifted
+            elif o == p:  # an own building: its successors are free on an empty field next to it
+                free = pending & by_order & SUCCESSORS[s.building[b, h]]
+                if free != 0:
+                    for d in range(6):
+                        x = NEIGHBOURS[h, d]
+                        if x >= 0 and is_field(s.land[b, x]) and s.owner[b, x] < 0:
+                            found |= free
+                            break
+            if found != 0:
+                out |= found
+                pending &= ~found
+                if pending == 0:
+                    return out
     return out
-
-
-@kernel(inline="always")
-def _sites_for(s, b, p, t, sites, site_info, n, first_only):
-    """(how many fields of the site table take t for p, the last of them): stops at the first with
-    first_only."""
-    count = 0
-    last = -1
-    for i in range(n):
-        if site_ok(site_info[i], t, s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
-                   s.settlements[b, p]):
-            count += 1
-            last = sites[i]
-            if first_only:
-                break
-    return count, last
 
 
 @kernel(inline="always")
@@ -399,6 +471,7 @@ def _join_settlement(s, b, p, h):
     shrines = shrine_bits_next_to(s, b, h)
     n_labels = 0
     l0 = l1 = l2 = l3 = l4 = l5 = np.int16(-1)
+    old_shrines = 0  # the shrines of the first group joined
     for d in range(6):
         n = NEIGHBOURS[h, d]
         if n < 0 or s.owner[b, n] != p:
@@ -408,6 +481,7 @@ def _join_settlement(s, b, p, h):
             continue
         if n_labels == 0:
             l0 = lab
+            old_shrines = s.settlement_shrines[b, n]
         elif n_labels == 1:
             l1 = lab
         elif n_labels == 2:
@@ -423,7 +497,8 @@ def _join_settlement(s, b, p, h):
         if lab < label:
             label = lab
     s.settlements[b, p] += 1 - n_labels
-    if n_labels > 0:
+    # joining one settlement that keeps its label and gains no shrine changes none of its buildings
+    if n_labels > 1 or (n_labels == 1 and (label != l0 or shrines != old_shrines)):
         for tile in range(NUM_TILES):  # buildings stand only on the placed tiles' fields
             if s.tile_state[b, tile] != TILE_PLACED:
                 continue
@@ -444,12 +519,16 @@ def group_connected(s, b, p, g, queue, label):
     reading of "connected": other buildings do not link them). Flood fill from one member."""
     n = 0
     start = -1
-    for x in range(NUM_SLOTS):
-        label[x] = 0
-        if s.owner[b, x] == p and BUILDING_GROUP[s.building[b, x]] == g:
-            n += 1
-            if start < 0:
-                start = x
+    for tile in range(NUM_TILES):  # buildings stand only on the placed tiles' fields; only they are marked
+        if s.tile_state[b, tile] != TILE_PLACED:
+            continue
+        for f in range(7):
+            x = FLOWER[s.tile_centre[b, tile], f]
+            label[x] = 0
+            if s.owner[b, x] == p and BUILDING_GROUP[s.building[b, x]] == g:
+                n += 1
+                if start < 0:
+                    start = x
     if start < 0:
         return False
     label[start] = 1
@@ -461,7 +540,7 @@ def group_connected(s, b, p, g, queue, label):
         head += 1
         for d in range(6):
             y = NEIGHBOURS[x, d]
-            if y >= 0 and label[y] == 0 and s.owner[b, y] == p and BUILDING_GROUP[s.building[b, y]] == g:
+            if y >= 0 and s.owner[b, y] == p and BUILDING_GROUP[s.building[b, y]] == g and label[y] == 0:
                 label[y] = 1
                 queue[tail] = y
                 tail += 1
@@ -481,11 +560,15 @@ def _group_complete(s, b, p, g, group_settlement, queue, label):
     if not group_settlement:
         return group_connected(s, b, p, g, queue, label)
     lab = -1
-    for x in range(NUM_SLOTS):
-        if s.owner[b, x] == p and BUILDING_GROUP[s.building[b, x]] == g:
-            if lab >= 0 and s.settlement[b, x] != lab:
-                return False
-            lab = s.settlement[b, x]
+    for tile in range(NUM_TILES):
+        if s.tile_state[b, tile] != TILE_PLACED:
+            continue
+        for f in range(7):
+            x = FLOWER[s.tile_centre[b, tile], f]
+            if s.owner[b, x] == p and BUILDING_GROUP[s.building[b, x]] == g:
+                if lab >= 0 and s.settlement[b, x] != lab:
+                    return False
+                lab = s.settlement[b, x]
     return True
 
 
@@ -625,12 +708,14 @@ def _after_reveal(s, b, stream):
     x = _draw_tile(s, b, stream)
     if x < 0:
         return
-    for h in range(NUM_SLOTS):
-        if tile_centre_ok(s, b, h):
-            s.tile_state[b, x] = TILE_UP
-            s.tile_up[b] = x
-            s.decision[b] = DEC_PLACE_TILE
-            return
+    i0, i1, j0, j1 = tile_search_box(s, b)
+    for i in range(i0, i1 + 1):
+        for j in range(j0, j1 + 1):
+            if tile_centre_ok(s, b, i * WINDOW_SIDE + j):
+                s.tile_state[b, x] = TILE_UP
+                s.tile_up[b] = x
+                s.decision[b] = DEC_PLACE_TILE
+                return
     s.tile_state[b, x] = TILE_REMOVED
 
 
@@ -867,84 +952,113 @@ def _may_reveal(s, b, p, stack):
     return s.stack_size[b, p, stack] > 0 and _may_act(s, b, p)
 
 
-@kernel
-def _mask_row(s, b, mask, flat, sites, site_info):
-    """Write row b of the legal action mask (factored or flat encoding)."""
+@kernel(inline="always")
+def tile_search_box(s, b):
+    """(i0, i1, j0, j1): the window rows i0..i1 and columns j0..j1 (slot = i * WINDOW_SIDE + j) that hold
+    every slot a tile may be centred on. Such a centre is two hexes from the map's land (see
+    tile_centre_ok), so at most 3 rows and columns from a placed tile's centre and 2 from a shrine: the
+    searches test this box instead of the whole window."""
+    i0 = j0 = WINDOW_SIDE
+    i1 = j1 = -1
+    for tile in range(NUM_TILES):
+        if s.tile_state[b, tile] == TILE_PLACED:
+            c = np.int64(s.tile_centre[b, tile])
+            i, j = c // WINDOW_SIDE, c % WINDOW_SIDE
+            i0, i1, j0, j1 = min(i0, i - 3), max(i1, i + 3), min(j0, j - 3), max(j1, j + 3)
+    P = s.hand.shape[1]
+    for k in range(P):
+        c = np.int64(SHRINE_SLOTS[P, k])
+        i, j = c // WINDOW_SIDE, c % WINDOW_SIDE
+        i0, i1, j0, j1 = min(i0, i - 2), max(i1, i + 2), min(j0, j - 2), max(j1, j + 2)
+    return max(i0, 0), min(i1, WINDOW_SIDE - 1), max(j0, 0), min(j1, WINDOW_SIDE - 1)
+
+
+@kernel(inline="always")  # inlined into the step: ~10% at B = 4096 for ~30 s more compile
+def _mask_row(s, b, mask, flat):
+    """Write the legal actions of row b into its mask row (factored or flat encoding; the row starts all
+    False). Returns (how many are legal, one of them): the only one when there is one."""
     p = s.to_play[b]
     dec = s.decision[b]
     tail = FLAT_TAIL - ACTION_REVEAL if flat else 0
-    hand = s.hand
+    count = 0
+    last = -1
     if dec == DEC_START or dec == DEC_BUILD_MODE:
         if _may_act(s, b, p):
             if flat:
-                n = -1
                 for t in range(NUM_TYPES):
-                    if s.display[b, p, t] <= 0:
-                        continue
-                    if worst_case_ok(s, b, p, t):
-                        _mark_empty_fields(s, b, mask, t * NUM_SLOTS)
-                        continue
-                    if n < 0:
-                        n = site_table(s, b, p, sites, site_info)[0]
-                    for i in range(n):
-                        if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
-                                   s.settlements[b, p]):
-                            mask[b, t * NUM_SLOTS + sites[i]] = True
+                    if s.display[b, p, t] > 0:
+                        base = np.int64(t) * NUM_SLOTS
+                        n, h = _count_sites(s, b, p, t, mask, base, False)
+                        if n > 0:
+                            count += n
+                            last = base + h
             else:
-                selectable = _selectable(s, b, p, sites, site_info)
-                for t in range(NUM_TYPES):
-                    mask[b, ACTION_SELECT + t] = (selectable >> t) & 1
+                selectable = _selectable(s, b, p)
+                while selectable != 0:
+                    t = lowest_bit(selectable)
+                    selectable &= selectable - 1
+                    mask[b, ACTION_SELECT + t] = True
+                    count += 1
+                    last = ACTION_SELECT + t
     if dec == DEC_START or dec == DEC_REVEAL_MODE:
         for stack in range(NUM_STACKS):
-            mask[b, tail + ACTION_REVEAL + stack] = _may_reveal(s, b, p, stack)
+            if _may_reveal(s, b, p, stack):
+                mask[b, tail + ACTION_REVEAL + stack] = True
+                count += 1
+                last = tail + ACTION_REVEAL + stack
     if dec == DEC_START or dec == DEC_REVEAL_MODE or dec == DEC_BUILD_MODE or dec == DEC_DRAW:
-        mask[b, tail + ACTION_AMPHORA_CARD] = s.amphorae[b, p] > 0
+        if s.amphorae[b, p] > 0:
+            mask[b, tail + ACTION_AMPHORA_CARD] = True
+            count += 1
         mask[b, tail + ACTION_END_TURN] = True
+        count += 1
+        last = tail + ACTION_END_TURN
     elif dec == DEC_CHOOSE_FIELD or dec == DEC_PENDING_REVEAL:
         t = s.pending_type[b]
         base = np.int64(t) * NUM_SLOTS if flat else ACTION_SLOT  # int64: t is an int8 without the JIT
-        if worst_case_ok(s, b, p, t):
-            _mark_empty_fields(s, b, mask, base)
-        else:
-            n = site_table(s, b, p, sites, site_info)[0]
-            for i in range(n):
-                if site_ok(site_info[i], t, hand[b, p, 0], hand[b, p, 1], hand[b, p, 2], hand[b, p, 3],
-                           s.settlements[b, p]):
-                    mask[b, base + sites[i]] = True
+        n, h = _count_sites(s, b, p, t, mask, base, False)
+        if n > 0:
+            count += n
+            last = base + h
         if dec == DEC_PENDING_REVEAL:
             mask[b, tail + ACTION_STORE] = True
+            count += 1
+            last = tail + ACTION_STORE
     elif dec == DEC_PLACE_TILE:
-        for h in range(NUM_SLOTS):
-            if tile_centre_ok(s, b, h):
-                if flat:
-                    for k in range(ROTATIONS):
-                        mask[b, FLAT_PLACE + k * NUM_SLOTS + h] = True
-                else:
-                    mask[b, ACTION_SLOT + h] = True
+        i0, i1, j0, j1 = tile_search_box(s, b)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                h = i * WINDOW_SIDE + j
+                if tile_centre_ok(s, b, h):
+                    if flat:
+                        for k in range(ROTATIONS):
+                            mask[b, FLAT_PLACE + k * NUM_SLOTS + h] = True
+                        count += ROTATIONS
+                        last = FLAT_PLACE + h
+                    else:
+                        mask[b, ACTION_SLOT + h] = True
+                        count += 1
+                        last = ACTION_SLOT + h
     elif dec == DEC_CHOOSE_ROTATION:
         for k in range(ROTATIONS):
             mask[b, ACTION_ROTATE + k] = True
+        count += ROTATIONS
+        last = ACTION_ROTATE
     elif dec == DEC_PAY:
         for k in range(NUM_LANDSCAPES):
-            mask[b, tail + ACTION_PAY + k] = _pay_feasible(s, b, p, k, False)
-        mask[b, tail + ACTION_SUBSTITUTE] = _pay_unit(s, b) >= 0 and _pay_feasible(s, b, p, -1, True)
-
-
-@kernel(inline="always")
-def _mask_row_only(s, b, mask, flat, sites, site_info):
-    """_mask_row, then the only legal action of the row (-1 if there are none or several)."""
-    _mask_row(s, b, mask, flat, sites, site_info)
-    only = -1
-    for a in range(mask.shape[1]):
-        if mask[b, a]:
-            if only >= 0:
-                return -1
-            only = a
-    return only
+            if _pay_feasible(s, b, p, k, False):
+                mask[b, tail + ACTION_PAY + k] = True
+                count += 1
+                last = tail + ACTION_PAY + k
+        if _pay_unit(s, b) >= 0 and _pay_feasible(s, b, p, -1, True):
+            mask[b, tail + ACTION_SUBSTITUTE] = True
+            count += 1
+            last = tail + ACTION_SUBSTITUTE
+    return count, last
 
 
 @kernel
-def _forced(s, b, flat, sites, site_info):
+def _forced(s, b, flat):
     """The only legal action of row b (factored encoding), or -1 if there is a choice. Each decision
     stops counting at the second legal action; most are decided by a cheap test."""
     p = s.to_play[b]
@@ -957,24 +1071,26 @@ def _forced(s, b, flat, sites, site_info):
                 if _may_reveal(s, b, p, stack):
                     return -1
         if (dec == DEC_START or dec == DEC_BUILD_MODE) and _may_act(s, b, p):
-            if _selectable(s, b, p, sites, site_info) != 0:
+            if _selectable(s, b, p) != 0:
                 return -1
         return ACTION_END_TURN
     if dec == DEC_PENDING_REVEAL or (dec == DEC_CHOOSE_FIELD and not flat):
         if empty_fields(s, b) > 1 and worst_case_ok(s, b, p, s.pending_type[b]):
             return -1
-        n = site_table(s, b, p, sites, site_info)[0]
-        count, last = _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, dec == DEC_PENDING_REVEAL)
+        count, last = _count_sites(s, b, p, s.pending_type[b], None, 0, dec == DEC_PENDING_REVEAL)
         if dec == DEC_PENDING_REVEAL:
             return -1 if count > 0 else ACTION_STORE
         return ACTION_SLOT + last if count == 1 else -1
     only = -1
     if dec == DEC_PLACE_TILE and not flat:
-        for h in range(NUM_SLOTS):
-            if tile_centre_ok(s, b, h):
-                if only >= 0:
-                    return -1
-                only = ACTION_SLOT + h
+        i0, i1, j0, j1 = tile_search_box(s, b)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                h = i * WINDOW_SIDE + j
+                if tile_centre_ok(s, b, h):
+                    if only >= 0:
+                        return -1
+                    only = ACTION_SLOT + h
         return only
     if dec == DEC_PAY:
         for k in range(NUM_LANDSCAPES):
@@ -991,11 +1107,10 @@ def _forced(s, b, flat, sites, site_info):
 
 
 @kernel
-def _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-             site_info):
+def _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label):
     """Apply decisions with exactly one legal action (when auto_forced) until a real choice or the end."""
     while auto_forced and not s.done[b]:
-        a = _forced(s, b, flat, sites, site_info)
+        a = _forced(s, b, flat)
         if a < 0:
             return
         _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
@@ -1161,8 +1276,7 @@ def init_nb(u, stream, *fields):
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label,
-             sites, site_info, *fields):
+def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, *fields):
     """Apply one (checked, legal) action per live row, then the forced decisions."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1173,8 +1287,7 @@ def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_
             _apply_flat(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
         else:
             _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
-        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-                 site_info)
+        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
 
 
 @kernel(inline="always")
@@ -1190,48 +1303,48 @@ def _prefetch_map(s, b):
 
 @kernel
 def apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
-                  label, sites, site_info, *fields):
+                  label, *fields):
     """`apply_nb` and then `legal_action_mask_nb` of the new state, row by row in one pass."""
     s = _State(*fields)
     B = s.done.shape[0]
     for b in range(B):
         if b + 1 < B:
             _prefetch_map(s, b + 1)
-        if not s.done[b]:
-            _seed(stream, u[b, 0])
-            if flat:
-                _apply_flat(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        if s.done[b]:
+            mask[b, :] = True
+            continue
+        _seed(stream, u[b, 0])
+        a = np.int64(actions[b])
+        first = True
+        while True:  # the action, then each forced one
+            if flat and first:
+                _apply_flat(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+                _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
             else:
-                _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
-            if flat:
-                _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label,
-                         sites, site_info)
-        while True:
+                _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+            first = False
             if s.done[b]:
                 mask[b, :] = True
                 break
             mask[b, :] = False
-            only = _mask_row_only(s, b, mask, flat, sites, site_info)
-            if flat or not auto_forced or only < 0:
+            count, a = _mask_row(s, b, mask, flat)
+            if flat or not auto_forced or count != 1:
                 break
-            _act(s, b, only, explicit_pay, group_settlement, max_rounds, stream, queue, label)
 
 
 @kernel
-def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits,
-               sites, site_info, *fields):
+def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits, *fields):
     """Recompute the derived fields, then apply forced decisions (hand-built positions)."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
         _derive(s, b, queue, label, bits)
         if not s.done[b]:
             _seed(stream, u[b, 0])
-            _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, sites,
-                     site_info)
+            _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
 
 
 @kernel
-def legal_action_mask_nb(mask, flat, sites, site_info, *fields):
+def legal_action_mask_nb(mask, flat, *fields):
     """mask (B, A): the legal actions of every row's actor; done rows all True."""
     s = _State(*fields)
     for b in range(s.done.shape[0]):
@@ -1239,7 +1352,7 @@ def legal_action_mask_nb(mask, flat, sites, site_info, *fields):
             mask[b, :] = True
             continue
         mask[b, :] = False
-        _mask_row(s, b, mask, flat, sites, site_info)
+        _mask_row(s, b, mask, flat)
 
 
 @kernel
@@ -1296,14 +1409,13 @@ def _deal_hidden(s, b, me, counts, stream):
 
 
 @kernel
-def _hand_fits_decision(s, b, sites, site_info):
+def _hand_fits_decision(s, b):
     """The player to move can still finish the decision in progress with the hand it holds: a selected
     display building has a field it can pay for, an explicit payment queue stays payable. (Both were
     true of the real hand, so a resampled world must keep them.)"""
     p = s.to_play[b]
     if s.decision[b] == DEC_CHOOSE_FIELD:
-        n = site_table(s, b, p, sites, site_info)[0]
-        return _sites_for(s, b, p, s.pending_type[b], sites, site_info, n, True)[0] > 0
+        return _count_sites(s, b, p, s.pending_type[b], None, 0, True)[0] > 0
     if s.decision[b] == DEC_PAY:
         return affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3], s.pay_spec[b, 0],
                           s.pay_spec[b, 1], s.pay_spec[b, 2], s.pay_spec[b, 3], s.pay_front[b] + s.pay_any[b])
@@ -1314,7 +1426,7 @@ DETERMINIZE_TRIES = 64
 
 
 @kernel
-def determinize_nb(viewer, seeds, stream, counts, sites, site_info, *fields):
+def determinize_nb(viewer, seeds, stream, counts, *fields):
     """Deal the cards viewer[b] cannot see again: every other hand (same size) and the draw pile (same
     size) from their pooled contents. The discard pile and the viewer's hand are seen; buildings and
     tiles keep no hidden order (their next draw is uniform from what is known), so nothing else is
@@ -1343,7 +1455,7 @@ def determinize_nb(viewer, seeds, stream, counts, sites, site_info, *fields):
             if attempt == DETERMINIZE_TRIES:  # give up: the real hands and pile
                 break
             _deal_hidden(s, b, me, counts, stream)
-            if not constrained or _hand_fits_decision(s, b, sites, site_info):
+            if not constrained or _hand_fits_decision(s, b):
                 break
 
 

@@ -95,8 +95,6 @@ SCRATCH = (
     Field("bits", (NUM_SLOTS,), I8, doc="validate: recomputed settlement shrines"),
     Field("counts", (NUM_TYPES,), I64,
           doc="validate: per-type tallies; determinize: the card pool (0-3), real hands (4-19) and pile (20-23)"),
-    Field("sites", (NUM_SLOTS,), I16, doc="masks: the empty fields (kernels.site_table)"),
-    Field("site_info", (NUM_SLOTS,), I64, doc="masks: packed cost inputs of each empty field"),
 )
 
 CLASSES = state_classes(FIELDS, VIEW_FIELDS, SCRATCH)
