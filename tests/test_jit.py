@@ -268,3 +268,12 @@ def test_cache_entries_are_stamped_with_every_kernel_source():
     stamp = kernels.apply_nb._cache._cache_file._source_stamp
     assert stamp[1] == jit.kernel_sources_fingerprint()
     assert type(kernels.apply_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
+
+
+def test_lowest_bit_is_the_index_of_the_lowest_set_bit():
+    from meeple.envs.jit import lowest_bit
+    for i in range(32):
+        assert lowest_bit(np.int64(1) << i) == i
+    rng = np.random.default_rng(7)
+    for x in rng.integers(1, 1 << 32, size=2000):
+        assert lowest_bit(np.int64(x)) == (int(x) & -int(x)).bit_length() - 1
