@@ -90,7 +90,7 @@ def reference_targets(s, b: int) -> tuple[set[int], set[int]] | None:
 def test_masks_equal_the_rules_read_directly(num_players: int) -> None:
     game = Attika(num_players)
     rng = np.random.default_rng(20261126 + num_players)
-    state = game.init(rng, 24)
+    state = game.init(rng, 12)
     checked = {D.DEC_START: 0, D.DEC_BUILD_MODE: 0, D.DEC_CHOOSE_FIELD: 0, D.DEC_PENDING_REVEAL: 0,
                D.DEC_PLACE_TILE: 0}
     for _ in range(240):
