@@ -384,23 +384,13 @@ def _selectable(s, b, p):
             h = FLOWER[c, f]
             o = s.owner[b, h]
             found = np.int64(0)
-            if o < 0:  # an empty field: the types its symbols pay for
+            if o < 0:  # an empty field: the types its symbols pay for (free ones are found below)
                 rest = pending & by_cost
-                if rest != 0:
-                    sig = np.int64(s.sigma[b, h])
-                    reach = symbols_of(sig) + n0 + n1 + n2 + n3
-                    lifted = np.int64(0)  # payable only without the surcharge: need an own neighbour
-                    while rest != 0:
-                        t = lowest_bit(rest)
-                        rest &= rest - 1
-                        if reach < CARDS_NEEDED[t]:
-                            continue
-                        if site_cost_ok(sig, t, n0, n1, n2, n3, g):
-                            found |= np.int64(1) << t
-                        elif g > 0 and site_cost_ok(sig, t, n0, n1, n2, n3, 0):
-                            lifted |= np.int64(1) << t
-                    if lifted != 0 and own_adjacent(s, b, p, h):
-                        found |= lifted
+                while rest != 0:
+                    t = lowest_bit(rest)
+                    rest &= rest - 1
+                    if _field_takes(s, b, p, t, h, -1, n0, n1, n2, n3, g):
+                        found |= np.int64(1) << t
             elif o == p:  # an own building: its successors are free on an empty field next to it
                 free = pending & by_order & SUCCESSORS[s.building[b, h]]
                 if free != 0:
