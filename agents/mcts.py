@@ -121,6 +121,7 @@ class MCTSAgent:
         self.prior_agent = prior_agent
         self.prior_weight = float(prior_weight)
         self.rng = np.random.default_rng(seed)
+        self.root_q: np.ndarray | None = None  # (B, A) after a search (`_search`)
         options = []
         if self.c_uct != 1.4:
             options.append(f"c_uct={self.c_uct:g}")
@@ -291,7 +292,14 @@ class MCTSAgent:
                 value_sum[rws, nds] += value[rws]
 
         root_kids = children[:, 0]  # (B, A)
-        return np.where(root_kids >= 0, visits[rows_all[:, None], np.maximum(root_kids, 0)], 0)
+        safe = np.maximum(root_kids, 0)
+        child_visits = np.where(root_kids >= 0, visits[rows_all[:, None], safe], 0)
+        # the root children's mean values for the seat to move at the root (NaN where never visited):
+        # what a subclass needs for a policy target beyond the visit counts (NetSearchAgent's "improved")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.root_q = np.where(child_visits > 0, value_sum[rows_all[:, None], safe, to_play[:, None]]
+                                   / child_visits, np.nan)
+        return child_visits
 
     def _has_prior(self) -> bool:
         """Whether selection is PUCT with `_prior` (True) or UCB1; a subclass with its own prior says True."""
@@ -383,11 +391,13 @@ class RolloutAgent:
         max_steps: playout step limit (default the game's max_game_length); unfinished playouts are
             valued by the score term alone.
         seed: seeds the agent's own generator, used when `act` is called with rng=None.
+        base_agent: the policy whose root move is improved (kept unless beaten); None = `rollout_agent`.
+            A learned policy here with the heuristic's playouts is `search:<net>:mode=rollout`.
     """
 
     def __init__(self, simulations: int = 200, rollout_agent: Any = None, z: float = 1.0, margin: float = 0.0,
                  score_weight: float = 1.0, scale: float = 10.0, halving: bool = True,
-                 max_steps: int | None = None, seed: int | None = None) -> None:
+                 max_steps: int | None = None, seed: int | None = None, base_agent: Any = None) -> None:
         if int(simulations) < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations!r}")
         if not (z >= 0 and margin >= 0 and score_weight >= 0):
@@ -396,6 +406,7 @@ class RolloutAgent:
             raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
         self.simulations = int(simulations)
         self.rollout_agent = rollout_agent
+        self.base_agent = base_agent
         self.z = float(z)
         self.margin = float(margin)
         self.score_weight = float(score_weight)
@@ -477,7 +488,10 @@ class RolloutAgent:
         b, A = mask.shape
         rows = np.arange(b)
         to_play = _ints(root.to_play)
-        base = self._policy(game, root, rng)
+        if self.base_agent is not None:
+            base = np.asarray(self.base_agent.act(game, root, rng), dtype=np.int64)
+        else:
+            base = self._policy(game, root, rng)
         seed = int(rng.integers(1 << 62))
         n_cand = mask.sum(axis=1)
         n_rounds = np.ceil(np.log2(n_cand)).astype(np.int64) if self.halving else np.ones(b, dtype=np.int64)

@@ -20,11 +20,19 @@ batch, on one torch thread (`PolicyValueNet.inference_threads`). Three agents us
     net:<path>:sample=1              the same, sampling the masked policy with the agent's rng
     search:<path>:sims=64,c_uct=1.4  NetSearchAgent: MCTS (PUCT) with the policy as prior and the
                                      value head at the leaves
+    search:<path>:mode=rollout,sims=64
+                                     RolloutAgent improving the policy's move: 64 playouts (by the
+                                     game's heuristic; playout=net: by the policy) spread over the legal
+                                     moves, the policy's move kept unless another is shown better
+
+<path> may also name a shipped baseline (`baselines()`: agents/baselines/baselines.json), e.g.
+`net:hadara-2p`.
 
 File format (`save_net` / `load_net`): the safetensors layout, written and read with numpy only, so
 no file is ever unpickled: 8 bytes little-endian header length n, n bytes of JSON, then the raw
 little-endian float32 tensors. The JSON maps each tensor name to {"dtype": "F32", "shape",
-"data_offsets"} (offsets into the data block, contiguous, in file order) and holds under
+"data_offsets"} (offsets into the data block, contiguous, in file order; dtype "F16" too, for the
+small shipped baselines) and holds under
 "__metadata__" -> "meeple" a JSON header: format "meeple-net", version, game, config (the game's
 full configuration, num_players included), encoder (kind "default", its name and output size),
 num_players, num_actions, hidden (the trunk's widths) and value ("seat-relative"). Loading checks
@@ -56,6 +64,7 @@ ENCODER_KIND = "default"  # the only kind written so far: meeple.envs.default_en
 VALUE_KIND = "seat-relative"
 SOLO_SCALE = 30.0  # solo value target tanh(score / SOLO_SCALE), as ScoreEvaluator's solo_scale
 MAX_HEADER_BYTES = 1 << 20  # a real header is a few kB; a larger length field means a broken file
+DTYPES = {"F32": "<f4", "F16": "<f2"}  # safetensors dtype names of the tensors meeple writes -> numpy
 MAX_WIDTH = 1 << 16  # hidden widths above this are not a net anyone trained here
 HEADER_FIELDS = ("format", "version", "game", "config", "encoder", "num_players", "num_actions", "hidden", "value")
 
@@ -205,6 +214,36 @@ class PolicyValueNet(nn.Module):
         return logits, to_absolute(values, np.asarray(state.to_play, dtype=np.int64))
 
 
+def improved_policy(logits: np.ndarray, visits: np.ndarray, q: np.ndarray, root_value: np.ndarray,
+                    visit_init: float = 50.0, value_scale: float = 0.1) -> np.ndarray:
+    """The search's improved policy at the root: softmax(logits + sigma(completed Q)) over the legal actions.
+
+    This is the policy target of Gumbel MuZero (Danihelka et al. 2022, "Policy improvement by planning with
+    Gumbel"), which keeps improving the policy with few simulations where visit counts mostly echo the prior.
+    Completed Q: a visited child's mean value for the seat to move; an unvisited one gets the mixed value
+    (the net's root value averaged with the prior-weighted mean Q of the visited children, weighted by the
+    visits). The completed Qs are rescaled to [0, 1] per row and multiplied by (visit_init + the most
+    visits of any child) x value_scale, so the more the search looked, the more its values count.
+
+    Args: logits (b, A) masked root logits (-inf where illegal); visits (b, A) root child visits; q (b, A)
+    their mean values (NaN where unvisited); root_value (b,) the net's value of the root for its seat.
+    """
+    legal = np.isfinite(logits)
+    prior = masked_softmax(logits)
+    seen = visits > 0
+    q0 = np.where(seen, q, 0.0)
+    n_total = visits.sum(axis=1)
+    prior_seen = (prior * seen).sum(axis=1)
+    weighted_q = np.divide((prior * q0).sum(axis=1), prior_seen, out=np.zeros_like(prior_seen), where=prior_seen > 0)
+    mixed = (root_value + n_total * weighted_q) / (1.0 + n_total)
+    completed = np.where(seen, q0, mixed[:, None])
+    lo = np.min(np.where(legal, completed, np.inf), axis=1, keepdims=True)
+    hi = np.max(np.where(legal, completed, -np.inf), axis=1, keepdims=True)
+    scaled = np.divide(completed - lo, hi - lo, out=np.zeros_like(completed), where=(hi - lo) > 1e-12)
+    sigma = (visit_init + visits.max(axis=1, keepdims=True)) * value_scale * scaled
+    return masked_softmax(np.where(legal, logits + sigma, -np.inf)).astype(np.float32)
+
+
 def masked_softmax(logits: np.ndarray) -> np.ndarray:
     """Row-wise softmax of logits with -inf for illegal actions; all-zero rows where nothing is legal."""
     top = np.max(logits, axis=1, keepdims=True)
@@ -223,16 +262,22 @@ def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 # --- the file format ----------------------------------------------------------------------------
 
-def save_net(net: PolicyValueNet, path: str | Path) -> None:
-    """Write `net` to `path` atomically (module docstring: the safetensors layout, no pickle)."""
+def save_net(net: PolicyValueNet, path: str | Path, dtype: str = "F32") -> None:
+    """Write `net` to `path` atomically (module docstring: the safetensors layout, no pickle).
+
+    `dtype` "F16" stores the weights as half floats (half the file; loading widens them to float32): the
+    shipped baselines use it to stay small.
+    """
     from meeple.agents.io import atomic_write
 
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     _check_header(net.header)
     entries: dict[str, Any] = {"__metadata__": {"meeple": json.dumps(net.header, sort_keys=True)}}
     blobs, offset = [], 0
     for name, tensor in net.state_dict().items():
-        data = tensor.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
-        entries[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
+        data = tensor.detach().cpu().contiguous().numpy().astype(DTYPES[dtype]).tobytes()
+        entries[name] = {"dtype": dtype, "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
         offset += len(data)
     header = json.dumps(entries, separators=(",", ":")).encode("utf-8")
@@ -313,18 +358,21 @@ def _read(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
         if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data_offsets"}):
             raise ValueError(f"{where}: tensor entry {name!r} is malformed")
         shape, offsets = entry["shape"], entry["data_offsets"]
-        if entry["dtype"] != "F32":
-            raise ValueError(f"{where}: tensor {name!r} has dtype {entry['dtype']!r}; only F32 is written")
+        if entry["dtype"] not in DTYPES:
+            raise ValueError(f"{where}: tensor {name!r} has dtype {entry['dtype']!r}; meeple writes "
+                             f"{' or '.join(DTYPES)}")
+        width = np.dtype(DTYPES[entry["dtype"]]).itemsize
         if not (isinstance(shape, list) and all(_is_int(s) and s >= 0 for s in shape)):
             raise ValueError(f"{where}: tensor {name!r} has a malformed shape {shape!r}")
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)
                 and 0 <= offsets[0] <= offsets[1] <= len(body)):
             raise ValueError(f"{where}: tensor {name!r} has data offsets {offsets!r} outside the file")
-        if offsets[1] - offsets[0] != 4 * math.prod(shape):
+        if offsets[1] - offsets[0] != width * math.prod(shape):
             raise ValueError(f"{where}: tensor {name!r} spans {offsets[1] - offsets[0]} bytes, its shape needs "
-                             f"{4 * math.prod(shape)}")
+                             f"{width * math.prod(shape)}")
         spans.append((offsets[0], offsets[1], name))
-        tensors[name] = np.frombuffer(body[offsets[0]:offsets[1]], dtype="<f4").reshape(shape).astype(np.float32)
+        tensors[name] = (np.frombuffer(body[offsets[0]:offsets[1]], dtype=DTYPES[entry["dtype"]])
+                         .reshape(shape).astype(np.float32))
     end = 0
     for begin, stop, name in sorted(spans):  # the tensors tile the data block: no gaps, overlaps or trailing bytes
         if begin != end:
@@ -423,6 +471,9 @@ class NetEvaluator:
         return values
 
 
+POLICY_TARGETS = ("visits", "improved")
+
+
 class NetSearchAgent(MCTSAgent):
     """MCTS with the net (spec `search:<path>:sims=N,...`): PUCT over `MCTSAgent`'s open-loop tree with the
     policy head's distribution as prior and the value head at the leaves (no rollouts).
@@ -443,12 +494,20 @@ class NetSearchAgent(MCTSAgent):
             over the legal actions (fraction 0: no noise).
         seed: seeds the agent's own generator, used when `act` is called with rng=None.
         name: the agent's label (default from the options).
+        policy_target: what `search` returns as the root's policy (the training target of expert
+            iteration): "visits", the visit distribution, or "improved", `improved_policy` (the prior
+            moved toward the actions the search valued, which keeps learning with few simulations).
     """
 
     def __init__(self, net: PolicyValueNet, simulations: int = 64, c_uct: float = 1.4, temperature: float = 0.0,
                  noise_fraction: float = 0.0, noise_alpha: float = 0.3, seed: int | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, policy_target: str = "visits") -> None:
         super().__init__(simulations=simulations, c_uct=c_uct, rollout_depth=0, evaluator=NetEvaluator(net), seed=seed)
+        if policy_target not in POLICY_TARGETS:
+            raise ValueError(f"policy_target must be one of {', '.join(POLICY_TARGETS)}, got {policy_target!r}")
+        self.policy_target = policy_target
+        self._root_logits = np.zeros((0, 0))
+        self._root_value = np.zeros(0)
         if not (temperature >= 0 and math.isfinite(temperature)):
             raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
         if not 0.0 <= noise_fraction <= 1.0:
@@ -478,7 +537,9 @@ class NetSearchAgent(MCTSAgent):
     def search(self, game: Any, state: Any, rng: np.random.Generator | None = None,
                temperature: float | np.ndarray | None = None, noise: bool | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Search every row: (actions (B,), root visit distribution (B, A) float32, searched (B,) bool).
+        """Search every row: (actions (B,), root policy (B, A) float32, searched (B,) bool).
+
+        The root policy is the visit distribution, or with policy_target "improved" `improved_policy`.
 
         Rows with one legal action are not searched (their distribution is that action); finished rows
         get an all-zero distribution. `temperature` (a number or one per row) and `noise` override the
@@ -502,7 +563,10 @@ class NetSearchAgent(MCTSAgent):
             self._noise = self.noise_fraction > 0 if noise is None else bool(noise) and self.noise_fraction > 0
             visits = np.where(mask[rows], self._search(game, root, rng), 0).astype(np.float64)
             dist = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
-            policy[rows] = dist
+            if self.policy_target == "improved":
+                policy[rows] = improved_policy(self._root_logits, visits, self.root_q, self._root_value)
+            else:
+                policy[rows] = dist
             temps = np.broadcast_to(np.asarray(self.temperature if temperature is None else temperature,
                                                dtype=np.float64), (B,))[rows]
             chosen = np.argmax(visits, axis=1)
@@ -518,7 +582,9 @@ class NetSearchAgent(MCTSAgent):
     def _search(self, game: Any, root: Any, rng: np.random.Generator) -> np.ndarray:
         # the root's observation is the same in every determinization, so its prior is computed once
         mask = np.asarray(game.legal_action_mask(root), dtype=np.bool_)
-        logits, _ = self.net.evaluate(game, root, mask)
+        logits, values = self.net.evaluate(game, root, mask)
+        self._root_logits = logits
+        self._root_value = values[np.arange(len(values)), np.asarray(root.to_play, dtype=np.int64)]
         prior = masked_softmax(logits)
         if self._noise:
             gamma = rng.standard_gamma(self.noise_alpha, size=prior.shape) * mask
@@ -578,13 +644,14 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
     """The agent of a `net:` or `search:` spec (module docstring); with `num_players`, the net is checked
     against that configuration of the game now, otherwise against each game it is handed.
 
-    `net:` options: sample (0/1). `search:` options: sims, c_uct, temperature, noise (the Dirichlet
-    fraction), noise_alpha, seed. Raises ValueError for a malformed spec, a missing or invalid file, or a
-    net of another game or configuration.
+    The path is a net file or the name of a shipped baseline (`baselines()`, e.g. "hadara-2p"). `net:`
+    options: sample (0/1). `search:` options: sims, c_uct, temperature, noise (the Dirichlet fraction),
+    noise_alpha, seed; with mode=rollout instead `_rollout_search`'s (sims, playout, z, margin, seed).
+    Raises ValueError for a malformed spec, a missing or invalid file, or a net of another game or
+    configuration.
     """
     kind, path, options = split_spec(spec)
-    if not Path(path).is_file():
-        raise ValueError(f"agent spec {spec!r}: no net file at {path!r}")
+    path = resolve_net_path(spec, path)
     net = load_net(path, game_name)
     if num_players is not None:
         from meeple.envs import make
@@ -599,6 +666,8 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
             if sample not in ("0", "1"):
                 raise ValueError(f"sample must be 0 or 1, got {sample!r}")
             return NetAgent(net, sample=sample == "1", name=spec)
+        if kind == "search" and options.get("mode") == "rollout":
+            return _rollout_search(net, game_name, options, spec)
         if kind == "search":
             kwargs: dict[str, Any] = {}
             for key, value in options.items():
@@ -616,6 +685,68 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
     except ValueError as exc:
         raise ValueError(f"bad agent spec {spec!r}: {exc}") from None
     raise ValueError(f"not a net spec: {spec!r}")
+
+
+def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str], spec: str) -> Any:
+    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,z=..]`: rollout-based improvement of the
+    net's policy (`RolloutAgent` with the net's move as the base move): N playouts to the end of the game,
+    by the game's heuristic (default, fast) or by the net's own policy (playout=net), and the net's move
+    is kept unless another is shown better in a paired test."""
+    from meeple.agents import make_agent
+    from meeple.agents.mcts import RolloutAgent
+
+    kwargs: dict[str, Any] = {}
+    playout = "heuristic"
+    for key, value in options.items():
+        if key == "mode":
+            continue
+        if key == "sims":
+            kwargs["simulations"] = int(value)
+        elif key == "seed":
+            kwargs["seed"] = int(value)
+        elif key in ("z", "margin"):
+            kwargs[key] = float(value)
+        elif key == "playout":
+            if value not in ("heuristic", "net"):
+                raise ValueError(f"playout must be heuristic or net, got {value!r}")
+            playout = value
+        else:
+            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, z, margin, seed")
+    policy = NetAgent(net, name="net")
+    agent = RolloutAgent(rollout_agent=policy if playout == "net" else make_agent("heuristic", game_name),
+                         base_agent=policy, **kwargs)
+    agent.name = spec
+    return agent
+
+
+# --- shipped baselines ----------------------------------------------------------------------------
+
+BASELINES_DIR = Path(__file__).resolve().parent / "baselines"
+_BASELINE_NAME = re.compile(r"^[a-z_]+-[1-9]p$")
+
+
+def baselines() -> dict[str, dict]:
+    """The trained nets shipped with meeple: {name: manifest entry (game, num_players, file, training
+    command, measured results)}, from agents/baselines/baselines.json. A name such as
+    "roll_through_the_ages-2p" stands for its file in `net:` and `search:` specs."""
+    manifest = BASELINES_DIR / "baselines.json"
+    if not manifest.is_file():
+        return {}
+    return json.loads(manifest.read_text())["baselines"]
+
+
+def resolve_net_path(spec: str, path: str) -> Path:
+    """The net file of a spec's path part: an existing file, else a shipped baseline's name; ValueError
+    naming the spec otherwise (with the baselines' names when the path looks like one)."""
+    if Path(path).is_file():
+        return Path(path)
+    shipped = baselines()
+    if path in shipped:
+        return BASELINES_DIR / shipped[path]["file"]
+    if _BASELINE_NAME.match(path):
+        raise ValueError(f"agent spec {spec!r}: no net file at {path!r} and no shipped baseline of that name "
+                         f"(shipped: {', '.join(sorted(shipped)) or 'none'})")
+    raise ValueError(f"agent spec {spec!r}: no net file at {path!r}")
 
 
 # --- training ---------------------------------------------------------------------------------------

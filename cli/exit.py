@@ -29,7 +29,9 @@ teacher plays every seat, the net is fit to its moves (one-hot targets) and the 
 The run ends after --total-rounds or --time-limit-minutes, whichever comes first; a round the time
 limit interrupts is dropped (its games are unfinished: there are no value targets yet). The net is
 saved to runs/<name>/checkpoint.safetensors after every --checkpoint-every rounds, and to
-runs/<name>/net.safetensors at the end, with runs/<name>/summary.json (timings, the curve). Ctrl-C or
+runs/<name>/net.safetensors at the end, with runs/<name>/summary.json (timings, the curve); the net of
+the best evaluation so far (win rate against the first --eval-opponents) is runs/<name>/best.safetensors
+(a selection on --eval-games games: measure it again with evaluate.py on fresh seeds). Ctrl-C or
 SIGTERM stops at the next safe point (a second one at once) and still saves the net and the summary.
 Every file is written atomically. Arguments are checked before any work starts: a bad one exits with
 code 2 and a one-line message naming it.
@@ -101,6 +103,10 @@ class Args:
     """the learner samples its move with probability ~ visits ** (1 / T) ..."""
     temperature_moves: int = 20
     """... for this many of its decisions per game, then plays the most visited move"""
+    policy_target: str = "visits"
+    """the search's policy the net learns: visits (the root's visit distribution) or improved (the prior
+    moved toward the actions the search valued: softmax(logits + sigma(completed Q)), as Gumbel MuZero;
+    keeps improving with few --simulations)"""
     noise_fraction: float = 0.25
     """share of Dirichlet noise in the root prior (0 = none)"""
     noise_alpha: float = 0.3
@@ -115,6 +121,16 @@ class Args:
     """draw weight of each snapshot of the net (taken after every round; policy alone, sampled)"""
     max_snapshots: int = 3
     """snapshots in the pool; older ones are retired"""
+
+    # --- a fixed expert instead of the net's own search ---
+    expert: str = ""
+    """make_agent spec of an expert that labels the learner's decisions instead of the net's search, e.g.
+    mcts:64:mode=rollout,rollout=heuristic (rollout-based improvement of the heuristic); empty = the net's
+    search (classic expert iteration). With an expert the learner's games are played by the net's policy
+    and the expert (--expert-share), and every decision's target is the expert's move (DAgger)"""
+    expert_share: float = 0.5
+    """with --expert: share of the learner's moves the expert plays (the rest: the net's policy, greedy);
+    the net is trained on the positions its own play reaches, which is what it meets when it plays alone"""
 
     # --- training ---
     replay_rounds: int = 4
@@ -175,6 +191,10 @@ def validate_args(args: Args) -> None:
     for name in ("c_uct", "temperature", "weight_decay", "value_coef", "selfplay_weight", "snapshot_weight"):
         check_range(args, name, 0.0)
     check_range(args, "noise_fraction", 0.0, 1.0)
+    from meeple.agents.net import POLICY_TARGETS
+
+    if args.policy_target not in POLICY_TARGETS:
+        raise ArgsError(f"--policy-target must be one of {', '.join(POLICY_TARGETS)}, got {args.policy_target!r}")
     check_run_paths(args.exp_name, args.run_dir)
 
     variant = check_game(args.game, args.num_players, args.variant)
@@ -190,6 +210,9 @@ def validate_args(args: Args) -> None:
     check_agent_specs("--eval-opponents", args.eval_opponents, args.game, args.num_players, variant, allow_human=False)
     if args.warm_start_games > 0:
         check_agent_specs("--teacher", [args.teacher], args.game, args.num_players, variant, allow_human=False)
+    check_range(args, "expert_share", 0.0, 1.0)
+    if args.expert:
+        check_agent_specs("--expert", [args.expert], args.game, args.num_players, variant, allow_human=False)
 
 
 class _Stopped(Exception):
@@ -359,9 +382,10 @@ def train(args: Args, stop: Any) -> dict:
     game = make(args.game, num_players=args.num_players, **variant)
     net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed)
     learner = NetSearchAgent(net, simulations=args.simulations, c_uct=args.c_uct, noise_fraction=args.noise_fraction,
-                             noise_alpha=args.noise_alpha)
+                             noise_alpha=args.noise_alpha, policy_target=args.policy_target)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
     opponents = [make_agent(spec, args.game) for spec in args.opponents]
+    expert = make_agent(args.expert, args.game) if args.expert else None
     snapshots: list[NetAgent] = []
     writer = SummaryWriter(str(run / "tb"))
     write_hparams(writer, args)
@@ -389,6 +413,8 @@ def train(args: Args, stop: Any) -> dict:
             bar.update(totals["rounds"])
         return stop.reason is not None or time.perf_counter() > deadline
 
+    best: dict[str, Any] = {"score": None, "round": None}  # the best evaluation so far (best.safetensors)
+
     def run_eval() -> None:
         t = time.perf_counter()
         results = evaluate_net(net, game, args.game, args.eval_opponents, args.eval_games, args.seed, args.progress_bar)
@@ -404,6 +430,11 @@ def train(args: Args, stop: Any) -> dict:
         save_curve(curve, args.eval_opponents, run)
         rates = " ".join(f"{s}={r['win_rate']}" for s, r in results.items())
         print(f"[eval] round {totals['rounds']} t={point['wall_time_s']}s win rate: {rates}", flush=True)
+        first = results[args.eval_opponents[0]] if args.eval_opponents else None
+        score = None if first is None else (first["win_rate"] if first["win_rate"] is not None else first["mean_score"])
+        if score is not None and (best["score"] is None or score > best["score"]):
+            best.update(score=score, round=totals["rounds"])
+            save_net(net, run / "best.safetensors")
 
     def train_on(data: dict, epochs: int, phase: str) -> dict:
         if not len(data["policy"]):
@@ -463,6 +494,16 @@ def train(args: Args, stop: Any) -> dict:
             owner[np.arange(args.games_per_round), round_rng.integers(P, size=args.games_per_round)] = LEARNER
 
             def search(state: Any, decisions: np.ndarray, rng: np.random.Generator = round_rng) -> tuple:
+                if expert is not None:  # DAgger: the expert's move is the target wherever the row came from
+                    t_search = time.perf_counter()
+                    labels = np.asarray(expert.act(game, state, rng), dtype=np.int64)
+                    mask = np.asarray(game.legal_action_mask(state), dtype=np.bool_)
+                    own = np.argmax(net.evaluate(game, state, mask)[0], axis=1)
+                    chosen = np.where(rng.random(len(labels)) < args.expert_share, labels, own)
+                    policy = np.zeros(mask.shape, dtype=np.float32)
+                    policy[np.arange(len(labels)), labels] = 1.0
+                    learner.timing["search_s"] += time.perf_counter() - t_search
+                    return chosen, policy, ~np.asarray(state.done) & (mask.sum(axis=1) > 1)
                 temps = np.where(decisions < args.temperature_moves, args.temperature, 0.0)
                 return learner.search(game, state, rng, temperature=temps, noise=True)
 
@@ -536,6 +577,7 @@ def train(args: Args, stop: Any) -> dict:
                     "net_encode_s": round(net.timing["encode_s"], 2)},  # observe + encode for those passes
         "selfplay_decisions_per_s": round(totals["decisions"] / max(timings["selfplay_s"], 1e-9), 1),
         "warm_start": warm,
+        "best": best,
         "final": {k: v for k, v in curve[-1].items() if k != "wall_time_s"} if curve else None,
         "curve": curve,
     }

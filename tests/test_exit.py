@@ -16,8 +16,9 @@ torch = pytest.importorskip("torch")  # the train extra
 
 from meeple.agents import make_agent  # noqa: E402
 from meeple.agents.arena import play_games  # noqa: E402
-from meeple.agents.net import (NetAgent, NetSearchAgent, PolicyValueNet, fit, load_net, masked_softmax,  # noqa: E402
-                               read_header, save_net, to_absolute, to_relative, value_targets)
+from meeple.agents.net import (NetAgent, NetSearchAgent, PolicyValueNet, baselines, fit, improved_policy,  # noqa: E402
+                               load_net, masked_softmax, read_header, save_net, to_absolute, to_relative,
+                               value_targets)
 from meeple.agents.random_agent import RandomAgent  # noqa: E402
 from meeple.envs import GAMES, core, make  # noqa: E402
 
@@ -111,6 +112,20 @@ def test_save_load_round_trip(tmp_path):
     assert path.read_bytes()[8:9] == b"{"  # the safetensors layout: a JSON header, no pickle
     other = PolicyValueNet.for_game("hadara", game, hidden=(8,), seed=6)
     assert not torch.equal(other.trunk[0].weight, net.trunk[0].weight), "the seed draws the weights"
+
+
+def test_half_float_files_load_as_the_rounded_weights(tmp_path):
+    game, net = tiny_net(RTTA, seed=3)
+    full, half = tmp_path / "full.safetensors", tmp_path / "half.safetensors"
+    save_net(net, full)
+    save_net(net, half, dtype="F16")
+    assert half.stat().st_size < 0.6 * full.stat().st_size
+    loaded = load_net(half, RTTA, game)
+    for key, tensor in net.state_dict().items():
+        expected = tensor.numpy().astype(np.float16).astype(np.float32)
+        np.testing.assert_array_equal(loaded.state_dict()[key].numpy(), expected)
+    with pytest.raises(ValueError, match="dtype must be one of F32, F16"):
+        save_net(net, tmp_path / "x.safetensors", dtype="BF16")
 
 
 def _rewrite_header(path: Path, change: Any) -> None:
@@ -214,6 +229,42 @@ def test_net_and_search_agents_play_full_legal_games(tmp_path, name):
     assert [a["games"] for a in result["agents"]] == [2, 2, 2, 2]
 
 
+def test_rollout_search_improves_on_the_nets_move_and_plays_legal_games(tmp_path):
+    game, net = tiny_net(RTTA)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    agent = make_agent(f"search:{path}:mode=rollout,sims=8", RTTA, 2)
+    assert agent.name == f"search:{path}:mode=rollout,sims=8"
+    assert make_agent(f"search:{path}:mode=rollout,sims=8,playout=net", RTTA, 2).rollout_agent.net is not None
+    result = play_games(game, [agent, make_agent("heuristic", RTTA)], 2, seed=0)
+    assert result["games"] == 2
+    state = midgame(game, 6, seed=2)
+    before = core.clone(state)
+    actions = agent.act(game, state, np.random.default_rng(0))
+    assert core.states_equal(state, before) and game.legal_action_mask(state)[np.arange(6), actions].all()
+    for bad, message in (("playout=mcts", "playout must be heuristic or net"), ("depth=3", "unknown option 'depth'")):
+        with pytest.raises(ValueError, match=message):
+            make_agent(f"search:{path}:mode=rollout,{bad}", RTTA, 2)
+
+
+@pytest.mark.parametrize("name", sorted(baselines()))
+def test_shipped_baselines_load_by_name_and_play(name):
+    entry = baselines()[name]
+    game = make(entry["game"], **entry["config"])
+    agent = make_agent(f"net:{name}", entry["game"], **entry["config"])
+    assert agent.net.header["config"] == entry["config"] and agent.net.header["hidden"] == entry["hidden"]
+    result = play_games(game, [agent] + [RandomAgent()] * (game.num_players - 1), 2, seed=0)
+    assert result["games"] == 2
+    assert entry["bytes"] < 4_000_000, "a shipped baseline stays small"
+    assert entry["train_command"].startswith("meeple train --algo exit")
+    assert entry["policy"][0]["opponent"] == "heuristic" and entry["policy"][0]["games"] >= 1000
+
+
+def test_unknown_baseline_names_list_the_shipped_ones():
+    with pytest.raises(ValueError, match="no shipped baseline of that name"):
+        make_agent("net:hadara-9p", "hadara")
+
+
 def test_search_is_pure_deterministic_and_returns_visit_distributions():
     game, net = tiny_net(RTTA, num_players=3)
     state = midgame(game, 12, seed=7)
@@ -232,6 +283,34 @@ def test_search_is_pure_deterministic_and_returns_visit_distributions():
     np.testing.assert_array_equal(policy, again[1])
     hot, _, _ = agent.search(game, state, np.random.default_rng(3), temperature=5.0, noise=True)
     assert mask[np.arange(12), hot].all()
+
+
+def test_improved_policy_moves_the_prior_toward_what_the_search_valued():
+    logits = np.log(np.array([[0.5, 0.3, 0.2, 1.0], [0.25, 0.25, 0.25, 0.25]]))
+    logits[0, 3] = -np.inf  # illegal
+    # no visits: every completed Q is the root value, so the target is the prior itself
+    zero = improved_policy(logits, np.zeros((2, 4)), np.full((2, 4), np.nan), np.zeros(2))
+    np.testing.assert_allclose(zero, masked_softmax(logits), rtol=1e-6)
+    # the search found action 2 (the prior's least liked) best and action 0 bad
+    visits = np.array([[10, 5, 5, 0], [4, 4, 4, 4]], dtype=np.float64)
+    q = np.array([[-0.8, 0.0, 0.9, np.nan], [0.1, 0.1, 0.1, 0.1]])
+    policy = improved_policy(logits, visits, q, np.zeros(2))
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-6)
+    assert policy[0, 3] == 0
+    assert policy[0, 2] > 0.9 and policy[0, 0] < 0.01
+    np.testing.assert_allclose(policy[1], 0.25, rtol=1e-6)  # equal values: the prior stays
+
+
+def test_search_with_the_improved_target_returns_a_distribution_over_legal_moves():
+    game, net = tiny_net(RTTA)
+    state = midgame(game, 12, seed=4)
+    agent = NetSearchAgent(net, simulations=8, policy_target="improved")
+    actions, policy, searched = agent.search(game, state, np.random.default_rng(1))
+    mask = game.legal_action_mask(state)
+    assert mask[np.arange(12), actions].all() and np.all(policy[~mask] == 0)
+    np.testing.assert_allclose(policy[searched].sum(axis=1), 1.0, rtol=1e-5)
+    with pytest.raises(ValueError, match="policy_target"):
+        NetSearchAgent(net, policy_target="q")
 
 
 def test_search_on_hidden_information_reads_only_determinized_states():
