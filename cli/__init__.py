@@ -12,9 +12,10 @@ and evaluate without a checkout; those scripts are thin wrappers around the same
 two never drift apart.
 
 `meeple run` is the main job of scripts/run.sh without its setup step (an installed meeple is set up): a
-3-minute self-play run on Roll Through the Ages, 2 players, warm-started from the heuristic
-(runs/main_job/, under the current folder), then a seeded 600-game tournament of the trained policy against
-the heuristic and random play; about 5 minutes on 2 cores. The two argument lists are `RUN_TRAIN_ARGS` and
+9-minute expert-iteration run on Hadara, 2 players (a net cloned from the heuristic, then trained on the
+moves of the rollout agent over the heuristic on the positions its own play reaches; runs/main_job/, under
+the current folder), then a seeded 600-game tournament of the trained policy alone against the heuristic and
+random play; about 10 minutes on 2 cores. The two argument lists are `RUN_TRAIN_ARGS` and
 `RUN_EVALUATE_ARGS`, the same as the script's (tests/test_install.py compares them). Ctrl-C during
 training saves the model and stops without the tournament.
 
@@ -34,16 +35,19 @@ COMMANDS = {
     "games": "list the registered games: players, actions, observation size, Gymnasium id",
     "train": "self-play MaskablePPO, or expert iteration with --algo exit (`meeple train --help`; needs the train extra)",
     "evaluate": "tournaments between agents: win rates, ratings (`meeple evaluate --help`)",
-    "run": "the main job: a 3-minute training run on Roll Through the Ages, then a 600-game tournament",
+    "run": "the main job: a 9-minute expert-iteration run on Hadara, then a 600-game tournament",
     "serve": "the browser app: replay recorded games, play against agents (`meeple serve --help`; needs the web extra)",
 }
 
 # scripts/run.sh's two commands, argument for argument
-RUN_TRAIN_ARGS = ["--game", "roll_through_the_ages", "--num-players", "2", "--exp-name", "main_job",
-                  "--time-limit-minutes", "3", "--total-timesteps", "100_000_000", "--imitation-steps", "300_000",
-                  "--imitation-epochs", "6", "--eval-every", "1_000_000", "--eval-games", "100"]
-RUN_EVALUATE_ARGS = ["--game", "roll_through_the_ages", "--num-players", "2", "--games", "600",
-                     "--agents", "ppo:runs/main_job/model.zip", "heuristic", "random"]
+RUN_TRAIN_ARGS = ["--algo", "exit", "--game", "hadara", "--num-players", "2", "--exp-name", "main_job",
+                  "--time-limit-minutes", "9", "--warm-start-games", "2000", "--warm-start-epochs", "6",
+                  "--games-per-round", "64", "--expert", "mcts:64:mode=rollout,rollout=heuristic",
+                  "--expert-share", "0.5", "--opponents", "heuristic", "--opponent-weights", "1",
+                  "--replay-rounds", "100", "--epochs", "1", "--learning-rate", "5e-4", "--weight-decay", "1e-4",
+                  "--eval-every", "2", "--eval-games", "200", "--eval-opponents", "heuristic"]
+RUN_EVALUATE_ARGS = ["--game", "hadara", "--num-players", "2", "--games", "600",
+                     "--agents", "net:runs/main_job/best.safetensors", "heuristic", "random"]
 
 TORCH_CPU = "2.13.0"  # the torch scripts/setup.sh installs
 
@@ -147,11 +151,12 @@ def run(argv: list[str]) -> int:
     import tyro
 
     from meeple.agents.io import ArgsError
-    from meeple.cli import evaluate, train
+    from meeple.cli import evaluate
+    from meeple.cli import exit as expert_iteration
 
     print(f"[meeple run] 1/2: meeple train {' '.join(RUN_TRAIN_ARGS)}", flush=True)
     try:
-        summary = train.main(tyro.cli(train.Args, args=RUN_TRAIN_ARGS, prog="meeple run"))
+        summary = expert_iteration.main(tyro.cli(expert_iteration.Args, args=RUN_TRAIN_ARGS, prog="meeple run"))
     except ArgsError as exc:  # e.g. runs/main_job is a file
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -3,8 +3,8 @@ agents/baselines/baselines.json (the training command, the run's summary, and to
 
     .venv/bin/python scripts/ship_baseline.py runs/<name> --games 1000 --search-games 400
 
-The run folder is one `meeple train --algo exit` wrote (net.safetensors and summary.json). The shipped
-file is the net with its weights rounded to float16 (the tournaments play that file, not the run's),
+The run folder is one `meeple train --algo exit` wrote (best.safetensors or net.safetensors, and
+summary.json). The shipped file is the net with its weights rounded to float16 (the tournaments play that file, not the run's),
 loadable as `net:<game>-<P>p` and `search:<game>-<P>p:...` anywhere meeple is installed. The
 tournaments are `meeple.agents.tournament.run_tournament` (evaluate.py's: every seating, duplicate
 seeding, Wilson 95% intervals): the policy alone against the heuristic and against random
@@ -31,10 +31,12 @@ def main() -> int:
     parser.add_argument("--search-games", type=int, default=0, help="games of the search against each opponent")
     parser.add_argument("--search-sims", type=int, default=64, help="playouts per decision of the search")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--net", choices=("best", "net"), default="best",
+                        help="ship best.safetensors (the run's best evaluation) or net.safetensors (its last net)")
     args = parser.parse_args()
     if args.games < 1 or args.search_games < 0 or args.search_sims < 1:
         parser.error("--games and --search-sims must be at least 1, --search-games at least 0")
-    net_file, summary_file = args.run / "net.safetensors", args.run / "summary.json"
+    net_file, summary_file = args.run / f"{args.net}.safetensors", args.run / "summary.json"
     for path in (net_file, summary_file):
         if not path.is_file():
             parser.error(f"{path} does not exist: is {args.run} a `meeple train --algo exit` run folder?")
@@ -74,14 +76,16 @@ def main() -> int:
     manifest_file = BASELINES_DIR / "baselines.json"
     manifest = json.loads(manifest_file.read_text()) if manifest_file.is_file() else {"baselines": {}}
     train_args = summary["args"]
-    command = ["meeple", "train"] + [part for key, value in train_args.items() if key != "run_name"
+    local = ("run_name", "run_dir", "exp_name", "progress_bar")  # where the run went, not what it did
+    command = ["meeple", "train"] + [part for key, value in train_args.items() if key not in local
                                      for part in _flag(key, value)]
     manifest["baselines"][name] = {
         "file": shipped.name, "game": game, "num_players": players, "config": net.header["config"],
         "hidden": net.header["hidden"], "bytes": shipped.stat().st_size,
         "train_command": " ".join(shlex.quote(p) for p in command),
         "train_minutes": round(summary["timings"]["total_s"] / 60, 1),
-        "rounds": summary["rounds"], "decisions": summary["decisions"],
+        "rounds": summary["rounds"], "decisions": summary["decisions"], "shipped": f"{args.net}.safetensors",
+        "best_eval": summary.get("best"),
         "policy": policy, "search": search,
         "measured": time.strftime("%Y-%m-%d"),
     }

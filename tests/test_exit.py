@@ -386,6 +386,11 @@ def test_tiny_exit_run_writes_net_curve_and_tensorboard(tmp_path):
     net = load_net(run / "net.safetensors", RTTA, make(RTTA, num_players=2))
     assert net.header["hidden"] == [16]
     load_net(run / "checkpoint.safetensors", RTTA)
+    best = summary["best"]
+    rate = {p["round"]: p["results"]["random"]["win_rate"] for p in curve}
+    assert best["round"] in rate and best["score"] == max(rate.values())
+    assert best["round"] == min(r for r, v in rate.items() if v == best["score"]), "the first of equal bests"
+    load_net(run / "best.safetensors", RTTA)
     assert not list(run.glob(".*.tmp")), "a temp file was left behind"
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -397,6 +402,41 @@ def test_tiny_exit_run_writes_net_curve_and_tensorboard(tmp_path):
     session = events.PluginTagToContent("hparams")["_hparams_/session_start_info"]
     assert b"games_per_round" in session and b"simulations" in session
     assert expert_iteration.Args().algo == "exit"
+
+
+def test_exit_with_an_expert_learns_the_experts_moves_on_its_own_positions(tmp_path):
+    """--expert: every learner decision's target is one-hot on the expert's move; with --expert-share 0 the
+    games are the net's own (DAgger), with 1 the expert's."""
+    from meeple.cli import exit as expert_iteration
+
+    seen = []
+    real = expert_iteration.play_and_record
+
+    def spy(game, decide, *rest):
+        def wrapped(state, decisions):
+            chosen, policy, recorded = decide(state, decisions)
+            seen.append((chosen, policy, recorded, game.legal_action_mask(state)))
+            return chosen, policy, recorded
+        return real(game, wrapped, *rest)
+
+    for share in ("0", "1"):
+        seen.clear()
+        expert_iteration.play_and_record = spy
+        try:
+            code = expert_iteration.run_cli([*TINY, "--run-dir", str(tmp_path), "--exp-name", f"dagger{share}",
+                                             "--total-rounds", "1", "--expert", "heuristic", "--expert-share", share])
+        finally:
+            expert_iteration.play_and_record = real
+        assert code == 0
+        labels = np.concatenate([p.argmax(axis=1) for _, p, _, _ in seen])
+        chosen = np.concatenate([c for c, _, _, _ in seen])
+        policies = np.concatenate([p for _, p, _, _ in seen])
+        assert np.all(policies.sum(axis=1) == 1) and np.all(policies.max(axis=1) == 1), "one-hot targets"
+        masks = np.concatenate([m for _, _, _, m in seen])
+        assert masks[np.arange(len(labels)), labels].all() and masks[np.arange(len(chosen)), chosen].all()
+        agree = np.mean(chosen == labels)
+        assert agree == 1.0 if share == "1" else agree < 1.0, (share, agree)
+        assert json.loads((tmp_path / f"dagger{share}" / "summary.json").read_text())["decisions"] > 0
 
 
 def test_exit_time_limit_ends_the_run(tmp_path):
@@ -429,6 +469,9 @@ EXIT_BAD = [  # (arguments, text the one-line message must contain)
     (["--game", "chess"], "--game"),
     (["--num-players", "9"], "--num-players"),
     (["--seed", "-1"], "--seed"),
+    (["--expert", "mcts:4:mode=sideways"], "--expert"),
+    (["--expert-share", "1.5"], "--expert-share"),
+    (["--policy-target", "q"], "--policy-target"),
 ]
 
 
