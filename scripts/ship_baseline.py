@@ -97,9 +97,11 @@ def main() -> int:
 
 def _flag(key: str, value: object) -> list[str]:
     """One Args field as command-line words (tyro's spelling: --key-name value; booleans as --flag / --no-flag)."""
-    flag = "--" + key.replace("_", "-")
+    from meeple.agents.io import option
+
+    flag = option(key)
     if isinstance(value, bool):
-        return [flag if value else "--no-" + key.replace("_", "-")]
+        return [flag if value else "--no-" + flag[2:]]
     if isinstance(value, (list, tuple)):
         return [flag, *map(str, value)] if value else []
     return [flag, str(value)]
