@@ -46,6 +46,7 @@ from tqdm.auto import tqdm
 from meeple.agents import make_agent
 from meeple.agents.arena import play_games, summarize, unique_labels
 from meeple.envs import make
+from meeple.envs import first_use
 
 SEATINGS = ("permutations", "rotations")
 
@@ -150,6 +151,7 @@ def run_tournament(game_name: str, agent_specs: Sequence[Any], num_players: int 
         raise ValueError("a tournament needs at least one agent")
     variant = dict(variant or {})
     game = make(game_name, num_players=num_players, **variant)
+    first_use.wait_for_kernels()  # a tournament is timed: not as Python while its kernels compile
     agents = [make_agent(s, game_name, num_players, **variant) if isinstance(s, str) else s for s in agent_specs]
     labels = unique_labels([s if isinstance(s, str) else str(s.name) for s in agent_specs])
     n, P = len(agents), game.num_players

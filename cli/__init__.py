@@ -66,17 +66,19 @@ def usage() -> str:
 
 @contextlib.contextmanager
 def quiet_first_use() -> Iterator[None]:
-    """Building a rules core compiles nothing, but says so when its kernels are not cached yet
-    (`envs.base.announce_first_compile`); `meeple games` only reads each game's configuration."""
-    old = os.environ.get("MEEPLE_QUIET")
+    """Building a rules core compiles nothing, but on a cold cache it says so and starts compiling the game
+    in the background (`envs.first_use`); `meeple games` only reads each game's configuration."""
+    old = {name: os.environ.get(name) for name in ("MEEPLE_QUIET", "MEEPLE_COMPILE")}
     os.environ["MEEPLE_QUIET"] = "1"
+    os.environ["MEEPLE_COMPILE"] = "wait"  # no background compile: nothing here runs a kernel
     try:
         yield
     finally:
-        if old is None:
-            del os.environ["MEEPLE_QUIET"]
-        else:
-            os.environ["MEEPLE_QUIET"] = old
+        for name, value in old.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def game_rows() -> list[dict]:

@@ -57,6 +57,7 @@ from tqdm.auto import tqdm
 
 from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game,
                               check_range, check_run_paths)
+from meeple.envs import first_use
 
 
 @dataclass
@@ -380,6 +381,7 @@ def train(args: Args, stop: Any) -> dict:
     torch.set_num_threads(args.torch_threads)
     seeds = np.random.SeedSequence(args.seed)
     game = make(args.game, num_players=args.num_players, **variant)
+    first_use.wait_for_kernels()  # training at full speed from the first game
     net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed)
     learner = NetSearchAgent(net, simulations=args.simulations, c_uct=args.c_uct, noise_fraction=args.noise_fraction,
                              noise_alpha=args.noise_alpha, policy_target=args.policy_target)

@@ -48,6 +48,7 @@ from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_
                               check_range, check_run_paths)
 from meeple.agents.policy import FrozenPolicyAgent, evaluate_policy, imitation_steps, warm_start
 from meeple.envs.selfplay import SelfPlayVecEnv
+from meeple.envs import first_use
 
 
 @dataclass
@@ -420,6 +421,7 @@ def train(args: Args, stop: StopRequest) -> dict:
     env = SelfPlayVecEnv(args.game, args.num_players, args.n_envs, pool, seed=args.seed,
                          opponent_weights=args.opponent_weights, shaping=args.shaping, **variant)
     game = env.game
+    first_use.wait_for_kernels()  # training at full speed from the first step
     print(f"{game!r}: obs {env.observation_space.shape}, {env.action_space.n} actions, run {run}", flush=True)
 
     # --- model ---

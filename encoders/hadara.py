@@ -108,8 +108,8 @@ def encode_nb(advanced, pile_top, out, *fields):
     for b in range(v.coins.shape[0]):
         row = out[b]
         row[:] = 0.0
-        me = v.viewer[b]
-        e_now = v.epoch[b]
+        me = np.int64(v.viewer[b])
+        e_now = np.int64(v.epoch[b])
         for slot in range(SEATS):
             row[AT.present + slot] = 1.0 if slot < P else 0.0
         for slot in range(P):
@@ -123,35 +123,35 @@ def encode_nb(advanced, pile_top, out, *fields):
             for c in range(NUM_COLOURS):
                 row[AT.colour_count + slot * NUM_COLOURS + c] = v.colour_count[b, q, c] / 10.0
             for i in range(MAX_TABLEAU):
-                card = v.tableau[b, q, i]
+                card = np.int64(v.tableau[b, q, i])
                 if card >= 0:
                     row[AT.tableau + slot * NUM_CARDS + card] = 1.0
-                    tile = v.slot_tile[b, q, i]
+                    tile = np.int64(v.slot_tile[b, q, i])
                     if tile >= 0:
                         j = 0 if card == TILE_STEPS_CARDS[0] else 1
                         row[AT.tile_steps + (slot * 2 + j) * NUM_TRACKS + tile] = 1.0
             for c in range(NUM_TRACKS):
                 row[AT.free_tiles + slot * NUM_TRACKS + c] = v.free_tiles[b, q, c] / 2.0
             for bu in range(NUM_BUSTS):
-                x = v.bust[b, q, bu]
+                x = np.int64(v.bust[b, q, bu])
                 idx = 0 if x < 0 else (1 + x // 2 if x % 2 == 0 else 5 + x // 2)
                 row[AT.busts + (slot * NUM_BUSTS + bu) * 9 + idx] = 1.0
             for t in range(NUM_TIERS):
-                row[AT.colonies + (slot * NUM_TIERS + t) * 3 + v.colony[b, q, t]] = 1.0
-                cid = v.colony_back[b, q, t]
+                row[AT.colonies + (slot * NUM_TIERS + t) * 3 + np.int64(v.colony[b, q, t])] = 1.0
+                cid = np.int64(v.colony_back[b, q, t])
                 if cid >= 0:
                     row[AT.colony_back + slot * NUM_TIERS * COLONIES_IN_TIER + cid] = 1.0  # cid = COLONIES_IN_TIER t + i
             for i in range(MAX_SILVER):
-                row[AT.silver + (slot * MAX_SILVER + i) * 5 + 1 + v.silver[b, q, i]] = 1.0
+                row[AT.silver + (slot * MAX_SILVER + i) * 5 + 1 + np.int64(v.silver[b, q, i])] = 1.0
             row[AT.gold + slot] = v.gold[b, q] / MAX_GOLD
-            row[AT.start_card + slot * 5 + v.start_card[b, q]] = 1.0
-            side = v.start_side[b, q]
+            row[AT.start_card + slot * 5 + np.int64(v.start_card[b, q])] = 1.0
+            side = np.int64(v.start_side[b, q])
             if side >= 0:
                 row[AT.start_side + slot * 2 + side] = 1.0
             row[AT.committed + slot] = 1.0 if v.committed[b, q] else 0.0
             n = 0
             for r in range(ROUNDS_PER_PHASE_A):
-                c = v.sold_colour[b, q, ROUNDS_PER_PHASE_A * e_now + r]
+                c = np.int64(v.sold_colour[b, q, ROUNDS_PER_PHASE_A * e_now + r])
                 if c >= 0:
                     n += 1
                     row[AT.sold_colours + slot * NUM_COLOURS + c] = 1.0
@@ -164,20 +164,20 @@ def encode_nb(advanced, pile_top, out, *fields):
         row[AT.advanced] = 1.0 if advanced else 0.0
         row[AT.pile_view_top] = 1.0 if pile_top else 0.0
         row[AT.epoch + e_now] = 1.0
-        row[AT.decision + v.decision[b]] = 1.0
+        row[AT.decision + np.int64(v.decision[b])] = 1.0
         if v.round[b] < ROUNDS_PER_PHASE_A:
-            row[AT.round + v.round[b]] = 1.0
+            row[AT.round + np.int64(v.round[b])] = 1.0
         if v.rotation[b] >= 0:
-            row[AT.rotation + v.rotation[b]] = 1.0
+            row[AT.rotation + np.int64(v.rotation[b])] = 1.0
         for i in range(5):
-            row[AT.board_order + i * NUM_COLOURS + v.board_order[b, i]] = 1.0
+            row[AT.board_order + i * NUM_COLOURS + np.int64(v.board_order[b, i])] = 1.0
         row[AT.pick_turns_left] = (5 * P - v.pick[b]) / 25.0
         for c in range(NUM_COLOURS):
             row[AT.inner_count + c] = v.inner_count[b, c] / 10.0
-            n = v.outer_count[b, c]
+            n = np.int64(v.outer_count[b, c])
             row[AT.outer_count + c] = n / 5.0
             for i in range(PILE_SLOTS):
-                card = v.outer[b, c, i]
+                card = np.int64(v.outer[b, c, i])
                 if card >= 0:
                     row[AT.outer + (c * PILE_SLOTS + i) * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
             if n > 0:
@@ -185,23 +185,23 @@ def encode_nb(advanced, pile_top, out, *fields):
         for t in range(NUM_TIERS):
             row[AT.colony_count + t] = v.colony_count[b, t] / 5.0
         for i in range(2):
-            card = v.own_drawn[b, i]
+            card = np.int64(v.own_drawn[b, i])
             if card >= 0:
                 row[AT.own_drawn + i * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
                 row[AT.own_drawn_colour + CARD_COLOUR[card]] = 1.0
                 row[AT.own_drawn_price + i] = _clip(K.eff_price(v, b, me, card) / PRICE_SCALE)
-        pend = v.own_pending[b]
+        pend = np.int64(v.own_pending[b])
         if pend >= 0:
             if v.decision[b] == DEC_A_DRAFT:
                 row[AT.own_pending + pend] = 1.0
             elif v.decision[b] == DEC_SETUP_SIDE:
                 row[AT.own_pending + 4 + pend] = 1.0
         for i in range(v.own_sold.shape[1]):
-            card = v.own_sold[b, i]
+            card = np.int64(v.own_sold[b, i])
             if card >= 0:
                 row[AT.own_sold + card] = 1.0
         for i in range(MAX_TABLEAU):
-            card = v.tableau[b, me, i]
+            card = np.int64(v.tableau[b, me, i])
             if card >= 0:
                 base = AT.own_slots + i * SLOT_WIDTH
                 row[base + CARD_COLOUR[card]] = 1.0

@@ -95,8 +95,8 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
     for b in range(v.food.shape[0]):
         row = out[b]
         row[:] = 0.0
-        me = v.viewer[b]
-        p_act = v.active[b]
+        me = np.int64(v.viewer[b])
+        p_act = np.int64(v.active[b])
         # per-seat features, each block seat-major
         for slot in range(SEATS):
             row[AT.present + slot] = 1.0 if slot < P else 0.0
@@ -107,7 +107,7 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
                 row[AT.goods + slot * NUM_GOODS + g] = v.goods[b, q, g] / GOODS_MAX[g]
             row[AT.goods_count + slot] = K.goods_count_of(v, b, q) / 30.0
             row[AT.goods_value + slot] = K.goods_value_of(v, b, q) / MAX_GOODS_VALUE
-            cw = v.city_workers[b, q]
+            cw = np.int64(v.city_workers[b, q])
             row[AT.cities + slot] = (K.cities_of(cw) - 3) / 4.0
             prev = 0
             for t in range(CITY_THRESHOLDS.shape[0]):
@@ -140,11 +140,11 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
         if P == 1:
             row[AT.rounds_remaining] = max(SOLO_ROUNDS - v.round[b] + 1, 0) / SOLO_ROUNDS
         row[AT.final_round] = 1.0 if v.final_round[b] else 0.0
-        row[AT.decision + v.decision[b]] = 1.0
+        row[AT.decision + np.int64(v.decision[b])] = 1.0
         # the active player's turn
         skulls = 0
         for i in range(MAX_DICE):
-            f = v.dice[b, i]
+            f = np.int64(v.dice[b, i])
             if f != NO_DIE:
                 row[AT.dice + i * 6 + f] = 1.0
                 row[AT.die_present + i] = 1.0
@@ -154,10 +154,10 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
                 if P > 1:
                     row[AT.skull_locked + i] = 1.0
             if f == FW2:
-                c = v.fw_choice[b, i]
+                c = np.int64(v.fw_choice[b, i])
                 row[AT.fw_choice + i * 3 + (1 if c == FW_FOOD_CHOSEN else (2 if c == FW_WORKERS_CHOSEN else 0))] = 1.0
         if 1 <= v.rolls_used[b] <= 3:
-            row[AT.rolls_used + v.rolls_used[b] - 1] = 1.0
+            row[AT.rolls_used + np.int64(v.rolls_used[b]) - 1] = 1.0
         row[AT.leadership_used] = 1.0 if v.leadership_used[b] else 0.0
         row[AT.skulls] = skulls / 7.0
         row[AT.workers] = min(v.workers[b] / 28.0, 1.0)
@@ -169,7 +169,7 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
         if v.bought[b] >= 0:
             row[AT.bought + v.bought[b]] = 1.0
         row[AT.goods_over_limit] = max(K.goods_count_of(v, b, p_act) - GOODS_LIMIT, 0) / 24.0
-        q = v.trade_partner[b]
+        q = np.int64(v.trade_partner[b])
         row[AT.trade_partner + (0 if q < 0 else seat_of(q, P - me, P))] = 1.0
         for t in range(NUM_TRADE_TYPES):
             row[AT.offer_give + t] = v.offer_give[b, t] / 15.0

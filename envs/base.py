@@ -25,17 +25,14 @@ from __future__ import annotations
 
 import inspect
 import operator
-import os
-import sys
 from abc import ABC, abstractmethod
 from collections import namedtuple
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from meeple.envs.core import GameBase, clone, extend_uniforms, rank_returns
-from meeple.envs import threads
+from meeple.envs import first_use, threads
 from meeple.envs.jit import first_illegal, first_out_of_range
 
 PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
@@ -123,28 +120,6 @@ def make_scratch(cls: type, fields: tuple[Field, ...], num_players: int) -> Any:
     return cls(*(np.zeros(dims(f.shape, num_players), dtype=f.dtype) for f in fields))
 
 
-# --- first use ----------------------------------------------------------------------------------
-
-_announced: set[str] = set()
-
-
-def announce_first_compile(kernels: Any, label: str) -> None:
-    """One line on stderr when a game's kernels have no machine code in numba's cache yet, so a first
-    `make` / `reset` that compiles for a minute does not look like a hang. Silent once cached, with the
-    JIT off, or with MEEPLE_QUIET=1."""
-    if kernels.__name__ in _announced or os.environ.get("MEEPLE_QUIET") == "1" or numba.config.DISABLE_JIT:
-        return
-    _announced.add(kernels.__name__)
-    try:  # numba's own cache index for the step kernel: empty when missing or made for another source
-        cached = bool(kernels.apply_nb._cache._cache_file._load_index())
-    except Exception:  # another numba version without these internals: say nothing rather than guess
-        return
-    if not cached:
-        where = getattr(kernels.apply_nb._cache, "_cache_path", "numba's cache")
-        print(f"meeple: compiling the {label} kernels for first use (up to a minute or two, once; later runs "
-              f"load them from {where}; scripts/warm_cache.py compiles every game ahead)", file=sys.stderr, flush=True)
-
-
 # --- configuration checks ---------------------------------------------------------------------------
 
 def check_int(config: Any, name: str, lo: int, hi: int) -> None:
@@ -205,7 +180,8 @@ class RulesBase(GameBase, ABC):
         self.uniforms_per_step = self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP  # what `step` draws per row
         self.scratch = make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players)
         self.configure()
-        announce_first_compile(self.kernels, type(self).__name__)
+        # on a cold cache: compile in the background, run the kernels as Python meanwhile (first_use)
+        first_use.start(self.kernels, self.kernels.__name__.split(".")[-2], type(self).__name__)
         self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
         names = [n.strip() for n in self.kernels.KERNEL_ARGS.split(",")]
         if len(names) != len(self.kernel_args):

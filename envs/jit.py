@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,93 @@ from numba.extending import intrinsic
 KERNEL_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
 
 
-def kernel(fn: Any = None, **options: Any) -> Any:
-    """`@kernel` or `@kernel(inline="always")`: numba njit with KERNEL_OPTIONS."""
+def kernel(fn: Any = None, *, python: Any = None, **options: Any) -> Any:
+    """`@kernel` or `@kernel(inline="always")`: numba njit with KERNEL_OPTIONS.
+
+    `python=f`: the plain-Python version to run instead of the kernel's own source when the kernel is not
+    compiled (NUMBA_DISABLE_JIT, or while `meeple.envs.compile` compiles it in the background), for a
+    kernel whose source only means something compiled (an LLVM intrinsic, intended uint64 wrap-around)."""
     if fn is None:
-        return lambda f: njit(**KERNEL_OPTIONS, **options)(f)
-    return njit(**KERNEL_OPTIONS)(fn)
+        return lambda f: kernel(f, python=python, **options)
+    if numba_config.DISABLE_JIT:
+        return python or fn
+    dispatcher = njit(**KERNEL_OPTIONS, **options)(fn)
+    _adopt(dispatcher, python)
+    return dispatcher
+
+
+# --- running a kernel as Python while it compiles elsewhere ----------------------------------------
+#
+# `meeple.envs.first_use` compiles a game's kernels in a background process on a cold cache; until that
+# process is done, calls to kernels that are not in numba's cache run as plain Python (identical results:
+# the CI leg with NUMBA_DISABLE_JIT checks the games' rules that way, tests/test_first_use.py the rest).
+# The hook is numba's own: a call with no compiled version for its argument types goes to the
+# dispatcher's `_compile_for_args`, which returns what to call; numba calls a returned Python function
+# as it is. Each kernel's compiler is wrapped so that, while kernels are interpreted, a cache miss raises
+# `_Uncompiled` where it would have compiled: a cached kernel still loads and runs compiled.
+
+class _Uncompiled(Exception):
+    """A kernel would have compiled while kernels run as Python (never leaves `_first_call`)."""
+
+
+class Interpreting:
+    """Whether cache misses run as Python now; `refresh` (set by first_use) re-checks the background
+    compile, at most every `every` seconds, from a top-level kernel call."""
+
+    on = False
+    refresh: Any = None
+
+
+INTERPRETING = Interpreting()
+_interpreted: set[int] = set()  # kernels that missed the cache while interpreting (by id)
+
+
+class _CompilerOrInterpret:
+    """A dispatcher's compiler that refuses to compile while INTERPRETING.on (everything else as is)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def compile(self, args: Any, return_type: Any) -> Any:
+        if INTERPRETING.on:
+            raise _Uncompiled
+        return self._inner.compile(args, return_type)
+
+
+def _python_of(dispatcher: Any, python: Any) -> Any:
+    """What to call instead of the kernel: `python` or its source. numba passes a star-args kernel its
+    star arguments packed in one tuple (the last argument), so they are unpacked for the source."""
+    fn = python or dispatcher.py_func
+    if fn.__code__.co_flags & inspect.CO_VARARGS:
+        return lambda *args: fn(*args[:-1], *args[-1])
+    return fn
+
+
+def _adopt(dispatcher: Any, python: Any) -> None:
+    """Give a new kernel the interpret-on-miss hook (see above) and list it in KERNELS."""
+    KERNELS.append(dispatcher)
+    as_python = _python_of(dispatcher, python)
+    compile_for_args = type(dispatcher)._compile_for_args
+    dispatcher._compiler = _CompilerOrInterpret(dispatcher._compiler)
+
+    def first_call(*args: Any, **kws: Any) -> Any:
+        if INTERPRETING.refresh is not None:
+            INTERPRETING.refresh()
+        if INTERPRETING.on and id(dispatcher) in _interpreted:
+            return as_python
+        try:
+            return compile_for_args(dispatcher, *args, **kws)
+        except _Uncompiled:
+            _interpreted.add(id(dispatcher))
+            return as_python
+
+    dispatcher._compile_for_args = first_call
+
+
+KERNELS: list[Any] = []  # every kernel of the package
 
 
 # --- compiled-code cache -------------------------------------------------------------------------------
@@ -94,34 +177,34 @@ _fingerprint_cache_locators()
 
 # --- memory ------------------------------------------------------------------------------------------
 
-if numba_config.DISABLE_JIT:
-    def prefetch(arr: np.ndarray, index: int) -> None:
-        """No-op without the JIT (see the compiled version)."""
-else:
-    @intrinsic
-    def prefetch(typingctx: Any, arr: Any, index: Any) -> Any:
-        """Hint the CPU to load the cache line of arr[index] (1-D array) for reading soon: LLVM's
-        `llvm.prefetch`, which never faults and changes no value. Batched kernels use it to fetch the
-        next row while they work on this one, so its cache misses overlap with work."""
-        if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(index, types.Integer):
-            return None
+@intrinsic
+def prefetch(typingctx: Any, arr: Any, index: Any) -> Any:
+    """Hint the CPU to load the cache line of arr[index] (1-D array) for reading soon: LLVM's
+    `llvm.prefetch`, which never faults and changes no value. Batched kernels use it to fetch the
+    next row while they work on this one, so its cache misses overlap with work."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(index, types.Integer):
+        return None
 
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            aryty = signature.args[0]
-            ary = context.make_array(aryty)(context, builder, args[0])
-            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
-            i32 = ir.IntType(32)
-            byte_ptr = ir.IntType(8).as_pointer()
-            fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-            # read, keep in every cache level, data cache
-            builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-            return context.get_dummy_value()
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i32 = ir.IntType(32)
+        byte_ptr = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # read, keep in every cache level, data cache
+        builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
 
-        return types.void(arr, index), codegen
+    return types.void(arr, index), codegen
 
 
-@kernel(inline="always")
+def _prefetch_row_python(arr: np.ndarray, b: int) -> None:
+    """Not compiled there is no cache line to hint at."""
+
+
+@kernel(inline="always", python=_prefetch_row_python)
 def prefetch_row(arr, b):
     """Prefetch every cache line of row b of a 2-D C-contiguous array (b must be a valid row)."""
     row = arr[b]
@@ -148,7 +231,21 @@ def uniform_index(x, n):
     return j
 
 
-@kernel(inline="always")
+_M64 = (1 << 64) - 1
+
+
+def _splitmix_uniform_python(state: np.ndarray) -> float:
+    """`splitmix_uniform` in wrapping Python-int arithmetic: numpy's uint64 scalars would warn on the
+    intended overflow."""
+    z = (int(state[0]) + int(SPLITMIX_GOLDEN)) & _M64
+    state[0] = z
+    z = ((z ^ (z >> 30)) * int(_MIX1)) & _M64
+    z = ((z ^ (z >> 27)) * int(_MIX2)) & _M64
+    z ^= z >> 31
+    return float(z >> 11) / 9007199254740992.0
+
+
+@kernel(inline="always", python=_splitmix_uniform_python)
 def splitmix_uniform(state):
     """Advance a splitmix64 stream held in state[0] (uint64 array); returns a uniform in [0, 1).
 
@@ -162,39 +259,37 @@ def splitmix_uniform(state):
     return float(z >> np.uint64(11)) / 9007199254740992.0
 
 
-if numba_config.DISABLE_JIT:
-    def uniform_at(u, b, col):
-        """The same value as the compiled version (below), in wrapping Python-int arithmetic: numpy's uint64
-        scalars would warn on the intended overflow."""
-        W = u.shape[1]
-        if col < W:
-            return u[b, col]
-        m64 = (1 << 64) - 1
-        z = int(np.uint64(u[b, W - 1] * 9007199254740992.0)) ^ int(SPLITMIX_GOLDEN)
-        z = (z + (col - W + 1) * int(SPLITMIX_GOLDEN)) & m64
-        z = ((z ^ (z >> 30)) * int(_MIX1)) & m64
-        z = ((z ^ (z >> 27)) * int(_MIX2)) & m64
-        z ^= z >> 31
-        return float(z >> 11) / 9007199254740992.0
-else:
-    @kernel(inline="always")
-    def uniform_at(u, b, col):
-        """Column `col` of row b's uniforms: u[b, col], or past u's last column the value `extend_uniforms`
-        (envs/core.py) would put there, computed on the spot: output col - W + 1 of the splitmix64 stream
-        seeded from the row's last uniform (W = u's width).
+def _uniform_at_python(u: np.ndarray, b: int, col: int) -> float:
+    """`uniform_at` in wrapping Python-int arithmetic (see `_splitmix_uniform_python`)."""
+    W = u.shape[1]
+    if col < W:
+        return u[b, col]
+    z = int(np.uint64(u[b, W - 1] * 9007199254740992.0)) ^ int(SPLITMIX_GOLDEN)
+    z = (z + (col - W + 1) * int(SPLITMIX_GOLDEN)) & _M64
+    z = ((z ^ (z >> 30)) * int(_MIX1)) & _M64
+    z = ((z ^ (z >> 27)) * int(_MIX2)) & _M64
+    z ^= z >> 31
+    return float(z >> 11) / 9007199254740992.0
 
-        So a step can draw one uniform per row and still read as many columns as a rare event needs (a deal of
-        50 cards): apply(u) == apply(extend_uniforms(u, K)) for any width, and full-width u reads as before.
-        Generating the unused columns was a fifth of Hadara's step at B = 4096."""
-        W = u.shape[1]
-        if col < W:
-            return u[b, col]
-        z = ((np.uint64(u[b, W - 1] * 9007199254740992.0) ^ SPLITMIX_GOLDEN)
-             + np.uint64(col - W + 1) * SPLITMIX_GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        z = z ^ (z >> np.uint64(31))
-        return float(z >> np.uint64(11)) / 9007199254740992.0
+
+@kernel(inline="always", python=_uniform_at_python)
+def uniform_at(u, b, col):
+    """Column `col` of row b's uniforms: u[b, col], or past u's last column the value `extend_uniforms`
+    (envs/core.py) would put there, computed on the spot: output col - W + 1 of the splitmix64 stream
+    seeded from the row's last uniform (W = u's width).
+
+    So a step can draw one uniform per row and still read as many columns as a rare event needs (a deal of
+    50 cards): apply(u) == apply(extend_uniforms(u, K)) for any width, and full-width u reads as before.
+    Generating the unused columns was a fifth of Hadara's step at B = 4096."""
+    W = u.shape[1]
+    if col < W:
+        return u[b, col]
+    z = ((np.uint64(u[b, W - 1] * 9007199254740992.0) ^ SPLITMIX_GOLDEN)
+         + np.uint64(col - W + 1) * SPLITMIX_GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) / 9007199254740992.0
 
 
 @kernel(inline="always")

@@ -3,69 +3,16 @@
     python scripts/warm_cache.py                      # every registered game
     python scripts/warm_cache.py attika hadara        # some games
 
-Numba compiles a kernel the first time it is called and caches the machine code next to the source
-(or in NUMBA_CACHE_DIR). Without this step every pytest worker compiles every game by itself on first
-use; scripts/test.sh runs two of these processes side by side on different games first, so the workers
-only load the cache. It exercises every entry point a game has: the rules core (init, step, mask,
-advance, scores, observe, determinize, validate, save/load), the default encoder and the heuristic.
+The same as `python -m meeple.envs.warm` (envs/warm.py says what it runs). Without this step every pytest
+worker would compile every game by itself on first use; scripts/setup.sh runs two of these processes side
+by side on different games, so later processes only load the cache.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import time
 
-os.environ.setdefault("MEEPLE_QUIET", "1")  # this script says what it compiles itself
-
-import numpy as np
-
-from meeple.agents.random_agent import sample_masked
-from meeple.envs import GAMES, default_encoder, make, make_env
-
-
-def warm(name: str) -> float:
-    """Compile every kernel of game `name` (all its test configurations); returns the seconds taken."""
-    import importlib
-
-    start = time.perf_counter()
-    heuristic = importlib.import_module(GAMES[name].heuristic).Heuristic()
-    for config in GAMES[name].test_configs:
-        game = make(name, **config)
-        encoder = default_encoder(name, game)
-        rng = np.random.default_rng(0)
-        state = game.init(rng, 2)
-        for step in range(12):
-            mask = game.legal_action_mask(state)
-            actions = heuristic.act(game, state, rng) if step % 2 else sample_masked(mask, rng)
-            state = game.step(state, actions, rng, mask)
-        # the one-row step that returns the next mask (apply_then_mask_nb / apply_mask_nb: search, tests)
-        one = game.init(rng, 1)
-        one_mask = game.legal_action_mask(one)
-        for _ in range(4):
-            game.step_inplace(one, sample_masked(one_mask, rng), rng, one_mask, next_mask=one_mask)
-        # the AEC env's one-call step (the encoder's fused kernel)
-        env = make_env(name, **config)
-        env.reset(seed=0)
-        for _ in range(4):
-            obs, _, terminated, truncated, _ = env.last()
-            env.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
-        view = game.observe(state, state.to_play)
-        encoder.encode(view)
-        game.validate(game.from_dict(game.to_dict(state)))
-        game.validate(game.determinize(state, 0, rng))
-        game.advance(state)
-        game.returns(state)
-        game.render_text(state)
-    return time.perf_counter() - start
-
-
-def main(names: list[str]) -> None:
-    for name in names or sorted(GAMES):
-        if name not in GAMES:
-            raise SystemExit(f"error: unknown game {name!r}; registered: {sorted(GAMES)}")
-        print(f"warm_cache: {name} {warm(name):.1f} s", flush=True)
-
+from meeple.envs.warm import main
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -1,5 +1,6 @@
 """First use: a second process loads every kernel from numba's cache (nothing recompiles), and a cold
-cache is announced with one line instead of a silent minute-long pause."""
+cache is announced with one line instead of a silent minute-long pause (with MEEPLE_COMPILE=wait; the
+default, a background compile, is tests/test_first_use.py's)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ print(json.dumps(compiled))
 
 def _first_use(name: str) -> tuple[list[str], str]:
     proc = subprocess.run([sys.executable, "-c", FIRST_USE, name], capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "MEEPLE_QUIET": "0"})
+                          env={**os.environ, "MEEPLE_QUIET": "0", "MEEPLE_COMPILE": "wait"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
@@ -62,7 +63,9 @@ def test_a_second_process_loads_every_kernel_from_the_cache(name):
 
 def test_a_cold_cache_is_announced_once(tmp_path):
     code = "from meeple.envs import make\nmake('hadara')\nmake('hadara', num_players=3)\n"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MEEPLE_QUIET": "0"}
+    # (MEEPLE_COMPILE=wait: the default would start compiling Hadara in the background; test_first_use.py
+    # checks that announcement with a stand-in for the compile)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MEEPLE_QUIET": "0", "MEEPLE_COMPILE": "wait"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("meeple: compiling")]

@@ -188,7 +188,12 @@ _NUM_SCRATCH = len(SCRATCH)
 
 # --- small helpers ----------------------------------------------------------------------------------
 
-@kernel
+def _popcount64_python(x):
+    """`_popcount64` without the JIT: the multiply below relies on uint64 wrap-around, on which numpy warns."""
+    return bin(int(x)).count("1")
+
+
+@kernel(python=_popcount64_python)
 def _popcount64(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))

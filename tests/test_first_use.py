@@ -1,0 +1,159 @@
+"""First use without the wait (meeple.envs.first_use): kernels missing from numba's cache run as Python while
+a background process compiles them, with the same results as compiled.
+
+The subprocesses here get an empty NUMBA_CACHE_DIR, so every kernel call in them misses the cache:
+- MEEPLE_COMPILE=python: nothing compiles, every kernel runs as Python through numba's first-call hook;
+  its games must equal the compiled games of this process, bit for bit;
+- MEEPLE_COMPILE=background with a stand-in for the compile command (a sleep, or a failure): the game is
+  usable at once, interpreted, and the switch, the lock shared between processes and a failed compile
+  behave as documented. (The real background compile is `benchmarks/cold_start.py`'s measurement: it
+  takes minutes of CPU per game.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from meeple.agents.random_agent import sample_masked
+from meeple.envs import GAMES, make, make_env
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def digest(name: str, aec_steps: int = 40, batch_steps: int = 12) -> str:
+    """A hash of everything a short seeded game shows: the AEC env's observations, masks and rewards, the
+    batched core's states (B = 3) and the heuristic's moves."""
+    h = hashlib.sha256()
+    env = make_env(name, num_players=2)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    for _ in range(aec_steps):
+        obs, reward, terminated, truncated, _ = env.last()
+        h.update(np.ascontiguousarray(obs["observation"]).tobytes())
+        h.update(np.ascontiguousarray(obs["action_mask"]).tobytes())
+        h.update(np.float64(reward).tobytes())
+        if terminated or truncated:
+            env.step(None)
+            if not env.agents:
+                env.reset(seed=8)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    game = make(name, num_players=2)
+    heuristic = importlib.import_module(GAMES[name].heuristic).Heuristic()
+    state = game.init(np.random.default_rng(3), 3)
+    rng = np.random.default_rng(3)
+    for step in range(batch_steps):
+        mask = game.legal_action_mask(state)
+        h.update(mask.tobytes())
+        actions = heuristic.act(game, state, rng) if step % 3 == 0 else sample_masked(mask, rng)
+        h.update(np.asarray(actions, dtype=np.int64).tobytes())
+        state = game.step(state, actions, rng, mask)
+        for field in state:
+            h.update(np.ascontiguousarray(field).tobytes())
+    return h.hexdigest()
+
+
+def run_python(code: str, mode: str, cache_dir: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "MEEPLE_COMPILE": mode, "MEEPLE_QUIET": "0",
+           "PYTHONPATH": os.path.join(REPO, "tests") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_interpreted_kernels_equal_compiled(name, tmp_path):
+    code = f"""
+        import json
+        from meeple.envs import jit
+        from test_first_use import digest
+        d = digest({name!r})
+        print(json.dumps({{"digest": d, "interpreted": len(jit._interpreted),
+                           "compiled": sum(bool(k.overloads) for k in jit.KERNELS)}}))
+    """
+    proc = run_python(code, "python", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["compiled"] == 0, "a kernel compiled although MEEPLE_COMPILE=python"
+    assert out["interpreted"] > 5
+    assert out["digest"] == digest(name)
+
+
+BACKGROUND = """
+    import json, sys, time
+    import numpy as np
+    from meeple.envs import first_use, jit, make_env
+    first_use._warm_command = lambda game: [sys.executable, "-c", {stand_in!r}]
+    env = make_env("carpe_diem", num_players=2)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    report = {{"compiling": first_use.compiling(), "interpreting": jit.INTERPRETING.on,
+               "own_compile": first_use._compiles["carpe_diem"].proc is not None,
+               "compiled": sum(bool(k.overloads) for k in jit.KERNELS)}}
+    print(json.dumps(report), flush=True)
+    {then}
+    report = {{"compiling": first_use.compiling(), "interpreting": jit.INTERPRETING.on,
+               "failed": first_use._compiles["carpe_diem"].failed}}
+    print(json.dumps(report), flush=True)
+"""
+
+
+def reports(proc: subprocess.CompletedProcess) -> list[dict]:
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [json.loads(line) for line in proc.stdout.strip().splitlines() if line.startswith("{")]
+
+
+def test_background_compile_interprets_until_it_ends(tmp_path):
+    code = BACKGROUND.format(stand_in="import time; time.sleep(2)", then="first_use.wait_for_kernels()")
+    proc = run_python(code, "background", str(tmp_path))
+    before, after = reports(proc)
+    assert before == {"compiling": ["carpe_diem"], "interpreting": True, "own_compile": True, "compiled": 0}
+    assert after == {"compiling": [], "interpreting": False, "failed": False}
+    assert "compiling the CarpeDiem kernels in the background" in proc.stderr
+
+
+def test_one_background_compile_per_game_and_cache(tmp_path):
+    """A second process finds the lock held: it starts no compile of its own and interprets until the first
+    process's compile ends."""
+    first = BACKGROUND.format(stand_in="import time; time.sleep(8)", then="first_use.wait_for_kernels()")
+    second = BACKGROUND.format(stand_in="raise SystemExit(3)", then="first_use.wait_for_kernels()")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MEEPLE_COMPILE": "background", "MEEPLE_QUIET": "0"}
+    one = subprocess.Popen([sys.executable, "-c", textwrap.dedent(first)], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        line = one.stdout.readline()  # the first process has started its compile (and holds the lock)
+        assert json.loads(line)["own_compile"] is True
+        proc = run_python(second, "background", str(tmp_path))
+    finally:
+        out, err = one.communicate(timeout=120)
+    before, after = reports(proc)
+    assert before["own_compile"] is False and before["interpreting"] is True
+    assert after == {"compiling": [], "interpreting": False, "failed": False}
+    assert "compiling in another process" in proc.stderr
+    assert one.returncode == 0, err[-3000:]
+
+
+def test_failed_background_compile_says_so_and_compiles_here(tmp_path):
+    # (the stand-in fails after the first use: a failure before it would compile the game here, for a minute)
+    code = BACKGROUND.format(stand_in="import sys, time; time.sleep(5); print('no compiler here'); sys.exit(3)",
+                             then="first_use.wait_for_kernels()")
+    proc = run_python(code, "background", str(tmp_path))
+    _, after = reports(proc)
+    assert after == {"compiling": [], "interpreting": False, "failed": True}
+    assert "background compile of carpe_diem failed (exit code 3)" in proc.stderr
+    assert "no compiler here" in proc.stderr
+
+
+def test_compile_mode_is_checked(tmp_path):
+    proc = run_python("from meeple.envs import make; make('carpe_diem')", "later", str(tmp_path))
+    assert proc.returncode != 0
+    assert "MEEPLE_COMPILE must be one of ['background', 'wait', 'python'], got 'later'" in proc.stderr
