@@ -35,6 +35,8 @@ import tyro
 
 from meeple.envs import GAMES
 
+os.environ.setdefault("MEEPLE_COMPILE", "wait")  # timed: compile before the first step, never run kernels as Python
+
 HERE = Path(__file__).resolve().parent
 THROUGHPUT = HERE / "throughput.py"
 

@@ -15,6 +15,7 @@ Prints one line per configuration and exits 1 if anything failed.
 
 from __future__ import annotations
 
+import os
 import json
 import sys
 import time
@@ -25,6 +26,8 @@ import tyro
 
 from meeple.envs import GAMES, make
 from meeple.envs.fuzz import fuzz_saves, soak
+
+os.environ.setdefault("MEEPLE_COMPILE", "wait")  # timed: compile before the first step, never run kernels as Python
 
 
 @dataclass

@@ -91,7 +91,7 @@ def _lock_path(kernels: Any, game: str) -> str:
     """One lock per game and cache location (and kernel sources: a new version compiles anew)."""
     where = str(getattr(kernels.apply_nb._cache, "_cache_path", ""))
     key = hashlib.sha256(where.encode() + jit.kernel_sources_fingerprint()).hexdigest()[:16]
-    return os.path.join(tempfile.gettempdir(), f"meeple-compile-{key}-{game}.lock")
+    return os.path.join(tempfile.gettempdir(), f"meeple-compile-{os.getuid()}-{key}-{game}.lock")
 
 
 def _try_lock(path: str) -> int | None:
@@ -127,7 +127,11 @@ def start(kernels: Any, game: str, label: str) -> None:
              f"from {where}; scripts/warm_cache.py compiles every game ahead)")
         return
     lock_path = _lock_path(kernels, game)
-    fd = _try_lock(lock_path)
+    try:
+        fd = _try_lock(lock_path)
+    except OSError as error:  # no lock file to be had: compile here, as numba does by itself
+        _say(f"compiling the {label} kernels for first use (no background compile: {error})")
+        return
     if fd is None:
         _compiles[game] = _Compile(game, lock_path, None, None)
         _say(f"the {label} kernels are compiling in another process; until they are ready they run as plain "
@@ -172,7 +176,10 @@ def _finished(c: _Compile, block: bool) -> bool:
             except OSError:
                 pass
         return True
-    fd = os.open(c.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(c.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # the lock file is gone or unreadable: stop waiting for it
+        return True
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if block else fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
