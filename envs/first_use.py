@@ -24,7 +24,6 @@ from the cache run as Python: tests, debugging).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import subprocess
@@ -37,6 +36,11 @@ from typing import Any
 import numba
 
 from meeple.envs import jit
+
+try:
+    import fcntl  # the lock file; without it (Windows) a cold cache compiles in the calling process
+except ImportError:
+    fcntl = None
 
 MODES = ("background", "wait", "python")
 POLL_SECONDS = 0.2  # how often a kernel call re-checks a running background compile
@@ -122,7 +126,7 @@ def start(kernels: Any, game: str, label: str) -> None:
     if not cache_is_cold(kernels):
         return
     where = getattr(kernels.apply_nb._cache, "_cache_path", "numba's cache")
-    if mode == "wait":
+    if mode == "wait" or fcntl is None:
         _say(f"compiling the {label} kernels for first use (up to a minute or two, once; later runs load them "
              f"from {where}; scripts/warm_cache.py compiles every game ahead)")
         return
