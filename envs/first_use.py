@@ -9,10 +9,13 @@ cache (`MEEPLE_COMPILE=background`, the default):
 1. it starts `python -m meeple.envs.warm <game>` in the background, which compiles every kernel of the
    game into the same cache (what `scripts/warm_cache.py` does ahead of time);
 2. until that process ends, a kernel call that finds no machine code runs the kernel's Python source
-   instead of compiling (`envs.jit`: numba's own first-call hook), with the same results, a few
-   hundred times slower (Carpe Diem's AEC env: 226 steps/s against ~60,000): enough to make, reset, step, watch or test a game at once;
-3. the first kernel call after it ends loads the machine code from the cache, so the game runs at full
-   speed from then on, with no restart.
+   instead of compiling (`envs.jit`: numba's own first-call hook), with the same results, a few hundred
+   times slower (Carpe Diem's AEC env: 226 steps/s against ~60,000): enough to make, reset, step, watch
+   or test a game at once;
+3. every two seconds the kernels running as Python look in the cache again, so each one switches to its
+   machine code soon after the background process has written it (`warm.py` compiles the AEC env's
+   one-call step first); once that process ends, every call loads or compiles as numba does by itself,
+   and the game runs at full speed with no restart.
 
 One background compile runs per game and cache, whatever the number of processes: it holds a lock file,
 and other processes that find it held interpret until it is released. Code that needs full speed from
@@ -44,6 +47,7 @@ except ImportError:
 
 MODES = ("background", "wait", "python")
 POLL_SECONDS = 0.2  # how often a kernel call re-checks a running background compile
+RETRY_SECONDS = 2.0  # how often kernels running as Python look in the cache again (the compile writes as it goes)
 
 
 def compile_mode() -> str:
@@ -69,7 +73,7 @@ class _Compile:
 
 _compiles: dict[str, _Compile] = {}
 _checked: set[str] = set()
-_last_poll = 0.0
+_last_poll = _last_retry = 0.0
 
 
 def cache_is_cold(kernels: Any) -> bool | None:
@@ -205,11 +209,14 @@ def _update(block: bool) -> None:
 def refresh() -> None:
     """From a kernel call: stop interpreting once every background compile has ended (checked at most
     every POLL_SECONDS)."""
-    global _last_poll
+    global _last_poll, _last_retry
     now = time.monotonic()
     if now - _last_poll < POLL_SECONDS:
         return
     _last_poll = now
+    if now - _last_retry >= RETRY_SECONDS:  # a kernel the compile has cached by now loads at its next call
+        _last_retry = now
+        jit._interpreted.clear()
     _update(block=False)
 
 
