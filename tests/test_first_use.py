@@ -157,3 +157,76 @@ def test_compile_mode_is_checked(tmp_path):
     proc = run_python("from meeple.envs import make; make('carpe_diem')", "later", str(tmp_path))
     assert proc.returncode != 0
     assert "MEEPLE_COMPILE must be one of ['background', 'wait', 'python'], got 'later'" in proc.stderr
+
+
+# A stand-in for the background compile that "compiles" by copying this checkout's numba cache (written by
+# scripts/setup.sh) into the process's empty NUMBA_CACHE_DIR, then goes on running for a while.
+COPY_CACHE = """
+import os, shutil, sys, time
+time.sleep(1)
+from meeple.envs import GAMES, jit, make_encoder
+import importlib
+importlib.import_module(GAMES["carpe_diem"].heuristic)
+make_encoder("carpe_diem", __import__("meeple.envs", fromlist=["make"]).make("carpe_diem"))
+done = set()
+for k in jit.KERNELS:
+    src = os.path.join(os.path.dirname(k.py_func.__code__.co_filename), "__pycache__")
+    dst = k._cache._cache_path
+    if (src, dst) in done or not os.path.isdir(src):
+        continue
+    done.add((src, dst))
+    os.makedirs(dst, exist_ok=True)
+    for name in os.listdir(src):
+        if name.endswith((".nbi", ".nbc")):
+            shutil.copy2(os.path.join(src, name), os.path.join(dst, name))
+print("copied", flush=True)
+time.sleep(float(sys.argv[1]))
+"""
+
+RETRY = """
+import json, sys, time
+import numpy as np
+from meeple.envs import first_use, jit, make_env
+first_use._warm_command = lambda game: [sys.executable, "-c", {copy!r}, "10"]
+env = make_env("carpe_diem", num_players=2)
+env.reset(seed=0)
+start = time.monotonic()
+loaded_while_compiling = False
+while time.monotonic() - start < 20:
+    obs, _, terminated, truncated, _ = env.last()
+    if terminated or truncated:
+        env.reset()
+        continue
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    if any(k.overloads for k in jit.KERNELS):
+        loaded_while_compiling = first_use.compiling() == ["carpe_diem"]
+        break
+first_use.wait_for_kernels()
+for _ in range(50):
+    obs, _, terminated, truncated, _ = env.last()
+    if terminated or truncated:
+        env.reset()
+        continue
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+print(json.dumps({{"loaded_while_compiling": loaded_while_compiling, "interpreting": jit.INTERPRETING.on,
+                   "loaded": sum(bool(k.overloads) for k in jit.KERNELS),
+                   "compiled_here": [k.py_func.__name__ for k in jit.KERNELS for sig in k.overloads
+                                     if not k.stats.cache_hits.get(sig)]}}))
+"""
+
+
+def test_kernels_switch_to_machine_code_as_the_cache_fills(tmp_path):
+    """While the background compile still runs, a kernel it has written to the cache loads at a later call
+    (the 2 s retry); after it, the game runs on loaded machine code and compiles nothing itself."""
+    here = os.path.join(REPO, "envs", "carpe_diem", "__pycache__")
+    if not os.path.isdir(here) or not any(n.endswith(".nbi") for n in os.listdir(here)):
+        pytest.skip("needs this checkout's numba cache (scripts/setup.sh writes it)")
+    code = RETRY.format(copy=COPY_CACHE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MEEPLE_COMPILE": "background", "MEEPLE_QUIET": "1"}
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["loaded_while_compiling"] is True
+    assert out["interpreting"] is False and out["loaded"] >= 3
+    assert out["compiled_here"] == []  # every kernel came from the cache
