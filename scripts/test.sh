@@ -13,9 +13,10 @@ bash scripts/setup_rllib.sh
 .venv/bin/python -m pytest -n 2 -q --durations=15 "$@"
 # RLlib in its own venv (its gymnasium pin differs): the env adapter and the example on a two-node local
 # Ray cluster, in the background beside the next two legs (it mostly waits on Ray's start-up);
-# MEEPLE_RLLIB_LEG makes a missing ray a failure instead of a skip
+# MEEPLE_RLLIB_LEG makes a missing ray a failure instead of a skip; MEEPLE_COMPILE=wait: its Ray workers
+# compile in place if its numba ever reads the cache as cold, rather than running the kernels as Python
 rllib_out=$(mktemp)
-MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/test_rllib.py >"$rllib_out" 2>&1 & rllib_tests=$!
+MEEPLE_COMPILE=wait MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no:cacheprovider tests/test_rllib.py >"$rllib_out" 2>&1 & rllib_tests=$!
 # the hardening tests and saved-state fuzzers once more with numba's bounds checks on, so an
 # out-of-bounds index in a kernel fails a test instead of writing into another row (own cache: the
 # compiled code differs; MEEPLE_COMPILE=wait: compiled in the test process, never run as Python meanwhile)
