@@ -122,8 +122,8 @@ def start(kernels: Any, game: str, label: str) -> None:
     process compiles it, with MEEPLE_COMPILE=wait). Once per game and process; nothing with the JIT off."""
     if numba.config.DISABLE_JIT or game in _checked:
         return
+    mode = compile_mode()  # a bad value is refused at every make, before anything else
     _checked.add(game)
-    mode = compile_mode()
     if mode == "python":
         jit.INTERPRETING.on = True
         return

@@ -154,9 +154,17 @@ def test_failed_background_compile_says_so_and_compiles_here(tmp_path):
 
 
 def test_compile_mode_is_checked(tmp_path):
-    proc = run_python("from meeple.envs import make; make('carpe_diem')", "later", str(tmp_path))
-    assert proc.returncode != 0
-    assert "MEEPLE_COMPILE must be one of ['background', 'wait', 'python'], got 'later'" in proc.stderr
+    code = """
+        from meeple.envs import make
+        for attempt in range(2):
+            try:
+                make('carpe_diem')
+            except ValueError as error:
+                print(error)
+    """
+    proc = run_python(code, "later", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == ["MEEPLE_COMPILE must be one of ['background', 'wait', 'python'], got 'later'"] * 2
 
 
 # A stand-in for the background compile that "compiles" by copying this checkout's numba cache (written by
