@@ -97,7 +97,7 @@ from meeple.envs.attika.kernels import (
 )
 from meeple.envs.attika import kernels as K
 from meeple.envs.attika.state import MAX_SPECIFIC, State, View
-from meeple.envs.jit import kernel, prefetch_row
+from meeple.envs.jit import kernel, lowest_bit, prefetch_row
 
 SEATS = MAX_PLAYERS
 SIDE = WINDOW_SIDE  # 25
@@ -454,8 +454,11 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                     info = sig | (adj << K.SITE_PRED)
                     if adj != 0:
                         info |= np.int64(1) << K.SITE_ADJ
-                    for t in range(NUM_TYPES):
-                        if (cheapest >> t) & 1 and K.site_ok(info, t, hand[0], hand[1], hand[2], hand[3], settlements):
+                    rest = cheapest  # its set bits only: a loop over all 25 types per field was a tenth of the kernel
+                    while rest != 0:
+                        t = lowest_bit(rest)
+                        rest &= rest - 1
+                        if K.site_ok(info, t, hand[0], hand[1], hand[2], hand[3], settlements):
                             row[AT.site + h] = 0.5
                             break
         for i in range(P):  # the shrines

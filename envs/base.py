@@ -523,7 +523,9 @@ class RulesBase(GameBase, ABC):
             raise ValueError(f"player must be one seat or {B} seats, got shape {raw.shape}") from None
         if B and (raw.min() < 0 or raw.max() >= P):
             raise ValueError(f"player must be a seat 0..{P - 1}")
-        return np.ascontiguousarray(raw, dtype=np.int8)
+        # always a fresh writable array: a read-only one (broadcast_to's view) is another numba type, and
+        # every kernel taking it (observe_nb, each encoder) would be compiled a second time for it
+        return np.array(raw, dtype=np.int8)
 
     def observe(self, state: Any, player: int | np.ndarray) -> Any:
         """Only what `player` may see: the viewer, the PUBLIC fields (shared with the state, not copied:

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import inspect
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +199,32 @@ def prefetch(typingctx: Any, arr: Any, index: Any) -> Any:
         return context.get_dummy_value()
 
     return types.void(arr, index), codegen
+
+
+@intrinsic
+def _load_word(typingctx: Any, arr: Any, index: Any) -> Any:
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.uint8
+            and isinstance(index, types.Integer)):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        return builder.load(builder.bitcast(ptr, ir.IntType(64).as_pointer()), align=1)
+
+    return types.uint64(arr, index), codegen
+
+
+def _load_word_python(arr: np.ndarray, i: int) -> np.uint64:
+    return np.uint64(int.from_bytes(arr[i:i + 8].tobytes(), sys.byteorder))
+
+
+@kernel(inline="always", python=_load_word_python)
+def load_word(arr, i):
+    """The eight bytes arr[i..i+7] of a 1-D uint8 array as one uint64 in the machine's byte order, read at
+    any alignment (one load; i + 8 <= len(arr) is the caller's to keep)."""
+    return _load_word(arr, i)
 
 
 def _prefetch_row_python(arr: np.ndarray, b: int) -> None:

@@ -20,8 +20,10 @@ MEEPLE_COMPILE=wait MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no
 # the hardening tests and saved-state fuzzers once more with numba's bounds checks on, so an
 # out-of-bounds index in a kernel fails a test instead of writing into another row (own cache: the
 # compiled code differs; MEEPLE_COMPILE=wait: compiled in the test process, never run as Python meanwhile)
-# (no warm-up here: these tests compile only the rules kernels, fewer than warm_cache would)
-MEEPLE_COMPILE=wait NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 -q tests/test_hardening.py $(ls tests/test_*_saves.py 2>/dev/null)
+# (no warm-up here: these tests compile only the rules kernels, fewer than warm_cache would; --dist
+# loadgroup keeps each game's tests in one worker, so no game is compiled twice: tests/conftest.py)
+MEEPLE_COMPILE=wait NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 --dist loadgroup -q \
+    --durations=5 tests/test_hardening.py $(ls tests/test_*_saves.py 2>/dev/null)
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's
 NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py \

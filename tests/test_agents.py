@@ -257,7 +257,7 @@ def test_arena_rejects_illegal_actions() -> None:
         play_games(make(RTTA, num_players=2), [AlwaysZero(), RandomAgent()], 8, seed=0)
 
 
-@pytest.mark.parametrize("actions", [512, 1904, 2000])
+@pytest.mark.parametrize("actions", [512, 668, 1904, 2000, 2003])
 def test_random_sampling_reads_large_masks_eight_actions_at_a_time_with_the_same_results(actions) -> None:
     from meeple.agents.random_agent import pick_legal_nb, sample_masked
 
@@ -270,3 +270,10 @@ def test_random_sampling_reads_large_masks_eight_actions_at_a_time_with_the_same
     u = np.random.default_rng(1).random(300)
     assert [int(a) for a in got] == [pick_legal_nb(mask[b], u[b]) for b in range(300)]
     assert got[1] == actions - 1 and got[0] == 0
+    mask[2] = False
+    mask[2, 0] = True  # action 0 alone: found in the first word, not looked for again in the tail
+    mask[3] = False
+    mask[3, [0, actions - 1]] = True
+    got = sample_masked(mask, np.random.default_rng(1))
+    assert got[2] == 0 and got[3] in (0, actions - 1)
+    assert [int(a) for a in got] == [pick_legal_nb(mask[b], u[b]) for b in range(300)]
