@@ -49,7 +49,8 @@ def pytest_collection_modifyitems(config, items) -> None:
     """With `--dist loadgroup` every test of one game runs in one worker, so each worker compiles only its
     own games' kernels (scripts/test.sh's bounds-checking leg compiles from an empty cache: two workers
     compiling the same game would double that leg's time)."""
-    if getattr(config.option, "dist", None) != "loadgroup":
+    # (in the xdist workers `dist` reads "no" and `loadgroup` says whether the run groups)
+    if not (getattr(config.option, "loadgroup", False) or getattr(config.option, "dist", None) == "loadgroup"):
         return
     for item in items:
         game = _game_of(item)

@@ -2,7 +2,7 @@
 
 Each bad action, seat, uniform array, state or saved payload must raise ValueError naming the problem
 and leave the state it was given unchanged. The saved-state fuzzer (envs/fuzz.py) runs briefly here;
-`benchmarks/soak.py --fuzz N` runs it long. CI runs this module once more with NUMBA_BOUNDSCHECK=1, so
+`benchmarks/soak.py --fuzz N` runs it long. scripts/test.sh runs this module with NUMBA_BOUNDSCHECK=1, so
 an out-of-bounds index in a kernel fails a test instead of writing into another row.
 """
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
@@ -79,7 +80,9 @@ def _free_port() -> int:
 
 def test_selfplay_ppo_example_on_a_two_node_cluster(tmp_path):
     ray_cli = str(Path(sys.executable).with_name("ray"))
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_USAGE_STATS_ENABLED": "0"}
+    # token authentication with this cluster's own token: nothing read from or written to ~/.ray (without a
+    # token there, `ray start --head` refuses to start in token mode)
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32), "RAY_USAGE_STATS_ENABLED": "0"}
     port = _free_port()
     address = f"127.0.0.1:{port}"
     run = lambda *args: subprocess.run([ray_cli, *args], env=env, capture_output=True, text=True, timeout=180)  # noqa: E731
