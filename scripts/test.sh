@@ -25,11 +25,10 @@ MEEPLE_COMPILE=wait MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no
 # the hardening tests and saved-state fuzzers with numba's bounds checks on, so an out-of-bounds index in
 # a kernel fails a test instead of writing into another row (own cache: the
 # compiled code differs; MEEPLE_COMPILE=wait: compiled in the test process, never run as Python meanwhile)
-# (no warm-up here: these tests compile only the rules kernels, fewer than warm_cache would; --dist
-# loadgroup keeps each game's tests in one worker, so no game is compiled twice: tests/conftest.py;
-# NUMBA_OPT=1: these kernels serve only this leg, and they compile in three quarters of the time, 284 -> 216 s
-# for Attika's, with the same checks)
-MEEPLE_COMPILE=wait NUMBA_OPT=1 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 --dist loadgroup -q \
+# (no warm-up here: these tests compile only the rules kernels, fewer than warm_cache would; NUMBA_OPT=1:
+# these kernels serve only this leg, and they compile in three quarters of the time, 284 -> 216 s for
+# Attika's, with the same checks)
+MEEPLE_COMPILE=wait NUMBA_OPT=1 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 -q \
     --durations=5 "${hardening[@]}"
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's

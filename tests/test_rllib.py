@@ -93,7 +93,7 @@ def test_selfplay_ppo_example_on_a_two_node_cluster(tmp_path):
         assert worker.returncode == 0, worker.stderr[-2000:]
         proc = subprocess.run([sys.executable, str(ROOT / "examples" / "rllib_selfplay_ppo.py"), "--address", address,
                                "--env-runners", "2", "--iterations", "2", "--batch", "1000", "--minibatch", "250",
-                               "--epochs", "1"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+                               "--epochs", "1"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     finally:
         run("stop", "--force")
     assert proc.returncode == 0, proc.stderr[-3000:]
