@@ -167,6 +167,15 @@ def _fingerprint_cache_locators() -> None:
                     return None
                 return super().from_function(py_func, py_file)
 
+            if base.__name__.lstrip("_") == "UserProvidedCacheLocator":
+                @classmethod
+                def get_suitable_cache_subpath(cls, py_file: str) -> str:
+                    # numba names the folder by a hash of the source folder's absolute path; the path inside
+                    # the package instead lets one NUMBA_CACHE_DIR serve every copy of these sources (CI's
+                    # clean checkouts: .ci/run): the stamps above still refuse entries of other sources
+                    folder = Path(py_file).resolve().parent.relative_to(_PACKAGE_ROOT)
+                    return "_".join(("meeple", *folder.parts))
+
         Fingerprinted.__name__ = Fingerprinted.__qualname__ = "Fingerprinted" + base.__name__.lstrip("_")
         fingerprinted.append(Fingerprinted)
     impl._locator_classes = [*fingerprinted, *impl._locator_classes]

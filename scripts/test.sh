@@ -27,9 +27,11 @@ MEEPLE_COMPILE=wait MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no
 # compiled code differs; MEEPLE_COMPILE=wait: compiled in the test process, never run as Python meanwhile)
 # (no warm-up here: these tests compile only the rules kernels, fewer than warm_cache would; NUMBA_OPT=1:
 # these kernels serve only this leg, and they compile in three quarters of the time, 284 -> 216 s for
-# Attika's, with the same checks)
-MEEPLE_COMPILE=wait NUMBA_OPT=1 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$(mktemp -d)" .venv/bin/python -m pytest -n 2 -q \
-    --durations=5 "${hardening[@]}"
+# Attika's, with the same checks; --dist loadgroup runs each game's tests in one worker, so each game
+# compiles once: tests/conftest.py; MEEPLE_BOUNDS_CACHE_DIR: a cache kept between runs, .ci/run)
+bounds_cache=${MEEPLE_BOUNDS_CACHE_DIR:-$(mktemp -d)}
+MEEPLE_COMPILE=wait NUMBA_OPT=1 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$bounds_cache" .venv/bin/python -m pytest -n 2 \
+    --dist loadgroup -q --durations=5 "${hardening[@]}"
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's
 NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -q tests/test_roll_through_the_ages.py tests/test_hadara.py tests/test_carpe_diem.py \

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
 
-from meeple.envs import make
+from meeple.envs import GAMES, make
 
 from helpers import game_cases
 
@@ -27,3 +28,42 @@ def game_case(request):
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+def game_of_nodeid(nodeid: str) -> str | None:
+    """The registered game a test exercises, read from its id: a game named in its parameters, else its
+    file (`test_attika_saves.py`) or its name (`test_rtta_...`); None for tests of no one game."""
+    path, _, name = nodeid.partition("::")
+    params = name[name.find("["):] if "[" in name else ""
+    for game in GAMES:
+        if re.search(rf"(?<![a-z_]){game}(?![a-z_])", params):
+            return game
+    stem = path.rsplit("/", 1)[-1]
+    for game in GAMES:
+        if stem.startswith(f"test_{game}"):
+            return game
+    if name.startswith("test_rtta"):
+        return "roll_through_the_ages"
+    return None
+
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # (the RLlib venv runs its tests without xdist)
+    LoadScopeScheduling = None
+else:
+
+    class GameScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling with one scope per game: every test of a game runs in the same worker,
+        so a cold numba cache compiles each game once, not once per worker (scripts/test.sh's
+        bounds-checking leg). Tests of no one game are scheduled one by one."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return game_of_nodeid(nodeid) or nodeid
+
+    def pytest_xdist_make_scheduler(config, log):
+        """`-n 2 --dist loadgroup` groups by game. (xdist's own grouping reads `xdist_group` marks and
+        renames each test, which pytest 9 no longer lets it do; this hook needs neither.)"""
+        if config.getvalue("dist") == "loadgroup":
+            return GameScheduling(config, log)
+        return None
