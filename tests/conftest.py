@@ -67,3 +67,31 @@ else:
         if config.getvalue("dist") == "loadgroup":
             return GameScheduling(config, log)
         return None
+
+
+# MEEPLE_LOG_COMPILES=<file>: every kernel numba compiles (not loads from its cache) during the tests is
+# appended to <file> as one JSON line: test, kernel, argument types, seconds. On a warm cache
+# (scripts/setup.sh) the pytest workers should compile next to nothing; this shows what they do compile.
+if os.environ.get("MEEPLE_LOG_COMPILES"):
+    import json
+    import time
+
+    from numba.core import event as numba_event
+
+    class _CompileLog(numba_event.Listener):
+        def __init__(self, path: str) -> None:
+            self.path, self.started = path, {}
+
+        def on_start(self, ev) -> None:
+            self.started[id(ev.data)] = time.perf_counter()
+
+        def on_end(self, ev) -> None:
+            seconds = time.perf_counter() - self.started.pop(id(ev.data), time.perf_counter())
+            line = {"test": os.environ.get("PYTEST_CURRENT_TEST", ""), "pid": os.getpid(),
+                    "kernel": getattr(ev.data["dispatcher"].py_func, "__qualname__", "?"),
+                    "module": getattr(ev.data["dispatcher"].py_func, "__module__", "?"),
+                    "args": str(ev.data["args"]), "seconds": round(seconds, 3)}
+            with open(self.path, "a") as log:
+                log.write(json.dumps(line) + "\n")
+
+    numba_event.register("numba:compile", _CompileLog(os.environ["MEEPLE_LOG_COMPILES"]))
