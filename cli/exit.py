@@ -156,6 +156,9 @@ class Args:
     """make_agent spec of the warm start's demonstrator"""
     warm_start_epochs: int = 4
     """passes over the teacher's decisions"""
+    warm_start_holdout_games: int = 0
+    """more teacher games, never trained on, to measure the clone on positions it has not seen: how often
+    its most likely move is the teacher's, its cross-entropy and its value error (0 = off)"""
 
     # --- evaluation ---
     eval_every: int = 5
@@ -178,7 +181,10 @@ def validate_args(args: Args) -> None:
         raise ArgsError(f"--algo must be 'exit' here (meeple.cli.exit), got {args.algo!r}")
     check_at_least(args, 1, "total_rounds", "torch_threads", "games_per_round", "simulations", "replay_rounds", "epochs",
                    "batch_size", "warm_start_epochs", "eval_every", "eval_games")
-    check_at_least(args, 0, "checkpoint_every", "temperature_moves", "max_snapshots", "warm_start_games")
+    check_at_least(args, 0, "checkpoint_every", "temperature_moves", "max_snapshots", "warm_start_games",
+                   "warm_start_holdout_games")
+    if args.warm_start_holdout_games > 0 and args.warm_start_games == 0:
+        raise ArgsError("--warm-start-holdout-games needs a warm start (--warm-start-games > 0)")
     if not 0 <= args.seed < 2**32:
         raise ArgsError(f"--seed must be in [0, 2**32), got {args.seed}")
     if not (args.time_limit_minutes >= 0 and math.isfinite(args.time_limit_minutes)):
@@ -277,6 +283,27 @@ def play_and_record(game: Any, decide: Any, n_games: int, owner: np.ndarray, poo
             "policy": np.concatenate(policies).astype(np.float32),
             "value": to_relative(targets[row], np.concatenate(seats)).astype(np.float32),
             "returns": targets}
+
+
+def clone_fit(net: Any, data: dict[str, np.ndarray], batch: int = 4096) -> dict[str, float]:
+    """How well the net matches one-hot policy targets and value targets it was not trained on: the share
+    of decisions where its most likely legal move is the target's ("agreement"), the mean cross-entropy
+    of its masked policy to the targets, and the mean squared error of its values. A value error far
+    below the one on fresh games means the value head learned the training games, not the positions."""
+    n = len(data["policy"])
+    if n == 0:
+        return {"decisions": 0, "agreement": float("nan"), "ce": float("nan"), "value_mse": float("nan")}
+    agree = ce = sq = 0.0
+    for start in range(0, n, batch):
+        sl = slice(start, start + batch)
+        logits, values = net.predict(data["obs"][sl], data["mask"][sl])
+        target = data["policy"][sl].argmax(axis=1)
+        agree += float((logits.argmax(axis=1) == target).sum())
+        top = logits.max(axis=1, keepdims=True)
+        log_z = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+        ce += float((log_z - logits[np.arange(len(target)), target]).sum())
+        sq += float(((values - data["value"][sl]) ** 2).mean(axis=1).sum())
+    return {"decisions": n, "agreement": round(agree / n, 4), "ce": round(ce / n, 4), "value_mse": round(sq / n, 4)}
 
 
 def concat(datasets: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -472,11 +499,24 @@ def train(args: Args, stop: Any) -> dict:
                 data = play_and_record(game, teach, args.warm_start_games, owner, [], teacher_rng,
                                        encode, obs_size, out_of_time, games_bar)
             stats = train_on(data, args.warm_start_epochs, "warm start")
-            warm = {"games": args.warm_start_games, "decisions": int(len(data["policy"])), **stats,
-                    "total_s": round(time.perf_counter() - t, 2)}
+            warm = {"games": args.warm_start_games, "decisions": int(len(data["policy"])), **stats}
+            if args.warm_start_holdout_games > 0:
+                # (their own generator, from --seed alone, so that asking for them changes nothing else)
+                holdout_rng = np.random.default_rng([args.seed, 0x401D])
+                owner = np.full((args.warm_start_holdout_games, P), LEARNER, dtype=np.int64)
+                with tqdm(total=args.warm_start_holdout_games, desc="warm start: held-out games", unit="game",
+                          disable=not args.progress_bar, leave=False) as games_bar:
+                    held = play_and_record(game, teach, args.warm_start_holdout_games, owner, [], holdout_rng,
+                                           encode, obs_size, out_of_time, games_bar)
+                warm["holdout"] = clone_fit(net, held)
+                warm["holdout"]["games"] = args.warm_start_holdout_games
+            warm["total_s"] = round(time.perf_counter() - t, 2)
             timings["warm_start_s"] = time.perf_counter() - t
             for key in ("ce", "value_mse"):
                 writer.add_scalar(f"warm_start/{key}", stats[key], 0)
+            for key, value in warm.get("holdout", {}).items():
+                if key != "games":
+                    writer.add_scalar(f"warm_start/holdout_{key}", value, 0)
             print(f"[warm start] {warm}", flush=True)
 
         run_eval()  # the starting point: untrained, or after the warm start

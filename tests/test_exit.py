@@ -371,12 +371,15 @@ def test_tiny_exit_run_writes_net_curve_and_tensorboard(tmp_path):
 
     run = tmp_path / "tiny"
     code = run_cli(["--algo", "exit", *TINY, "--run-dir", str(tmp_path), "--exp-name", "tiny", "--total-rounds", "2",
-                    "--warm-start-games", "4", "--warm-start-epochs", "1", "--opponents", "heuristic",
-                    "--opponent-weights", "1", "--snapshot-weight", "1"])
+                    "--warm-start-games", "4", "--warm-start-epochs", "1", "--warm-start-holdout-games", "2",
+                    "--opponents", "heuristic", "--opponent-weights", "1", "--snapshot-weight", "1"])
     assert code == 0
     summary = json.loads((run / "summary.json").read_text())
     assert summary["rounds"] == 2 and summary["stopped_by"] == "total_rounds" and summary["decisions"] > 0
     assert summary["warm_start"]["decisions"] > 0
+    holdout = summary["warm_start"]["holdout"]  # the clone measured on 2 teacher games it never trained on
+    assert holdout["games"] == 2 and holdout["decisions"] > 0
+    assert 0 <= holdout["agreement"] <= 1 and holdout["ce"] >= 0 and 0 <= holdout["value_mse"] <= 4
     curve = json.loads((run / "curve.json").read_text())
     assert [p["round"] for p in curve] == [0, 1, 2] and curve == summary["curve"]
     for point in curve:
@@ -465,6 +468,8 @@ EXIT_BAD = [  # (arguments, text the one-line message must contain)
     (["--selfplay-weight", "0"], "--selfplay-weight"),
     (["--eval-opponents", "human"], "--eval-opponents"),
     (["--warm-start-games", "4", "--teacher", "baz"], "'baz'"),
+    (["--warm-start-holdout-games", "2"], "--warm-start-holdout-games needs a warm start"),
+    (["--warm-start-games", "4", "--warm-start-holdout-games", "-1"], "--warm-start-holdout-games"),
     (["--exp-name", "../x"], "--exp-name"),
     (["--game", "chess"], "--game"),
     (["--num-players", "9"], "--num-players"),
@@ -541,3 +546,19 @@ def test_exit_signal_saves_and_stops(tmp_path, sig):
     assert summary["stopped_by"] == reason and 1 <= summary["rounds"] < 100_000
     assert json.loads((run / "summary.json").read_text())["stopped_by"] == reason
     load_net(run / "net.safetensors", RTTA)
+
+
+def test_held_out_teacher_games_change_nothing_else(tmp_path):
+    """--warm-start-holdout-games only measures: the same run without it trains the same net."""
+    from meeple.cli.train import run_cli
+
+    nets = []
+    for name, extra in (("plain", []), ("measured", ["--warm-start-holdout-games", "3"])):
+        code = run_cli(["--algo", "exit", *TINY, "--run-dir", str(tmp_path), "--exp-name", name, "--total-rounds", "1",
+                        "--warm-start-games", "4", "--warm-start-epochs", "1", *extra])
+        assert code == 0
+        nets.append((tmp_path / name / "net.safetensors").read_bytes())
+    assert nets[0] == nets[1]
+    summary = json.loads((tmp_path / "measured" / "summary.json").read_text())
+    assert summary["warm_start"]["holdout"]["games"] == 3
+    assert "holdout" not in json.loads((tmp_path / "plain" / "summary.json").read_text())["warm_start"]
