@@ -50,7 +50,7 @@ def game_of_nodeid(nodeid: str) -> str | None:
 try:
     from xdist.scheduler import LoadScopeScheduling
 except ImportError:  # (the RLlib venv runs its tests without xdist)
-    LoadScopeScheduling = None
+    pass
 else:
 
     class GameScheduling(LoadScopeScheduling):
