@@ -389,7 +389,9 @@ class RolloutAgent:
         score_weight, scale: the score term of the value (0 = returns only).
         halving: sequential halving; False spreads the budget evenly over all legal actions.
         max_steps: playout step limit (default the game's max_game_length); unfinished playouts are
-            valued by the score term alone.
+            valued by `leaf_evaluator` plus the score term, or without one by the score term alone.
+        leaf_evaluator: an `Evaluator` (e.g. a net's value head) that stands in for the rest of a playout
+            cut by `max_steps`: its value estimates the returns the playout would have reached.
         seed: seeds the agent's own generator, used when `act` is called with rng=None.
         base_agent: the policy whose root move is improved (kept unless beaten); None = `rollout_agent`.
             A learned policy here with the heuristic's playouts is `search:<net>:mode=rollout`.
@@ -397,7 +399,8 @@ class RolloutAgent:
 
     def __init__(self, simulations: int = 200, rollout_agent: Any = None, z: float = 1.0, margin: float = 0.0,
                  score_weight: float = 1.0, scale: float = 10.0, halving: bool = True,
-                 max_steps: int | None = None, seed: int | None = None, base_agent: Any = None) -> None:
+                 max_steps: int | None = None, seed: int | None = None, base_agent: Any = None,
+                 leaf_evaluator: Evaluator | None = None) -> None:
         if int(simulations) < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations!r}")
         if not (z >= 0 and margin >= 0 and score_weight >= 0):
@@ -413,6 +416,7 @@ class RolloutAgent:
         self.evaluator = ScoreEvaluator(scale=scale)
         self.halving = bool(halving)
         self.max_steps = None if max_steps is None else int(max_steps)
+        self.leaf_evaluator = leaf_evaluator
         self.rng = np.random.default_rng(seed)
         options = ["mode=rollout"]
         if rollout_agent is not None:
@@ -579,10 +583,14 @@ class RolloutAgent:
         return values
 
     def _value(self, game: Any, state: Any, seat: np.ndarray, finished: bool) -> np.ndarray:
-        """Values for `seat` of each row: returns + score_weight x score term (score term alone if unfinished)."""
+        """Values for `seat` of each row: returns + score_weight x score term. A playout cut short has no
+        returns yet: the leaf evaluator's value stands in for them, or without one the score term does."""
         rows = np.arange(seat.shape[0])
         score = np.asarray(self.evaluator(game, state), dtype=np.float64)[rows, seat]
         if not finished:
+            if self.leaf_evaluator is not None:
+                leaf = np.asarray(self.leaf_evaluator(game, state), dtype=np.float64)[rows, seat]
+                return leaf + self.score_weight * score
             return (1.0 + self.score_weight) * score
         return np.asarray(game.returns(state), dtype=np.float64)[rows, seat] + self.score_weight * score
 

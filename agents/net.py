@@ -688,10 +688,11 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
 
 
 def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str], spec: str) -> Any:
-    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,z=..]`: rollout-based improvement of the
-    net's policy (`RolloutAgent` with the net's move as the base move): N playouts to the end of the game,
-    by the game's heuristic (default, fast) or by the net's own policy (playout=net), and the net's move
-    is kept unless another is shown better in a paired test."""
+    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,depth=D,z=..]`: rollout-based improvement of
+    the net's policy (`RolloutAgent` with the net's move as the base move): N playouts to the end of the
+    game, by the game's heuristic (default, fast) or by the net's own policy (playout=net), and the net's
+    move is kept unless another is shown better in a paired test. With depth=D a playout stops after D
+    steps and the net's value head stands in for the rest of the game."""
     from meeple.agents import make_agent
     from meeple.agents.mcts import RolloutAgent
 
@@ -704,6 +705,11 @@ def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str]
             kwargs["simulations"] = int(value)
         elif key == "seed":
             kwargs["seed"] = int(value)
+        elif key == "depth":
+            kwargs["max_steps"] = int(value)
+            if kwargs["max_steps"] < 1:
+                raise ValueError(f"depth must be >= 1, got {value!r}")
+            kwargs["leaf_evaluator"] = NetEvaluator(net)
         elif key in ("z", "margin"):
             kwargs[key] = float(value)
         elif key == "playout":
@@ -711,7 +717,7 @@ def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str]
                 raise ValueError(f"playout must be heuristic or net, got {value!r}")
             playout = value
         else:
-            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, z, margin, seed")
+            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, depth, z, margin, seed")
     policy = NetAgent(net, name="net")
     agent = RolloutAgent(rollout_agent=policy if playout == "net" else make_agent("heuristic", game_name),
                          base_agent=policy, **kwargs)

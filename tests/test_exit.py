@@ -16,9 +16,9 @@ torch = pytest.importorskip("torch")  # the train extra
 
 from meeple.agents import make_agent  # noqa: E402
 from meeple.agents.arena import play_games  # noqa: E402
-from meeple.agents.net import (NetAgent, NetSearchAgent, PolicyValueNet, baselines, fit, improved_policy,  # noqa: E402
-                               load_net, masked_softmax, read_header, save_net, to_absolute, to_relative,
-                               value_targets)
+from meeple.agents.net import (NetAgent, NetEvaluator, NetSearchAgent, PolicyValueNet, baselines, fit,  # noqa: E402
+                               improved_policy, load_net, masked_softmax, read_header, save_net, to_absolute,
+                               to_relative, value_targets)
 from meeple.agents.random_agent import RandomAgent  # noqa: E402
 from meeple.envs import GAMES, core, make  # noqa: E402
 
@@ -242,7 +242,11 @@ def test_rollout_search_improves_on_the_nets_move_and_plays_legal_games(tmp_path
     before = core.clone(state)
     actions = agent.act(game, state, np.random.default_rng(0))
     assert core.states_equal(state, before) and game.legal_action_mask(state)[np.arange(6), actions].all()
-    for bad, message in (("playout=mcts", "playout must be heuristic or net"), ("depth=3", "unknown option 'depth'")):
+    cut = make_agent(f"search:{path}:mode=rollout,sims=8,depth=3", RTTA, 2)  # playouts cut, the value head after
+    assert cut.max_steps == 3 and isinstance(cut.leaf_evaluator, NetEvaluator) and cut.leaf_evaluator.net is cut.base_agent.net
+    assert game.legal_action_mask(state)[np.arange(6), cut.act(game, state, np.random.default_rng(0))].all()
+    for bad, message in (("playout=mcts", "playout must be heuristic or net"), ("depth=0", "depth must be >= 1"),
+                         ("rollout=random", "unknown option 'rollout'")):
         with pytest.raises(ValueError, match=message):
             make_agent(f"search:{path}:mode=rollout,{bad}", RTTA, 2)
 

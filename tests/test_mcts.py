@@ -302,6 +302,37 @@ def test_rollout_mode_legal_deterministic_and_pure():
     np.testing.assert_array_equal(actions, agent.act(game, state, np.random.default_rng(4)))
 
 
+class SpyEvaluator:
+    """Seat p's value is `values[p]` in every row; records the states it was asked about."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.values = np.asarray(values, dtype=np.float64)
+        self.seen: list[Any] = []
+
+    def __call__(self, game: Any, state: Any) -> np.ndarray:
+        self.seen.append(core.clone(state))
+        return np.tile(self.values, (state.done.shape[0], 1))
+
+
+def test_rollout_mode_cut_playouts_are_valued_by_the_leaf_evaluator():
+    """A playout stopped by max_steps gets the leaf evaluator's value for the root's seat plus the score
+    term (the rest of the game it did not play); finished playouts never reach the evaluator."""
+    game = make(RTTA, num_players=2)
+    state = midgame_states(game, batch=4, seed=5, steps=20)
+    spy = SpyEvaluator([0.25, -0.5])
+    agent = RolloutAgent(simulations=8, rollout_agent=make_agent("heuristic", RTTA), max_steps=2, leaf_evaluator=spy)
+    actions = agent.act(game, state, np.random.default_rng(1))
+    assert game.legal_action_mask(state)[np.arange(5), actions][~state.done].all()
+    assert spy.seen and not any(seen.done.any() for seen in spy.seen)
+    seat = np.array([0, 1, 1, 0])
+    unfinished = core.take(state, np.arange(4))
+    score = ScoreEvaluator()(game, unfinished)[np.arange(4), seat]
+    np.testing.assert_allclose(agent._value(game, unfinished, seat, finished=False),
+                               np.where(seat == 0, 0.25, -0.5) + score)
+    plain = RolloutAgent(simulations=8, max_steps=2)  # no evaluator: the score term stands in for the returns
+    np.testing.assert_allclose(plain._value(game, unfinished, seat, finished=False), 2 * score)
+
+
 def test_rollout_mode_hidden_information_hadara():
     """Hadara (hidden cards): legal and deterministic with a small budget; every playout starts from a
     determinization of the searched roots, never from the roots themselves."""

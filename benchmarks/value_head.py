@@ -1,0 +1,202 @@
+"""How well a value net learns a game from the heuristic's games, and whether it can cut playouts short.
+
+    python benchmarks/value_head.py --game hadara --games 300000 --keep 0.015          # the value net alone
+    python benchmarks/value_head.py --game hadara --games 300000 --keep 0.015 --tournament-games 100
+
+1. Plays `--games` games of the heuristic against itself in batches and keeps each position (the seat to
+   move, observed and encoded as the nets see it) with probability `--keep`, so each game gives only a few
+   positions: every position of a game shares that game's result, and a net trained on many positions of
+   few games learns the games instead of the positions (docs/training.md). `--holdout-games` more games
+   from another generator are the test set.
+2. The target (`--target playout`) is the rollout agent's playout value for each seat, halved into [-1, 1]:
+   (result + the score term) / 2, where the score term is tanh(score lead over the best other seat / 10),
+   the `RolloutAgent`'s value of a finished playout; or (`--target result`) the result alone, as the
+   nets' value heads learn it. Seat-relative, like the nets' value heads.
+3. Trains an MLP (`--hidden`, tanh outputs, one per seat) with AdamW and keeps the epoch with the lowest
+   held-out mean squared error; prints it beside the error of always answering 0.
+4. With `--tournament-games` > 0: the rollout search with `--base` as its base move and heuristic
+   playouts cut after `--depth` steps, valued by this net (`RolloutAgent(max_steps=..., leaf_evaluator=...)`,
+   what `search:<net>:mode=rollout,depth=D` does with a net's own value head) plays `--against`, and
+   both agents' time per decision is measured first on the same 16-row positions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import tyro
+from torch import nn
+
+from meeple.agents import make_agent
+from meeple.agents.mcts import RolloutAgent, ScoreEvaluator
+from meeple.agents.net import to_absolute, to_relative, value_targets
+from meeple.agents.tournament import run_tournament
+from meeple.envs import core, default_encoder, first_use, make
+
+
+@dataclass
+class Args:
+    game: str = "hadara"
+    num_players: int = 2
+    games: int = 60000
+    """heuristic games to learn from"""
+    keep: float = 0.05
+    """probability of keeping each position of those games"""
+    holdout_games: int = 2000
+    """heuristic games to test on (their own generator)"""
+    holdout_keep: float = 0.1
+    """probability of keeping each position of the held-out games"""
+    target: str = "playout"
+    """playout: (result + score term) / 2; result: the result alone (rank returns)"""
+    hidden: tuple[int, ...] = (256, 256)
+    epochs: int = 5
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    torch_threads: int = 2
+    seed: int = 0
+    tournament_games: int = 0
+    """games of the cut search against --against (0: train only)"""
+    base: str = "net:hadara-2p"
+    """agent spec of the search's base move"""
+    simulations: int = 400
+    depth: int = 16
+    """playout steps before the value net takes over"""
+    against: str = "mcts:200:mode=rollout,rollout=heuristic"
+
+
+def positions(game: Any, encoder: Any, heuristic: Any, n_games: int, keep: float, target_kind: str,
+              rng: np.random.Generator, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """(encoded positions (n, D) float32, seat-relative targets (n, P) float32: `Args.target`)."""
+    scores = ScoreEvaluator()
+    all_obs, all_values = [], []
+    for first in range(0, n_games, batch):
+        n = min(batch, n_games - first)
+        state = game.init(rng, n)
+        obs, rows, seats = [], [], []
+        while not state.done.all():
+            live = ~np.asarray(state.done, dtype=np.bool_)
+            kept = np.flatnonzero(live & (rng.random(n) < keep))
+            if kept.size:
+                sub = core.take(state, kept)
+                obs.append(encoder.encode(game.observe(sub, sub.to_play)).astype(np.float32))
+                rows.append(kept)
+                seats.append(np.asarray(sub.to_play, dtype=np.int64))
+            actions = np.asarray(heuristic.act(game, state, rng), dtype=np.int64)
+            state = game.step(state, np.where(live, actions, 0), rng)
+        result = value_targets(game, state)
+        target = (result + scores(game, state)) / 2 if target_kind == "playout" else result
+        if obs:
+            row = np.concatenate(rows)
+            all_obs.append(np.concatenate(obs))
+            all_values.append(to_relative(target[row], np.concatenate(seats)).astype(np.float32))
+    return np.concatenate(all_obs), np.concatenate(all_values)
+
+
+class ValueEvaluator:
+    """A `RolloutAgent` leaf evaluator from the trained MLP. The agent adds the score term now to what this
+    returns: a result net's value stands for the result; a playout net's halved value, doubled, stands for
+    result + final score term, so the score term now is taken off it."""
+
+    def __init__(self, net: nn.Module, encoder: Any, target: str) -> None:
+        self.net, self.encoder, self.scores, self.target = net, encoder, ScoreEvaluator(), target
+
+    def __call__(self, game: Any, state: Any) -> np.ndarray:
+        obs = self.encoder.encode(game.observe(state, state.to_play)).astype(np.float32)
+        with torch.inference_mode():
+            relative = self.net(torch.from_numpy(obs)).numpy().astype(np.float64)
+        values = to_absolute(relative, np.asarray(state.to_play, dtype=np.int64))
+        return values if self.target == "result" else 2 * values - self.scores(game, state)
+
+
+def ms_per_decision(game: Any, heuristic: Any, agents: list[Any], seed: int) -> list[float]:
+    """Each agent's ms per decision on the same 16-row heuristic positions (6 snapshots, 25 steps apart)."""
+    rng = np.random.default_rng(seed)
+    state, snapshots = game.init(rng, 16), []
+    for t in range(400):
+        if t % 25 == 10:
+            snapshots.append(state)
+        if bool(np.all(state.done)) or len(snapshots) == 6:
+            break
+        state = game.step(state, heuristic.act(game, state, rng), rng)
+    out = []
+    for agent in agents:
+        t0 = time.perf_counter()
+        for snap in snapshots:
+            agent.act(game, snap, np.random.default_rng(1))
+        out.append((time.perf_counter() - t0) / (16 * len(snapshots)) * 1e3)
+    return out
+
+
+def main(args: Args) -> None:
+    if args.target not in ("playout", "result"):
+        raise SystemExit(f"--target must be playout or result, got {args.target!r}")
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    game = make(args.game, num_players=args.num_players)
+    first_use.wait_for_kernels()
+    encoder = default_encoder(args.game, game)
+    heuristic = make_agent("heuristic", args.game, args.num_players)
+    t0 = time.perf_counter()
+    x, y = positions(game, encoder, heuristic, args.games, args.keep, args.target, np.random.default_rng([args.seed, 1]))
+    xt, yt = positions(game, encoder, heuristic, args.holdout_games, args.holdout_keep, args.target,
+                       np.random.default_rng([args.seed, 2]))
+    print(f"{args.game}: {len(x):,} positions from {args.games:,} games, {len(xt):,} held out from "
+          f"{args.holdout_games:,}, {time.perf_counter() - t0:.0f} s", flush=True)
+
+    layers, width = [], x.shape[1]
+    for h in args.hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    net = nn.Sequential(*layers, nn.Linear(width, y.shape[1]), nn.Tanh())
+    optimizer = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
+    X, Y, Xt, Yt = map(torch.from_numpy, (x, y, xt, yt))
+    best, best_state = float("inf"), None
+    print(f"held-out MSE of always 0: {float((Yt ** 2).mean()):.3f}")
+    for epoch in range(args.epochs):
+        t0 = time.perf_counter()
+        net.train()
+        order, total, batches = torch.randperm(len(X)), 0.0, 0
+        for start in range(0, len(X), args.batch_size):
+            idx = order[start:start + args.batch_size]
+            loss = ((net(X[idx]) - Y[idx]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total, batches = total + float(loss.detach()), batches + 1
+        net.eval()
+        with torch.inference_mode():
+            predicted = net(Xt)
+        mse = float(((predicted - Yt) ** 2).mean())
+        corr = float(np.corrcoef(predicted[:, 0].numpy(), yt[:, 0])[0, 1])
+        print(f"epoch {epoch}: training MSE {total / batches:.3f}, held out {mse:.3f} (correlation {corr:.3f}), "
+              f"{time.perf_counter() - t0:.0f} s", flush=True)
+        if mse < best:
+            best, best_state = mse, {k: v.clone() for k, v in net.state_dict().items()}
+    net.load_state_dict(best_state)
+    print(f"best held-out MSE {best:.3f}")
+    if args.tournament_games <= 0:
+        return
+
+    torch.set_num_threads(1)
+    agent = RolloutAgent(simulations=args.simulations, rollout_agent=make_agent("heuristic", args.game),
+                         base_agent=make_agent(args.base, args.game, args.num_players), max_steps=args.depth,
+                         leaf_evaluator=ValueEvaluator(net, encoder, args.target))
+    agent.name = f"cut:{args.depth}x{args.simulations}"
+    rival = make_agent(args.against, args.game, args.num_players)
+    times = ms_per_decision(game, heuristic, [agent, rival], args.seed)
+    print(f"ms per decision (16 rows): {agent.name} {times[0]:.1f}, {args.against} {times[1]:.1f}", flush=True)
+    result = run_tournament(args.game, [agent, rival], num_players=args.num_players, games=args.tournament_games,
+                            seed=args.seed)
+    for row in result["agents"]:
+        low, high = row["win_ci95"]
+        print(f"{row['name']}: wins {row['win_rate']:.1%} [{low:.1%}, {high:.1%}] of {row['games']}, "
+              f"mean score {row['mean_score']:.1f}")
+
+
+if __name__ == "__main__":
+    main(tyro.cli(Args))
