@@ -12,8 +12,9 @@
    (result + the score term) / 2, where the score term is tanh(score lead over the best other seat / 10),
    the `RolloutAgent`'s value of a finished playout; or (`--target result`) the result alone, as the
    nets' value heads learn it. Seat-relative, like the nets' value heads.
-3. Trains an MLP (`--hidden`, tanh outputs, one per seat) with AdamW and keeps the epoch with the lowest
-   held-out mean squared error; prints it beside the error of always answering 0.
+3. Trains the value head of a `PolicyValueNet` (`--hidden`; `fit` with AdamW, the policy head left alone)
+   and keeps the epoch with the lowest held-out mean squared error; prints it beside the error of always
+   answering 0.
 4. With `--tournament-games` > 0: the rollout search with `--base` as its base move and heuristic
    playouts cut after `--depth` steps, valued by this net (`RolloutAgent(max_steps=..., leaf_evaluator=...)`,
    what `search:<net>:mode=rollout,depth=D` does with a net's own value head) plays `--against`, and
@@ -29,13 +30,12 @@ from typing import Any
 import numpy as np
 import torch
 import tyro
-from torch import nn
 
 from meeple.agents import make_agent
 from meeple.agents.mcts import RolloutAgent, ScoreEvaluator
-from meeple.agents.net import to_absolute, to_relative, value_targets
+from meeple.agents.net import NetEvaluator, PolicyValueNet, fit, to_relative, value_targets
 from meeple.agents.tournament import run_tournament
-from meeple.envs import core, default_encoder, first_use, make
+from meeple.envs import core, first_use, make
 
 
 @dataclass
@@ -69,7 +69,7 @@ class Args:
     against: str = "mcts:200:mode=rollout,rollout=heuristic"
 
 
-def positions(game: Any, encoder: Any, heuristic: Any, n_games: int, keep: float, target_kind: str,
+def positions(game: Any, encode: Any, heuristic: Any, n_games: int, keep: float, target_kind: str,
               rng: np.random.Generator, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
     """(encoded positions (n, D) float32, seat-relative targets (n, P) float32: `Args.target`)."""
     scores = ScoreEvaluator()
@@ -83,7 +83,7 @@ def positions(game: Any, encoder: Any, heuristic: Any, n_games: int, keep: float
             kept = np.flatnonzero(live & (rng.random(n) < keep))
             if kept.size:
                 sub = core.take(state, kept)
-                obs.append(encoder.encode(game.observe(sub, sub.to_play)).astype(np.float32))
+                obs.append(encode(sub))
                 rows.append(kept)
                 seats.append(np.asarray(sub.to_play, dtype=np.int64))
             actions = np.asarray(heuristic.act(game, state, rng), dtype=np.int64)
@@ -97,19 +97,17 @@ def positions(game: Any, encoder: Any, heuristic: Any, n_games: int, keep: float
     return np.concatenate(all_obs), np.concatenate(all_values)
 
 
-class ValueEvaluator:
-    """A `RolloutAgent` leaf evaluator from the trained MLP. The agent adds the score term now to what this
-    returns: a result net's value stands for the result; a playout net's halved value, doubled, stands for
-    result + final score term, so the score term now is taken off it."""
+class ValueEvaluator(NetEvaluator):
+    """A `RolloutAgent` leaf evaluator from the trained value head. The agent adds the score term now to what
+    this returns: a result net's value stands for the result; a playout net's halved value, doubled, stands
+    for result + final score term, so the score term now is taken off it."""
 
-    def __init__(self, net: nn.Module, encoder: Any, target: str) -> None:
-        self.net, self.encoder, self.scores, self.target = net, encoder, ScoreEvaluator(), target
+    def __init__(self, net: PolicyValueNet, target: str) -> None:
+        super().__init__(net)
+        self.scores, self.target = ScoreEvaluator(), target
 
     def __call__(self, game: Any, state: Any) -> np.ndarray:
-        obs = self.encoder.encode(game.observe(state, state.to_play)).astype(np.float32)
-        with torch.inference_mode():
-            relative = self.net(torch.from_numpy(obs)).numpy().astype(np.float64)
-        values = to_absolute(relative, np.asarray(state.to_play, dtype=np.int64))
+        values = super().__call__(game, state)
         return values if self.target == "result" else 2 * values - self.scores(game, state)
 
 
@@ -139,41 +137,31 @@ def main(args: Args) -> None:
     torch.set_num_threads(args.torch_threads)
     game = make(args.game, num_players=args.num_players)
     first_use.wait_for_kernels()
-    encoder = default_encoder(args.game, game)
+    net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed)
     heuristic = make_agent("heuristic", args.game, args.num_players)
     t0 = time.perf_counter()
-    x, y = positions(game, encoder, heuristic, args.games, args.keep, args.target, np.random.default_rng([args.seed, 1]))
-    xt, yt = positions(game, encoder, heuristic, args.holdout_games, args.holdout_keep, args.target,
-                       np.random.default_rng([args.seed, 2]))
+    x, y = positions(game, lambda s: net.encode(game, s), heuristic, args.games, args.keep, args.target,
+                     np.random.default_rng([args.seed, 1]))
+    xt, yt = positions(game, lambda s: net.encode(game, s), heuristic, args.holdout_games, args.holdout_keep,
+                       args.target, np.random.default_rng([args.seed, 2]))
     print(f"{args.game}: {len(x):,} positions from {args.games:,} games, {len(xt):,} held out from "
           f"{args.holdout_games:,}, {time.perf_counter() - t0:.0f} s", flush=True)
 
-    layers, width = [], x.shape[1]
-    for h in args.hidden:
-        layers += [nn.Linear(width, h), nn.ReLU()]
-        width = h
-    net = nn.Sequential(*layers, nn.Linear(width, y.shape[1]), nn.Tanh())
+    # the value loss alone: an all-zero policy target adds nothing to the cross-entropy
+    A = int(game.num_actions)
+    data = {"obs": x, "value": y, "mask": np.ones((len(x), A), np.bool_), "policy": np.zeros((len(x), A), np.float32)}
+    held_out_mask = np.ones((len(xt), A), np.bool_)
     optimizer = torch.optim.AdamW(net.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
-    X, Y, Xt, Yt = map(torch.from_numpy, (x, y, xt, yt))
+    rng = np.random.default_rng([args.seed, 3])
     best, best_state = float("inf"), None
-    print(f"held-out MSE of always 0: {float((Yt ** 2).mean()):.3f}")
+    print(f"held-out MSE of always 0: {float((yt ** 2).mean()):.3f}")
     for epoch in range(args.epochs):
         t0 = time.perf_counter()
-        net.train()
-        order, total, batches = torch.randperm(len(X)), 0.0, 0
-        for start in range(0, len(X), args.batch_size):
-            idx = order[start:start + args.batch_size]
-            loss = ((net(X[idx]) - Y[idx]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total, batches = total + float(loss.detach()), batches + 1
-        net.eval()
-        with torch.inference_mode():
-            predicted = net(Xt)
-        mse = float(((predicted - Yt) ** 2).mean())
-        corr = float(np.corrcoef(predicted[:, 0].numpy(), yt[:, 0])[0, 1])
-        print(f"epoch {epoch}: training MSE {total / batches:.3f}, held out {mse:.3f} (correlation {corr:.3f}), "
+        stats = fit(net, optimizer, data, 1, args.batch_size, rng, max_grad_norm=float("inf"))
+        predicted = net.predict(xt, held_out_mask)[1]
+        mse = float(((predicted - yt) ** 2).mean())
+        corr = float(np.corrcoef(predicted[:, 0], yt[:, 0])[0, 1])
+        print(f"epoch {epoch}: training MSE {stats['value_mse']:.3f}, held out {mse:.3f} (correlation {corr:.3f}), "
               f"{time.perf_counter() - t0:.0f} s", flush=True)
         if mse < best:
             best, best_state = mse, {k: v.clone() for k, v in net.state_dict().items()}
@@ -185,7 +173,7 @@ def main(args: Args) -> None:
     torch.set_num_threads(1)
     agent = RolloutAgent(simulations=args.simulations, rollout_agent=make_agent("heuristic", args.game),
                          base_agent=make_agent(args.base, args.game, args.num_players), max_steps=args.depth,
-                         leaf_evaluator=ValueEvaluator(net, encoder, args.target))
+                         leaf_evaluator=ValueEvaluator(net, args.target))
     agent.name = f"cut:{args.depth}x{args.simulations}"
     rival = make_agent(args.against, args.game, args.num_players)
     times = ms_per_decision(game, heuristic, [agent, rival], args.seed)
