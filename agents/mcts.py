@@ -395,18 +395,27 @@ class RolloutAgent:
         seed: seeds the agent's own generator, used when `act` is called with rng=None.
         base_agent: the policy whose root move is improved (kept unless beaten); None = `rollout_agent`.
             A learned policy here with the heuristic's playouts is `search:<net>:mode=rollout`.
+        top_k: consider only the base policy's k most likely legal moves (its own move among them), so
+            the same playouts are spread over fewer candidates and compare them more precisely; the
+            root of Gumbel MuZero's sequential halving (Danihelka et al. 2022) without the Gumbel noise.
+            0 = every legal move. Needs a base agent with `policy_logits(game, state)` (a net's policy).
     """
 
     def __init__(self, simulations: int = 200, rollout_agent: Any = None, z: float = 1.0, margin: float = 0.0,
                  score_weight: float = 1.0, scale: float = 10.0, halving: bool = True,
                  max_steps: int | None = None, seed: int | None = None, base_agent: Any = None,
-                 leaf_evaluator: Evaluator | None = None) -> None:
+                 leaf_evaluator: Evaluator | None = None, top_k: int = 0) -> None:
         if int(simulations) < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations!r}")
         if not (z >= 0 and margin >= 0 and score_weight >= 0):
             raise ValueError(f"z, margin and score_weight must be >= 0, got {z!r}, {margin!r}, {score_weight!r}")
         if max_steps is not None and int(max_steps) < 1:
             raise ValueError(f"max_steps must be >= 1 or None, got {max_steps!r}")
+        if int(top_k) == 1 or int(top_k) < 0:
+            raise ValueError(f"top_k must be 0 (every legal move) or at least 2, got {top_k!r}")
+        if int(top_k) and not callable(getattr(base_agent, "policy_logits", None)):
+            raise ValueError("top_k needs a base agent with a policy (policy_logits), e.g. a net's")
+        self.top_k = int(top_k)
         self.simulations = int(simulations)
         self.rollout_agent = rollout_agent
         self.base_agent = base_agent
@@ -430,6 +439,8 @@ class RolloutAgent:
             options.append("halving=0")
         if self.max_steps is not None:
             options.append(f"max_steps={self.max_steps}")
+        if self.top_k:
+            options.append(f"top_k={self.top_k}")
         self.name = f"mcts:{self.simulations}:" + ",".join(options)
 
     @classmethod
@@ -497,10 +508,16 @@ class RolloutAgent:
         else:
             base = self._policy(game, root, rng)
         seed = int(rng.integers(1 << 62))
-        n_cand = mask.sum(axis=1)
+        alive = mask.copy()  # surviving candidates
+        if self.top_k:  # the policy's k most likely legal moves, and the base move whatever its rank
+            logits = np.where(mask, np.asarray(self.base_agent.policy_logits(game, root), dtype=np.float64), -np.inf)
+            rank = np.empty((b, A), dtype=np.int64)
+            np.put_along_axis(rank, np.argsort(-logits, axis=1, kind="stable"), np.arange(A)[None, :], axis=1)
+            alive &= rank < self.top_k
+            alive[rows, base] = True
+        n_cand = alive.sum(axis=1)
         n_rounds = np.ceil(np.log2(n_cand)).astype(np.int64) if self.halving else np.ones(b, dtype=np.int64)
         per_round = np.maximum(1, self.simulations // n_rounds)
-        alive = mask.copy()  # surviving candidates
         grid = np.full((b, A, self.simulations + int(n_rounds.max())), np.nan)  # value of (row, action, k)
         used = np.zeros(b, dtype=np.int64)  # playouts k < used[r] were run for every survivor of row r
         for rnd in range(int(n_rounds.max())):

@@ -13,6 +13,16 @@ with two heads on a shared trunk:
   reward variants that can leave it), and for solo games tanh(score / 30), the scale the MCTS
   score evaluator uses for solo scores.
 
+**Hints.** A net built with `hint="heuristic"` (`train.py --algo exit --hint heuristic`) reads, after the
+observation, the move the game's heuristic would make in the position (one-hot over the actions), and adds
+a learned weight `hint_weight` (initially 4) to that move's logit. It is a residual policy over the
+heuristic (Silver et al. 2018, "Residual policy learning"): a fresh net already plays the heuristic's
+moves, and training teaches it where another move is better, instead of first having to rebuild the
+heuristic's lookahead from the observation, which a small MLP does poorly where the heuristic computes a
+lot (Carpe Diem's clone agrees with its heuristic on about half of its decisions). The heuristic plays from
+the seat to move's view alone (`game.observe`), so the hint reveals nothing the observation does not.
+Such a net is still the policy alone, with no search, but each of its moves costs a heuristic move too.
+
 Acting runs on the CPU under `torch.inference_mode()`, one forward pass per call for the whole
 batch, on one torch thread (`PolicyValueNet.inference_threads`). Three agents use a net (specs for `meeple.agents.make_agent`):
 
@@ -35,7 +45,8 @@ little-endian float32 tensors. The JSON maps each tensor name to {"dtype": "F32"
 small shipped baselines) and holds under
 "__metadata__" -> "meeple" a JSON header: format "meeple-net", version, game, config (the game's
 full configuration, num_players included), encoder (kind "default", its name and output size),
-num_players, num_actions, hidden (the trunk's widths) and value ("seat-relative"). Loading checks
+num_players, num_actions, hidden (the trunk's widths), value ("seat-relative") and, in a hinted net only,
+hint ({"kind": "heuristic"}; the net then has one more tensor, `hint_weight`). Loading checks
 every field, that the game builds from the config and its encoder and action count match the
 header, the exact set of tensor names and their shapes, the offsets, and that every weight is
 finite; anything else raises ValueError naming the problem.
@@ -67,6 +78,9 @@ MAX_HEADER_BYTES = 1 << 20  # a real header is a few kB; a larger length field m
 DTYPES = {"F32": "<f4", "F16": "<f2"}  # safetensors dtype names of the tensors meeple writes -> numpy
 MAX_WIDTH = 1 << 16  # hidden widths above this are not a net anyone trained here
 HEADER_FIELDS = ("format", "version", "game", "config", "encoder", "num_players", "num_actions", "hidden", "value")
+OPTIONAL_FIELDS = ("hint",)  # absent in nets without a hint (every file written before hints existed)
+HINT_KINDS = ("heuristic",)  # a hint is the move of the game's heuristic (default weights), one-hot over the actions
+HINT_WEIGHT_INIT = 4.0  # a fresh hinted net plays the hinted move: its other logits start within about +-1
 
 
 # --- value targets and seat frames ------------------------------------------------------------
@@ -108,7 +122,9 @@ class PolicyValueNet(nn.Module):
         super().__init__()
         self.header = header
         layers: list[nn.Module] = []
-        width = int(header["encoder"]["size"])
+        # With a hint the input is the observation followed by the hinted move, one-hot over the actions.
+        self.hint_size = int(header["num_actions"]) if header.get("hint") else 0
+        width = self.input_size = int(header["encoder"]["size"]) + self.hint_size
         with torch.random.fork_rng(devices=[]):  # initial weights from `seed`; the global generator is left alone
             torch.manual_seed(seed)
             for h in header["hidden"]:
@@ -117,6 +133,11 @@ class PolicyValueNet(nn.Module):
             self.trunk = nn.Sequential(*layers)
             self.policy_head = nn.Linear(width, int(header["num_actions"]))
             self.value_head = nn.Linear(width, int(header["num_players"]))
+        if self.hint_size:
+            # The hinted move's logit gets hint_weight on top of the head's: the net is a residual policy over
+            # the hint (it learns when and how to leave it), and starts by playing it.
+            self.hint_weight = nn.Parameter(torch.full((1,), HINT_WEIGHT_INIT))
+        self._hint_agent: Any = None
         # torch threads while acting (None: torch's own setting). A forward pass over one batch of positions is
         # small; more threads add hand-off waits, and on a busy machine (other processes on every core) two
         # threads made RTTA searches ~30x slower than one. Training uses torch's setting (--torch-threads).
@@ -126,8 +147,13 @@ class PolicyValueNet(nn.Module):
         self.timing = {"encode_s": 0.0, "forward_s": 0.0, "calls": 0, "rows": 0}
 
     @classmethod
-    def for_game(cls, game_name: str, game: Any, hidden: tuple[int, ...] = (256, 256), seed: int = 0) -> PolicyValueNet:
-        """A fresh net for `game` (a rules core of game `game_name`), its initial weights drawn from `seed`."""
+    def for_game(cls, game_name: str, game: Any, hidden: tuple[int, ...] = (256, 256), seed: int = 0,
+                 hint: str | None = None) -> PolicyValueNet:
+        """A fresh net for `game` (a rules core of game `game_name`), its initial weights drawn from `seed`.
+
+        `hint="heuristic"`: the net also reads the heuristic's move in every position it is asked about
+        (module docstring, "Hints").
+        """
         from meeple.envs import default_encoder
 
         encoder = default_encoder(game_name, game)
@@ -136,6 +162,8 @@ class PolicyValueNet(nn.Module):
                   "encoder": {"kind": ENCODER_KIND, "name": str(encoder.name), "size": int(encoder.size)},
                   "num_players": int(game.num_players), "num_actions": int(game.num_actions),
                   "hidden": [int(h) for h in hidden], "value": VALUE_KIND}
+        if hint:
+            header["hint"] = {"kind": hint}
         _check_header(header)
         net = cls(header, seed)
         net.eval()
@@ -146,9 +174,13 @@ class PolicyValueNet(nn.Module):
         return str(self.header["game"])
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits (B, A), seat-relative values (B, P) in (-1, 1)) of encoded observations (B, D)."""
+        """(logits (B, A), seat-relative values (B, P) in (-1, 1)) of net inputs (B, `input_size`): encoded
+        observations, followed by the hinted move one-hot if the net has a hint (`encode` builds both)."""
         x = self.trunk(obs)
-        return self.policy_head(x), torch.tanh(self.value_head(x))
+        logits = self.policy_head(x)
+        if self.hint_size:
+            logits = logits + self.hint_weight * obs[:, obs.shape[1] - self.hint_size:]
+        return logits, torch.tanh(self.value_head(x))
 
     def copy(self) -> PolicyValueNet:
         """An independent copy (a frozen snapshot: later training of this net does not change it)."""
@@ -187,11 +219,36 @@ class PolicyValueNet(nn.Module):
         return self._encoder
 
     def encode(self, game: Any, state: Any) -> np.ndarray:
-        """(B, D) float32: every row observed by its seat to move, encoded."""
+        """(B, `input_size`) float32: every row observed by its seat to move, encoded; with a hint, followed by
+        the hinted move of every unfinished row, one-hot (all zeros in finished rows)."""
         t0 = time.perf_counter()
         obs = self.encoder_for(game).encode(game.observe(state, state.to_play))
+        if self.hint_size:
+            obs = np.concatenate([obs, self.hints(game, state)], axis=1)
         self.timing["encode_s"] += time.perf_counter() - t0
         return obs
+
+    def hints(self, game: Any, state: Any) -> np.ndarray:
+        """(B, A) float32: the hint's move in every unfinished row, one-hot.
+
+        The heuristic is an agent like any other: it plays from what the seat to move may see, so the hint
+        reveals nothing that seat could not work out. Its weights are its defaults, fixed with the net. It
+        draws from its generator only to replace an illegal choice, which its tests show never happens, so
+        a fixed generator keeps the net deterministic.
+        """
+        from meeple.agents import make_agent
+        from meeple.envs import core
+
+        if self._hint_agent is None:
+            self._hint_agent = make_agent(self.header["hint"]["kind"], self.game_name)
+        B = int(np.asarray(state.to_play).shape[0])
+        out = np.zeros((B, self.hint_size), dtype=np.float32)
+        live = np.flatnonzero(~np.asarray(state.done, dtype=np.bool_))
+        if live.size:
+            sub = state if live.size == B else core.take(state, live)
+            moves = np.asarray(self._hint_agent.act(game, sub, np.random.default_rng(0)), dtype=np.int64)
+            out[live, moves] = 1.0
+        return out
 
     def predict(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(masked logits (B, A) float64, -inf where illegal; seat-relative values (B, P) float64) in one forward pass."""
@@ -396,7 +453,7 @@ def _check_header(header: Any) -> None:
     if not isinstance(header, dict):
         raise ValueError("meeple header is not a JSON object")
     missing = [k for k in HEADER_FIELDS if k not in header]
-    extra = sorted(set(header) - set(HEADER_FIELDS))
+    extra = sorted(set(header) - set(HEADER_FIELDS) - set(OPTIONAL_FIELDS))
     if missing or extra:
         raise ValueError(f"meeple header: missing fields {missing}, unexpected fields {extra}")
     if header["format"] != NET_FORMAT:
@@ -418,6 +475,9 @@ def _check_header(header: Any) -> None:
     if not (isinstance(encoder, dict) and set(encoder) == {"kind", "name", "size"} and encoder["kind"] == ENCODER_KIND
             and isinstance(encoder["name"], str) and _is_int(encoder["size"]) and encoder["size"] >= 1):
         raise ValueError(f"meeple header: encoder must be {{kind: {ENCODER_KIND!r}, name, size}}, got {encoder!r}")
+    if "hint" in header and not (isinstance(header["hint"], dict) and set(header["hint"]) == {"kind"}
+                                 and header["hint"]["kind"] in HINT_KINDS):
+        raise ValueError(f"meeple header: hint must be {{kind: one of {list(HINT_KINDS)}}}, got {header['hint']!r}")
     config = header["config"]
     if not (isinstance(config, dict) and config.get("num_players") == header["num_players"]):
         raise ValueError(f"meeple header: config must be an object whose num_players is {header['num_players']}, "
@@ -447,6 +507,10 @@ class NetAgent:
         self.net = net
         self.sample = bool(sample)
         self.name = name or ("net" + (":sample=1" if self.sample else ""))
+
+    def policy_logits(self, game: Any, state: Any) -> np.ndarray:
+        """(B, A) the policy's logits in every row, -inf where illegal (`RolloutAgent(top_k=...)` ranks by them)."""
+        return self.net.evaluate(game, state)[0]
 
     def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
         """(B,) int64 legal actions for the seat to play in every row."""
@@ -688,11 +752,12 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
 
 
 def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str], spec: str) -> Any:
-    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,depth=D,z=..]`: rollout-based improvement of
+    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,depth=D,top_k=K,z=..]`: rollout-based improvement of
     the net's policy (`RolloutAgent` with the net's move as the base move): N playouts to the end of the
     game, by the game's heuristic (default, fast) or by the net's own policy (playout=net), and the net's
     move is kept unless another is shown better in a paired test. With depth=D a playout stops after D
-    steps and the net's value head stands in for the rest of the game."""
+    steps and the net's value head stands in for the rest of the game. With top_k=K only the policy's K most
+    likely legal moves are candidates."""
     from meeple.agents import make_agent
     from meeple.agents.mcts import RolloutAgent
 
@@ -712,12 +777,15 @@ def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str]
             kwargs["leaf_evaluator"] = NetEvaluator(net)
         elif key in ("z", "margin"):
             kwargs[key] = float(value)
+        elif key == "top_k":
+            kwargs["top_k"] = int(value)
         elif key == "playout":
             if value not in ("heuristic", "net"):
                 raise ValueError(f"playout must be heuristic or net, got {value!r}")
             playout = value
         else:
-            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, depth, z, margin, seed")
+            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, depth, top_k, z, margin, "
+                             "seed")
     policy = NetAgent(net, name="net")
     agent = RolloutAgent(rollout_agent=policy if playout == "net" else make_agent("heuristic", game_name),
                          base_agent=policy, **kwargs)

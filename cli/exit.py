@@ -92,6 +92,10 @@ class Args:
     # --- the net ---
     hidden: tuple[int, ...] = (256, 256)
     """hidden layer widths of the shared MLP trunk"""
+    hint: str = ""
+    """heuristic: the net also reads the heuristic's move in every position (one-hot, after the observation)
+    and adds a learned weight to that move's logit, so it starts as the heuristic and learns where to
+    leave it (a residual policy); empty = the observation alone"""
 
     # --- self-play ---
     games_per_round: int = 256
@@ -190,6 +194,8 @@ def validate_args(args: Args) -> None:
     if not (args.time_limit_minutes >= 0 and math.isfinite(args.time_limit_minutes)):
         raise ArgsError(f"--time-limit-minutes must be a positive number of minutes, or 0 for no limit, "
                         f"got {args.time_limit_minutes}")
+    if args.hint not in ("", "heuristic"):
+        raise ArgsError(f"--hint must be heuristic or empty, got {args.hint!r}")
     if not args.hidden or any(width < 1 for width in args.hidden):
         raise ArgsError(f"--hidden needs at least one layer and every layer at least 1 unit, got "
                         f"{' '.join(map(str, args.hidden)) or 'nothing'}")
@@ -409,7 +415,7 @@ def train(args: Args, stop: Any) -> dict:
     seeds = np.random.SeedSequence(args.seed)
     game = make(args.game, num_players=args.num_players, **variant)
     first_use.wait_for_kernels()  # training at full speed from the first game
-    net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed)
+    net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed, hint=args.hint or None)
     learner = NetSearchAgent(net, simulations=args.simulations, c_uct=args.c_uct, noise_fraction=args.noise_fraction,
                              noise_alpha=args.noise_alpha, policy_target=args.policy_target)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
@@ -419,12 +425,13 @@ def train(args: Args, stop: Any) -> dict:
     writer = SummaryWriter(str(run / "tb"))
     write_hparams(writer, args)
     P = game.num_players
-    obs_size = int(net.header["encoder"]["size"])
+    obs_size = net.input_size
 
     def encode(state: Any) -> np.ndarray:
         return net.encode(game, state)
 
-    print(f"{game!r}: obs {net.header['encoder']['size']}, {game.num_actions} actions, net {list(args.hidden)}, "
+    hint = f", hint {args.hint}" if args.hint else ""
+    print(f"{game!r}: obs {net.header['encoder']['size']}, {game.num_actions} actions, net {list(args.hidden)}{hint}, "
           f"run {run}", flush=True)
 
     t0 = time.perf_counter()  # the time limit and the curve's clock start here, before the warm start

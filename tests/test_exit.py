@@ -114,6 +114,51 @@ def test_save_load_round_trip(tmp_path):
     assert not torch.equal(other.trunk[0].weight, net.trunk[0].weight), "the seed draws the weights"
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_hinted_net_starts_as_the_heuristic_and_reads_only_the_seat_to_moves_view(tmp_path, name):
+    """`hint="heuristic"`: the input is the observation followed by the heuristic's move one-hot (zeros in
+    finished rows); a fresh net plays the heuristic's moves; the file round-trips with its hint; and the
+    hint, like the observation, does not change when what the seat to move cannot see is resampled."""
+    game = make(name, num_players=2)
+    net = PolicyValueNet.for_game(name, game, hidden=(8,), seed=1, hint="heuristic")
+    assert net.header["hint"] == {"kind": "heuristic"} and net.input_size == net.header["encoder"]["size"] + game.num_actions
+    state = midgame(game, 48, seed=2)
+    heuristic = make_agent("heuristic", name).act(game, state, np.random.default_rng(0))
+    x = net.encode(game, state)
+    live = ~state.done
+    assert x.shape == (48, net.input_size) and live.any()
+    hints = x[:, net.header["encoder"]["size"]:]
+    np.testing.assert_array_equal(hints[live].argmax(axis=1), heuristic[live])
+    assert np.all(hints[live].sum(axis=1) == 1) and np.all(hints[~live] == 0)
+    np.testing.assert_array_equal(NetAgent(net).act(game, state, np.random.default_rng(0))[live], heuristic[live])
+    path = tmp_path / "hinted.safetensors"
+    save_net(net, path)
+    loaded = load_net(path, name, game)
+    assert loaded.header == net.header and torch.equal(loaded.hint_weight, net.hint_weight)
+    np.testing.assert_array_equal(loaded.evaluate(game, state)[0], net.evaluate(game, state)[0])
+    resampled = game.determinize(state, state.to_play, np.random.default_rng(7))
+    np.testing.assert_array_equal(net.encode(game, resampled), x)
+
+
+def test_a_hinted_net_learns_to_leave_the_hint():
+    """The residual: training the hinted net toward another move than the hint's makes it play that move."""
+    game = make(RTTA, num_players=2)
+    net = PolicyValueNet.for_game(RTTA, game, hidden=(32,), seed=0, hint="heuristic")
+    state = midgame(game, 64, seed=5)
+    state = core.take(state, np.flatnonzero(~state.done))
+    mask = game.legal_action_mask(state)
+    hinted = make_agent("heuristic", RTTA).act(game, state, np.random.default_rng(0))
+    other = np.array([next((a for a in np.flatnonzero(m) if a != h), h) for m, h in zip(mask, hinted)])
+    assert np.mean(other != hinted) > 0.5, "the test needs positions with a second legal move"
+    target = np.zeros(mask.shape, dtype=np.float32)
+    target[np.arange(len(other)), other] = 1.0
+    data = {"obs": net.encode(game, state), "mask": mask, "policy": target,
+            "value": np.zeros((len(other), 2), dtype=np.float32)}
+    fit(net, torch.optim.Adam(net.parameters(), lr=0.01), data, epochs=200, batch_size=64, max_grad_norm=1.0,
+        rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(NetAgent(net).act(game, state, np.random.default_rng(0)), other)
+
+
 def test_half_float_files_load_as_the_rounded_weights(tmp_path):
     game, net = tiny_net(RTTA, seed=3)
     full, half = tmp_path / "full.safetensors", tmp_path / "half.safetensors"
@@ -165,6 +210,8 @@ TAMPERED = [  # (how the file is changed, what the message says)
     ("config", lambda p: _rewrite_header(p, _meta(lambda m: m["config"].update(trade="yes"))), "config"),
     ("sizes", lambda p: _rewrite_header(p, _meta(lambda m: m["encoder"].update(size=12))), "size"),
     ("extra field", lambda p: _rewrite_header(p, _meta(lambda m: m.update(note=1))), "unexpected fields"),
+    ("hint", lambda p: _rewrite_header(p, _meta(lambda m: m.update(hint={"kind": "oracle"}))), "hint must be"),
+    ("hint added", lambda p: _rewrite_header(p, _meta(lambda m: m.update(hint={"kind": "heuristic"}))), "hint_weight"),
 ]
 
 
@@ -246,9 +293,43 @@ def test_rollout_search_improves_on_the_nets_move_and_plays_legal_games(tmp_path
     assert cut.max_steps == 3 and isinstance(cut.leaf_evaluator, NetEvaluator) and cut.leaf_evaluator.net is cut.base_agent.net
     assert game.legal_action_mask(state)[np.arange(6), cut.act(game, state, np.random.default_rng(0))].all()
     for bad, message in (("playout=mcts", "playout must be heuristic or net"), ("depth=0", "depth must be >= 1"),
-                         ("rollout=random", "unknown option 'rollout'")):
+                         ("rollout=random", "unknown option 'rollout'"), ("top_k=1", "top_k must be 0")):
         with pytest.raises(ValueError, match=message):
             make_agent(f"search:{path}:mode=rollout,{bad}", RTTA, 2)
+
+
+def test_rollout_search_with_top_k_plays_only_among_the_policys_most_likely_moves(tmp_path):
+    """top_k=K: the playouts start only with the policy's K most likely legal moves (and its own move), so
+    the move played is always one of them; without a policy to rank by, top_k is refused."""
+    from meeple.agents.mcts import RolloutAgent
+
+    game, net = tiny_net("hadara", seed=4)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    agent = make_agent(f"search:{path}:mode=rollout,sims=16,top_k=2,z=0", "hadara", 2)
+    assert agent.top_k == 2 and agent.name.endswith("top_k=2,z=0")
+    state = midgame(game, 24, seed=6)
+    state = core.take(state, np.flatnonzero(~state.done))
+    mask = game.legal_action_mask(state)
+    assert (mask.sum(axis=1) > 2).mean() > 0.5, "the test needs positions with more than two legal moves"
+    top2 = np.argsort(-agent.base_agent.policy_logits(game, state), axis=1, kind="stable")[:, :2]
+    started = []
+    real = RolloutAgent._playouts
+
+    def spy(self, game, state, first, *rest):
+        started.append(first.copy())
+        return real(self, game, state, first, *rest)
+
+    RolloutAgent._playouts = spy
+    try:
+        actions = agent.act(game, state, np.random.default_rng(0))
+    finally:
+        RolloutAgent._playouts = real
+    rows = np.flatnonzero(mask.sum(axis=1) > 1)
+    assert np.all((actions[rows, None] == top2[rows]).any(axis=1)) and mask[np.arange(len(actions)), actions].all()
+    assert set(np.concatenate(started).tolist()) <= set(top2[rows].ravel().tolist())
+    with pytest.raises(ValueError, match="top_k needs a base agent with a policy"):
+        RolloutAgent(simulations=8, rollout_agent=make_agent("heuristic", "hadara"), top_k=4)
 
 
 @pytest.mark.parametrize("name", sorted(baselines()))
@@ -446,6 +527,21 @@ def test_exit_with_an_expert_learns_the_experts_moves_on_its_own_positions(tmp_p
         assert json.loads((tmp_path / f"dagger{share}" / "summary.json").read_text())["decisions"] > 0
 
 
+def test_hinted_exit_run_trains_and_saves_a_hinted_net(tmp_path):
+    """--hint heuristic: the warm start, the net's own search and the evaluation all run on the hinted input,
+    and the saved net keeps its hint."""
+    from meeple.cli.train import run_cli
+
+    code = run_cli(["--algo", "exit", *TINY, "--run-dir", str(tmp_path), "--exp-name", "hinted", "--total-rounds", "1",
+                    "--hint", "heuristic", "--warm-start-games", "2", "--warm-start-epochs", "1",
+                    "--eval-opponents", "heuristic"])
+    assert code == 0
+    summary = json.loads((tmp_path / "hinted" / "summary.json").read_text())
+    assert summary["rounds"] == 1 and summary["decisions"] > 0 and summary["args"]["hint"] == "heuristic"
+    net = load_net(tmp_path / "hinted" / "net.safetensors", RTTA, make(RTTA, num_players=2))
+    assert net.header["hint"] == {"kind": "heuristic"} and net.input_size == net.header["encoder"]["size"] + 51
+
+
 def test_exit_time_limit_ends_the_run(tmp_path):
     from meeple.cli import exit as expert_iteration
 
@@ -481,6 +577,7 @@ EXIT_BAD = [  # (arguments, text the one-line message must contain)
     (["--expert", "mcts:4:mode=sideways"], "--expert"),
     (["--expert-share", "1.5"], "--expert-share"),
     (["--policy-target", "q"], "--policy-target"),
+    (["--hint", "oracle"], "--hint"),
 ]
 
 
