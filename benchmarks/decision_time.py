@@ -3,7 +3,7 @@
     python benchmarks/decision_time.py --game hadara --agents search:hadara-2p:mode=rollout,sims=200,top_k=4 \
         mcts:200:mode=rollout,rollout=heuristic
 
-The issue's "at no more time per decision" compares a search with a net against the rollout agent; this
+A search with a net is compared fairly with the rollout agent only at equal time per decision; this
 measures both on identical positions. The positions: `--batch` seeded games of the heuristic against
 itself, each advanced by `--moves` moves, the unfinished rows kept. Every agent first acts once on two
 rows (compiles or loads the kernels), then `--repeats` times on the whole batch in turn, with a fresh
