@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import tyro
@@ -43,6 +44,35 @@ class Args:
     """also write the figures to this JSON file"""
 
 
+def heuristic_positions(game: Any, heuristic: Any, batch: int, moves: int, seed: int) -> Any:
+    """Up to `batch` unfinished positions: 2 x `batch` seeded games of the heuristic in every seat, each
+    advanced by `moves` moves (finished rows wait)."""
+    rng = np.random.default_rng(seed)
+    state = game.init(rng, 2 * batch)
+    for _ in range(moves):
+        live = ~state.done
+        actions = np.argmax(game.legal_action_mask(state), axis=1)  # finished rows: any action, ignored
+        if live.any():
+            actions[live] = heuristic.act(game, core.take(state, np.flatnonzero(live)), rng)
+        state = game.step(state, actions, rng)
+    return core.take(state, np.flatnonzero(~state.done)[:batch])
+
+
+def ms_per_decision(game: Any, agents: list[Any], state: Any, repeats: int, seed: int) -> list[float]:
+    """Each agent's milliseconds per decision on the rows of `state`: a first call on two rows (compiles or
+    loads kernels), then `repeats` calls on every row, agents in turn; the median call / rows."""
+    rows = core.batch_size(state)
+    for agent in agents:
+        agent.act(game, core.take(state, np.arange(min(2, rows))), np.random.default_rng(seed))
+    times: list[list[float]] = [[] for _ in agents]
+    for repeat in range(repeats):
+        for k, agent in enumerate(agents):
+            start = time.perf_counter()
+            agent.act(game, state, np.random.default_rng(seed + 1 + repeat))
+            times[k].append(time.perf_counter() - start)
+    return [1000 * float(np.median(t)) / rows for t in times]
+
+
 def main(args: Args) -> dict:
     if args.game not in GAMES:
         raise SystemExit(f"error: unknown game {args.game!r}; registered: {', '.join(GAMES)}")
@@ -50,30 +80,13 @@ def main(args: Args) -> dict:
         raise SystemExit("error: --batch and --repeats must be at least 1 and --moves at least 0")
     game = make(args.game, num_players=args.num_players)
     agents = [make_agent(spec, args.game, args.num_players) for spec in args.agents]
-    rng = np.random.default_rng(args.seed)
-    heuristic = make_agent("heuristic", args.game)
-    state = game.init(rng, 2 * args.batch)
-    for _ in range(args.moves):
-        live = ~state.done
-        actions = np.zeros(len(live), dtype=np.int64)
-        if live.any():
-            actions[live] = heuristic.act(game, core.take(state, np.flatnonzero(live)), rng)
-        actions[~live] = np.argmax(game.legal_action_mask(state)[~live], axis=1)
-        state = game.step(state, actions, rng)
-    state = core.take(state, np.flatnonzero(~state.done)[:args.batch])
+    state = heuristic_positions(game, make_agent("heuristic", args.game), args.batch, args.moves, args.seed)
     rows = core.batch_size(state)
     if rows == 0:
         raise SystemExit(f"error: every game ended within {args.moves} moves; use fewer --moves")
-    for agent in agents:
-        agent.act(game, core.take(state, np.arange(min(2, rows))), np.random.default_rng(args.seed))
-    times: dict[str, list[float]] = {spec: [] for spec in args.agents}
-    for repeat in range(args.repeats):
-        for spec, agent in zip(args.agents, agents):
-            start = time.perf_counter()
-            agent.act(game, state, np.random.default_rng(args.seed + 1 + repeat))
-            times[spec].append(time.perf_counter() - start)
+    ms = ms_per_decision(game, agents, state, args.repeats, args.seed)
     result = {"game": args.game, "num_players": args.num_players, "positions": rows, "moves": args.moves,
-              "ms_per_decision": {spec: round(1000 * float(np.median(t)) / rows, 2) for spec, t in times.items()}}
+              "ms_per_decision": {spec: round(m, 2) for spec, m in zip(args.agents, ms)}}
     print(f"{args.game}, {args.num_players} players: {rows} positions after {args.moves} heuristic moves, "
           f"median of {args.repeats} calls")
     for spec, ms in result["ms_per_decision"].items():

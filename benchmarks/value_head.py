@@ -18,11 +18,12 @@
 4. With `--tournament-games` > 0: the rollout search with `--base` as its base move and heuristic
    playouts cut after `--depth` steps, valued by this net (`RolloutAgent(max_steps=..., leaf_evaluator=...)`,
    what `search:<net>:mode=rollout,depth=D` does with a net's own value head) plays `--against`, and
-   both agents' time per decision is measured first on the same 16-row positions.
+   both agents' time per decision is measured first on the same 16 positions (`decision_time.py`'s, 30 heuristic moves in).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,9 @@ import tyro
 from meeple.agents import make_agent
 from meeple.agents.mcts import RolloutAgent, ScoreEvaluator
 from meeple.agents.net import NetEvaluator, PolicyValueNet, fit, to_relative, value_targets
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from decision_time import heuristic_positions, ms_per_decision  # noqa: E402  (the same timed calls)
 from meeple.agents.tournament import run_tournament
 from meeple.envs import core, first_use, make
 
@@ -111,25 +115,6 @@ class ValueEvaluator(NetEvaluator):
         return values if self.target == "result" else 2 * values - self.scores(game, state)
 
 
-def ms_per_decision(game: Any, heuristic: Any, agents: list[Any], seed: int) -> list[float]:
-    """Each agent's ms per decision on the same 16-row heuristic positions (6 snapshots, 25 steps apart)."""
-    rng = np.random.default_rng(seed)
-    state, snapshots = game.init(rng, 16), []
-    for t in range(400):
-        if t % 25 == 10:
-            snapshots.append(state)
-        if bool(np.all(state.done)) or len(snapshots) == 6:
-            break
-        state = game.step(state, heuristic.act(game, state, rng), rng)
-    out = []
-    for agent in agents:
-        t0 = time.perf_counter()
-        for snap in snapshots:
-            agent.act(game, snap, np.random.default_rng(1))
-        out.append((time.perf_counter() - t0) / (16 * len(snapshots)) * 1e3)
-    return out
-
-
 def main(args: Args) -> None:
     if args.target not in ("playout", "result"):
         raise SystemExit(f"--target must be playout or result, got {args.target!r}")
@@ -176,8 +161,8 @@ def main(args: Args) -> None:
                          leaf_evaluator=ValueEvaluator(net, args.target))
     agent.name = f"cut:{args.depth}x{args.simulations}"
     rival = make_agent(args.against, args.game, args.num_players)
-    times = ms_per_decision(game, heuristic, [agent, rival], args.seed)
-    print(f"ms per decision (16 rows): {agent.name} {times[0]:.1f}, {args.against} {times[1]:.1f}", flush=True)
+    times = ms_per_decision(game, [agent, rival], heuristic_positions(game, heuristic, 16, 30, args.seed), 3, args.seed)
+    print(f"ms per decision (16 positions): {agent.name} {times[0]:.1f}, {args.against} {times[1]:.1f}", flush=True)
     result = run_tournament(args.game, [agent, rival], num_players=args.num_players, games=args.tournament_games,
                             seed=args.seed)
     for row in result["agents"]:
