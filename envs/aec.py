@@ -208,8 +208,8 @@ class BoardGameAEC(AECEnv, EzPickle):
             return
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
-        if self._fused is not None:  # legal: checked above
-            self._fused(self.state, action, self._rng, self._mask)
+        if self._fused is not None:  # the env's own state, and an action in range and legal: checked above
+            self._fused.step_legal(self.state, action, self._rng)
             self._refresh(self._fused.mask[0])
             self._fused_seat = int(self._fused.viewer[0])
         else:
@@ -217,7 +217,8 @@ class BoardGameAEC(AECEnv, EzPickle):
             self._refresh()
         if self.state.done[0]:
             self._finish()
-        self._accumulate_rewards()
+            self._accumulate_rewards()
+        # (an unfinished game's rewards are all 0, so there is nothing to accumulate before the end)
         if self.render_mode == "human":
             self.render()
 
@@ -328,8 +329,8 @@ def env_functions(game_name: str) -> tuple[Callable[..., BoardGameAEC], Callable
 def _action_index(action: Any) -> int | None:
     """The action as a Python int if it is an integer (a Python or numpy integer, or a one-element integer
     array); None for anything else: floats, strings, bytes and bools are refused rather than converted."""
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        return int(action.reshape(-1)[0])
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        return int(action.reshape(-1)[0])
     return None

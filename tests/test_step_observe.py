@@ -62,3 +62,21 @@ def test_fused_step_refuses_actions_the_mask_does_not_allow():
         with pytest.raises(ValueError):
             fused(state, action, np.random.default_rng(0), mask)
     assert core.states_equal(state, before)
+
+
+def test_the_aec_envs_fast_path_still_checks_a_state_that_is_not_its_own():
+    """The env steps through `StepObserve.step_legal` (it has checked the action itself); a state put in its
+    place by hand still has its structure checked (this game's State, one row) before the kernel sees it."""
+    from meeple.envs import make_env
+
+    env = make_env("hadara", num_players=2)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    action = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    raw.state = raw.game.init(np.random.default_rng(1), 2)
+    with pytest.raises(ValueError, match="batch size 1"):
+        env.step(action)
+    env.reset(seed=0)
+    raw.state = make("carpe_diem", num_players=2).init(np.random.default_rng(1), 1)
+    with pytest.raises(ValueError, match="expected a"):
+        env.step(action)
