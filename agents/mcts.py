@@ -234,7 +234,8 @@ class MCTSAgent:
             node = np.zeros(B, dtype=np.int64)
             while idx.size:
                 done = np.asarray(cur.done, dtype=np.bool_)
-                mask = game.legal_action_mask(cur) & ~done[:, None]
+                own_mask = game.legal_action_mask(cur)  # (the core believes its own mask of `cur` in apply)
+                mask = own_mask & ~done[:, None]
                 kids = children[idx, node]  # (k, A)
                 legal_kids = mask & (kids >= 0)
                 # availability: each expanded child legal in this sample had one more chance
@@ -277,8 +278,10 @@ class MCTSAgent:
                 idx, node = idx[go], next_node[go]
                 if idx.size == 0:
                     break
-                cur = core.take(cur, go) if not go.all() else cur
-                cur = game.apply(cur, chosen[go], rng.random((idx.size, K)), mask[go])
+                if go.all():
+                    cur = game.apply(cur, chosen, rng.random((idx.size, K)), own_mask)
+                else:  # (a row subset is a new state: apply computes its mask)
+                    cur = game.apply(core.take(cur, go), chosen[go], rng.random((idx.size, K)))
                 path.append((idx, node))
                 expand = expand[go]
                 if expand.any():  # the new child is the leaf; the rollout starts there

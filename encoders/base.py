@@ -158,30 +158,31 @@ class StepObserve:
         self._kernel_args = game.args_of(kernel)
         self._lead = (*self._head, *self._kernel_args)  # every argument before the state's fields, unpacked once
 
-    def __call__(self, state: Any, action: int, rng: np.random.Generator, legal: np.ndarray) -> None:
+    def __call__(self, state: Any, action: int, rng: np.random.Generator) -> None:
         """Apply `action` to the one-row `state` in place, drawing its uniforms from `rng` exactly as
         `game.step_inplace` does; then `mask[0]`, `viewer[0]` and `obs[0]` describe the new position.
-        `legal` is the (A,) bool legal-action mask of `state` (the caller has it: the AEC env keeps it);
-        an action it does not allow raises ValueError and changes nothing, so the kernel never sees one."""
-        A = self.game.num_actions
-        if not isinstance(legal, np.ndarray) or legal.shape != (A,) or legal.dtype != np.bool_:
-            raise ValueError(f"legal must be the ({A},) bool mask of the state, got {getattr(legal, 'shape', legal)!r}")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < A \
-                or not legal[action]:
-            raise ValueError(f"action {action!r} is not legal here; legal: {np.flatnonzero(legal).tolist()[:20]}")
-        self.step_legal(state, action, rng)
 
-    def step_legal(self, state: Any, action: int, rng: np.random.Generator) -> None:
-        """The step of `__call__` for a caller that knows `action` is legal: an int in range that the state's
-        legal mask allows (the AEC env checks that before every step, so `__call__`'s own mask and action
-        checks would repeat it). The state is still checked as `__call__` checks it: one row of this game's
-        State, every field of the right shape and dtype (on identity for the state checked last)."""
-        self.game.check_state(state)  # an owner's state passes on identity; anything else is checked in full
+        Checked before the kernel runs, so a bad input raises ValueError and changes nothing: the state
+        (one row of this game's State, every field of the right shape and dtype; on identity for the state
+        checked last) and the action (an int that the state's legal-action mask allows). The mask is the
+        one this object wrote for this state at its last step, if the core has stepped no state in place
+        since (its record of the masks it computed, `Game._issue`); otherwise it is computed, as after a
+        reset or for a state put in by hand."""
+        game = self.game
+        game.check_state(state)  # an owner's state passes on identity; anything else is checked in full
         if state[0].shape[0] != 1:
             raise ValueError("StepObserve steps a state of batch size 1")
+        mask, issued = self.mask, game._issued
+        entry = issued.get(id(mask))  # `Game._issued_mask`, inline: a dict operation is ~1% of this step
+        legal = mask if entry is not None and entry[1] is state and entry[0] is mask else game.legal_action_mask(state)
+        if type(action) is not int and (isinstance(action, (bool, np.bool_)) or not isinstance(action, np.integer)) \
+                or not 0 <= action < game.num_actions or not legal[0, action]:
+            raise ValueError(f"action {action!r} is not legal here; legal: {np.flatnonzero(legal[0]).tolist()[:20]}")
         self.actions[0] = action
         rng.random(out=self.u)  # the same draws as rng.random((1, K))
+        issued.clear()  # an in-place step: every mask the core issued is forgotten (see `Game._issue`)
         self.kernel(*self._lead, *state)
+        issued[id(mask)] = (mask, state)  # the kernel wrote the new position's mask
 
 
 def encoder_of_kind(kinds: dict[str, Any], kind: Any, game: Any, title: str) -> Any:

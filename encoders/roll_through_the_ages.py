@@ -167,7 +167,7 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
         row[AT.marked_food] = v.marked_food[b] / FOOD_MAX
         row[AT.payment] = min(K.marked_payment(v, b, p_act) / 100.0, 1.0)
         if v.bought[b] >= 0:
-            row[AT.bought + v.bought[b]] = 1.0
+            row[AT.bought + np.int64(v.bought[b])] = 1.0
         row[AT.goods_over_limit] = max(K.goods_count_of(v, b, p_act) - GOODS_LIMIT, 0) / 24.0
         q = np.int64(v.trade_partner[b])
         row[AT.trade_partner + (0 if q < 0 else seat_of(q, P - me, P))] = 1.0

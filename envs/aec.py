@@ -208,12 +208,12 @@ class BoardGameAEC(AECEnv, EzPickle):
             return
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
-        if self._fused is not None:  # the env's own state, and an action in range and legal: checked above
-            self._fused.step_legal(self.state, action, self._rng)
+        if self._fused is not None:  # (it checks the state and the action once more, on the state's own mask)
+            self._fused(self.state, action, self._rng)
             self._refresh(self._fused.mask[0])
             self._fused_seat = int(self._fused.viewer[0])
         else:
-            self.game.step_inplace(self.state, np.array([action]), self._rng, self._mask[None])
+            self.game.step_inplace(self.state, np.array([action]), self._rng)  # (the core checks it on its own mask)
             self._refresh()
         if self.state.done[0]:
             self._finish()

@@ -194,6 +194,8 @@ class RulesBase(GameBase, ABC):
         self._row_costs: dict[str, threads.RowCost] = {}  # per entry: when splitting a batch pays
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
+        # the masks the core computed, by identity: {id(mask): (mask, state)}; see `_issue`
+        self._issued: dict[int, tuple[np.ndarray, Any]] = {}
         self._apply_mask = hasattr(self.kernels, "apply_mask_nb")  # one pass per row (see fused_step_mask)
         self._apply_then_mask = hasattr(self.kernels, "apply_then_mask_nb") and not self._apply_mask
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
@@ -292,12 +294,40 @@ class RulesBase(GameBase, ABC):
             self.kernels.legal_action_mask_nb(mask, *self.args_of("legal_action_mask_nb"), *state)
         else:
             self.run_kernel("legal_action_mask_nb", (mask,), state)
+        self._issue(state, mask)
         return mask
+
+    # A step's `mask` argument saves the legality check a mask computation, and the kernels trust the
+    # check: an action the rules forbid can index outside an array in the older games' kernels. So a mask
+    # is believed only if the core computed it for that very state (`legal_action_mask`, or a step's
+    # `next_mask`) and the core has stepped no state in place since; any other mask (a copy, a row
+    # subset, one from before a step, one made by hand) is replaced by a fresh computation, which costs
+    # time and never safety. Identity is the test because states and masks are stepped in place: the core
+    # sees every step it makes, never an edit by hand (arrays the core returns are the caller's to read).
+    # An in-place step forgets every mask, of every state: cheaper than finding the state's own (the AEC
+    # step is ~40 us and each dict operation in it counts), and no caller here keeps a mask across
+    # another state's step (pure `step` and `apply` step a fresh copy, which forgets nothing).
+    _ISSUED_MASKS = 8  # masks remembered: a search or a rollout agent computes a few between its steps
+
+    def _issue(self, state: Any, mask: np.ndarray) -> None:
+        """Remember that `mask` is `state`'s legal-action mask now (replacing what `mask` held before)."""
+        issued = self._issued
+        issued[id(mask)] = (mask, state)
+        if len(issued) > self._ISSUED_MASKS:
+            del issued[next(iter(issued))]
+
+    def _issued_mask(self, state: Any, mask: Any) -> np.ndarray | None:
+        """`mask` if the core computed it as `state`'s legal-action mask and has stepped no state in place
+        since, else None."""
+        entry = self._issued.get(id(mask))
+        return mask if entry is not None and entry[0] is mask and entry[1] is state else None
 
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
         """Apply one legal action per row, drawing the uniforms from `rng` (see `apply`); pure."""
+        B = self.check_state(state)
+        mask = self._mask_for(state, mask, B)  # checked against `state`, before the copy
         new = clone(state)
-        self.step_inplace(new, actions, rng, mask)
+        self._step_inplace(new, B, actions, rng, mask, None, copy=True)
         return new
 
     def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None,
@@ -309,13 +339,29 @@ class RulesBase(GameBase, ABC):
         module has `apply_mask_nb` then skip the work the automatic steps and the mask would otherwise
         repeat, and no row is read twice."""
         B = self.check_state(state)
+        self._step_inplace(state, B, actions, rng, self._mask_for(state, mask, B), next_mask)
+
+    def _step_inplace(self, state: Any, B: int, actions: Any, rng: np.random.Generator, mask: np.ndarray | None,
+                      next_mask: np.ndarray | None, copy: bool = False) -> None:
+        """`step_inplace` on a checked state, `mask` its own (see `_mask_for`) or None; `copy`: the state
+        is a fresh copy nobody has a mask of (pure `step`)."""
         if not self._one_legal_action(B, actions, mask):
             actions = self.check_actions(actions, B)
-            self.check_legal(state, actions, mask)
+            self._check_legal(state, actions, mask)
         if next_mask is not None:
             self._check_mask_out(next_mask, B)
         u = rng.random((B, self.uniforms_per_step))
-        self._apply(state, actions, u, next_mask)
+        self._apply(state, actions, u, next_mask, copy)
+
+    def _mask_for(self, state: Any, mask: Any, B: int) -> np.ndarray | None:
+        """The `mask` a step was given if it is `state`'s own (`_issued_mask`), else None: the legality
+        check then computes one. A mask of the wrong shape or type is refused either way."""
+        if mask is None or self._issued_mask(state, mask) is not None:
+            return mask
+        if not isinstance(mask, np.ndarray) or mask.shape != (B, self.num_actions) or mask.dtype != np.bool_:
+            raise ValueError(f"mask must be the ({B}, {self.num_actions}) bool legal_action_mask of the state, got "
+                             f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', None)}")
+        return None
 
     @property
     def fused_step_mask(self) -> bool:
@@ -329,10 +375,14 @@ class RulesBase(GameBase, ABC):
         compiled call, so a caller that keeps the returned mask skips a kernel call per step."""
         return self._apply_mask or (batch == 1 and self._apply_then_mask)
 
-    def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None) -> None:
-        """The apply kernel on checked input, and the new mask into next_mask if given."""
+    def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None,
+               copy: bool = False) -> None:
+        """The apply kernel on checked input, and the new mask into next_mask if given; `copy`: `state` is
+        a fresh copy, so the masks of other states stay believed (see `_issue`)."""
         B = state[0].shape[0]
         kernels = self.kernels
+        if not copy:
+            self._issued.clear()
         if next_mask is None:
             if B < threads.serial_below:  # the direct call (see legal_action_mask)
                 kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
@@ -348,8 +398,10 @@ class RulesBase(GameBase, ABC):
             else:
                 self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
         else:
-            self._apply(state, actions, u, None)
+            self._apply(state, actions, u, None, copy)
             self.run_kernel("legal_action_mask_nb", (next_mask,), state)
+        if next_mask is not None:
+            self._issue(state, next_mask)
 
     def _check_mask_out(self, out: Any, batch: int) -> None:
         """ValueError unless `out` can receive a (batch, A) legal-action mask."""
@@ -367,12 +419,16 @@ class RulesBase(GameBase, ABC):
 
         Everything is checked before anything changes: the state's structure, every action (an integer,
         in range, and legal in its row; finished rows take any action and stay as they are) and the
-        uniforms (finite, in [0, 1)). `mask` is this state's `legal_action_mask` if the caller has it
-        (the legality check then costs one gather instead of a mask computation). Raises ValueError
+        uniforms (finite, in [0, 1)). `mask`: this state's `legal_action_mask` if the caller has it; the
+        legality check then costs one gather instead of a mask computation, if the core computed that
+        mask for this very state and has stepped no state in place since (else it computes one: `_issue`).
+        Raises ValueError
         naming the problem (for actions: the rows and their legal actions).
         """
+        B = self.check_state(state)
+        mask = self._mask_for(state, mask, B)  # checked against `state`, before the copy
         new = clone(state)
-        self.apply_inplace(new, actions, u, mask)
+        self._apply_inplace(new, B, actions, u, mask, None, copy=True)
         return new
 
     def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None,
@@ -380,12 +436,18 @@ class RulesBase(GameBase, ABC):
         """`apply` without the copy; the state is left unchanged when a check fails. `next_mask` as in
         `step_inplace`."""
         B = self.check_state(state)
+        self._apply_inplace(state, B, actions, u, self._mask_for(state, mask, B), next_mask)
+
+    def _apply_inplace(self, state: Any, B: int, actions: Any, u: Any, mask: np.ndarray | None,
+                       next_mask: np.ndarray | None, copy: bool = False) -> None:
+        """`apply_inplace` on a checked state, `mask` its own (see `_mask_for`) or None; `copy` as in
+        `_step_inplace`."""
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
-        self.check_legal(state, actions, mask)
+        self._check_legal(state, actions, mask)
         if next_mask is not None:
             self._check_mask_out(next_mask, B)
-        self._apply(state, actions, u, next_mask)
+        self._apply(state, actions, u, next_mask, copy)
 
     def check_state(self, state: Any) -> int:
         """The batch size of `state`, or ValueError unless it is this game's State with every field of the
@@ -409,7 +471,7 @@ class RulesBase(GameBase, ABC):
 
     def _one_legal_action(self, B: int, actions: Any, mask: Any) -> bool:
         """True for the common one-row step whose action is an int64 array of one in-range action that
-        the given bool mask allows: the checks of `check_actions` and `check_legal` in a few numpy reads
+        the given bool mask allows: the checks of `check_actions` and `_check_legal` in a few numpy reads
         (their separate calls are ~7% of a step at B = 1). False means: run the full checks."""
         if B != 1 or type(actions) is not np.ndarray or actions.dtype is not _INT64 or actions.shape != (1,) \
                 or type(mask) is not np.ndarray or mask.dtype is not _BOOL or mask.shape != (1, self.num_actions):
@@ -417,14 +479,12 @@ class RulesBase(GameBase, ABC):
         a = int(actions[0])
         return 0 <= a < self.num_actions and bool(mask[0, a])
 
-    def check_legal(self, state: Any, actions: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """ValueError unless actions[b] is legal in every row b (checked actions, see `check_actions`)."""
+    def _check_legal(self, state: Any, actions: np.ndarray, mask: np.ndarray | None) -> None:
+        """ValueError unless actions[b] is legal in every row b (checked actions, see `check_actions`;
+        `mask` the state's own, see `_mask_for`, or None to compute it)."""
         B = actions.shape[0]
         if mask is None:
             mask = self.legal_action_mask(state)
-        elif not isinstance(mask, np.ndarray) or mask.shape != (B, self.num_actions) or mask.dtype != np.bool_:
-            raise ValueError(f"mask must be the ({B}, {self.num_actions}) bool legal_action_mask of the state, got "
-                             f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', None)}")
         # one row (search at B = 1): a numpy index costs less than a kernel call's argument unboxing
         legal = bool(mask[0, actions[0]]) if B == 1 else first_illegal(mask, actions) < 0
         if not legal:

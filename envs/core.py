@@ -60,7 +60,9 @@ class Game(Protocol):
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any: ...
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # pure; u (B, K) in [0, 1)
     def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None: ...  # for state owners
-    # step_inplace(state, actions, rng, mask=None, next_mask=None): in place; next_mask receives the new mask
+    # step_inplace(state, actions, rng, mask=None, next_mask=None): in place; next_mask receives the new mask.
+    # `mask=` (every step) spares the legality check a mask computation only if it is the core's own mask
+    # of that very state (from legal_action_mask or a next_mask, no in-place step since): else recomputed
     def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None: ...
     def advance(self, state: Any, u: np.ndarray | None = None) -> Any: ...  # automatic steps of a hand-built position
     def returns(self, state: Any) -> np.ndarray: ...  # (B, P) float32, 0 until done

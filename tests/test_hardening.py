@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from helpers import game_cases, random_steps
 
+from meeple.agents.random_agent import sample_masked
 from meeple.envs import GAMES, core, make
 from meeple.envs.fuzz import fuzz_saves
 
@@ -73,6 +74,75 @@ def test_masked_out_action_in_one_row_changes_no_row(case) -> None:
     with pytest.raises(ValueError, match=f"row {row}"):
         game.apply(state, actions, np.zeros((4, game.uniforms_per_step)))
     _unchanged_after(lambda: game.apply_inplace(state, actions, np.zeros((4, game.uniforms_per_step))), state)
+
+
+def _illegal_actions(game, state, mask):
+    """One legal action per row, and in the first live row with an illegal action, that action."""
+    actions = np.argmax(mask, axis=1)
+    row = int(np.flatnonzero(~state.done & ~mask.all(axis=1))[0])
+    actions[row] = int(np.flatnonzero(~mask[row])[0])
+    return actions, row
+
+
+def test_a_mask_the_core_did_not_compute_for_the_state_is_not_believed(case) -> None:
+    """A step's `mask` argument spares it a mask computation, but the kernels trust the legality check
+    (an illegal action can index outside an array), so a mask that lies must not let an illegal action
+    through: all-True, a copy, one from before a step, one of another state. Each is refused like no mask."""
+    _, _, game, state = case
+    mask = game.legal_action_mask(state)
+    actions, row = _illegal_actions(game, state, mask)
+    u = np.zeros((4, game.uniforms_per_step))
+    rng = np.random.default_rng(0)
+    other = random_steps(game, np.random.default_rng(99), 4, 3)
+    lies = {"all True": np.ones_like(mask), "a copy edited": mask.copy(), "another state's": game.legal_action_mask(other)}
+    lies["a copy edited"][row] = True
+    lies["another state's"][row] = True
+    for what, lie in lies.items():
+        for call in (lambda m=lie: game.apply_inplace(state, actions, u, m),
+                     lambda m=lie: game.step_inplace(state, actions, rng, m),
+                     lambda m=lie: game.apply(state, actions, u, m), lambda m=lie: game.step(state, actions, rng, m)):
+            before = core.clone(state)
+            with pytest.raises(ValueError, match=f"row {row}"):
+                call()
+            assert core.states_equal(state, before), f"{what}: a refused step changed the state"
+    # a mask from before a step: legal then, perhaps not now
+    before_mask = game.legal_action_mask(state)
+    game.step_inplace(state, np.argmax(before_mask, axis=1), rng)
+    now = game.legal_action_mask(state)
+    stale = np.argwhere(before_mask & ~now & ~state.done[:, None])
+    if stale.size:
+        actions = np.argmax(now, axis=1)
+        actions[stale[0, 0]] = stale[0, 1]
+        _unchanged_after(lambda: game.step_inplace(state, actions, rng, before_mask), state)
+    # the core's own masks are believed, and give the same game as no mask
+    twin = core.clone(state)
+    actions = np.argmax(now, axis=1)
+    game.apply_inplace(state, actions, u, now, next_mask=now)
+    game.apply_inplace(twin, actions, u)
+    assert core.states_equal(state, twin)
+    np.testing.assert_array_equal(now, game.legal_action_mask(twin))
+
+
+def test_a_lying_mask_never_reaches_a_kernel_in_random_games(case) -> None:
+    """Illegal actions under an all-True mask at every step of random games: each is refused (with the
+    bounds checks of scripts/test.sh on, an index outside an array would fail here instead)."""
+    _, _, game, _ = case
+    rng = np.random.default_rng(5)
+    state = game.init(rng, 8)
+    lie = np.ones((8, game.num_actions), dtype=np.bool_)
+    refused = 0
+    for _ in range(60):
+        mask = game.legal_action_mask(state)
+        live = np.flatnonzero(~state.done & ~mask.all(axis=1))
+        if live.size == 0:
+            break
+        actions = sample_masked(mask, rng)
+        row = int(rng.choice(live))
+        actions[row] = int(rng.choice(np.flatnonzero(~mask[row])))
+        _unchanged_after(lambda a=actions: game.apply_inplace(state, a, rng.random((8, game.uniforms_per_step)), lie), state)
+        refused += 1
+        game.step_inplace(state, sample_masked(mask, rng), rng, mask, next_mask=mask)
+    assert refused >= 10
 
 
 def test_rtta_build_action_zero_in_row_one_leaves_row_zero() -> None:

@@ -33,7 +33,7 @@ def test_fused_step_equals_the_separate_calls(name, config, kind):
             seed = int(rng.integers(1 << 62))
             expected = core.clone(state)
             game.step_inplace(expected, np.array([action]), np.random.default_rng(seed), mask)
-            fused(state, action, np.random.default_rng(seed), mask[0])
+            fused(state, action, np.random.default_rng(seed))
             assert core.states_equal(state, expected), f"game {game_index} step {steps}: states differ"
             np.testing.assert_array_equal(fused.mask, game.legal_action_mask(expected))
             seat = int(expected.to_play[0])
@@ -47,7 +47,7 @@ def test_fused_step_refuses_a_batch():
     game = make("hadara", num_players=2)
     fused = StepObserve(game, make_encoder("hadara", game))
     with pytest.raises(ValueError, match="batch size 1"):
-        fused(game.init(np.random.default_rng(0), 2), 0, np.random.default_rng(0), np.ones(game.num_actions, bool))
+        fused(game.init(np.random.default_rng(0), 2), 0, np.random.default_rng(0))
 
 
 def test_fused_step_refuses_actions_the_mask_does_not_allow():
@@ -57,16 +57,27 @@ def test_fused_step_refuses_actions_the_mask_does_not_allow():
     before = core.clone(state)
     legal = game.legal_action_mask(state)[0]
     illegal = int(np.flatnonzero(~legal)[0])
-    for action, mask in ((illegal, legal), (-1, legal), (game.num_actions, legal), (10**10, legal),
-                         (1.0, legal), (True, legal), (int(np.flatnonzero(legal)[0]), legal[:5])):
+    for action in (illegal, -1, game.num_actions, 10**10, 1.0, True, np.bool_(True), "0", None):
         with pytest.raises(ValueError):
-            fused(state, action, np.random.default_rng(0), mask)
+            fused(state, action, np.random.default_rng(0))
     assert core.states_equal(state, before)
+    # after a step its own mask decides; a legal action of the position before is checked against it
+    first = int(np.flatnonzero(legal)[0])
+    fused(state, first, np.random.default_rng(0))
+    now = fused.mask[0].copy()
+    stale = np.flatnonzero(legal & ~now)
+    after = core.clone(state)
+    for action in [*stale[:3].tolist(), *np.flatnonzero(~now)[:3].tolist()]:
+        with pytest.raises(ValueError, match="not legal"):
+            fused(state, action, np.random.default_rng(0))
+    assert core.states_equal(state, after)
+    np.testing.assert_array_equal(now, game.legal_action_mask(state)[0])
 
 
-def test_the_aec_envs_fast_path_still_checks_a_state_that_is_not_its_own():
-    """The env steps through `StepObserve.step_legal` (it has checked the action itself); a state put in its
-    place by hand still has its structure checked (this game's State, one row) before the kernel sees it."""
+def test_the_aec_env_checks_a_state_put_in_by_hand_against_its_own_mask():
+    """The env's step is one fused call that checks the state and the action itself: a state put in the
+    env by hand (not through `reset(options={"state": ...})`) is refused if it is not one row of this game,
+    and an action that was legal before it was put there but is not legal in it never reaches a kernel."""
     from meeple.envs import make_env
 
     env = make_env("hadara", num_players=2)
@@ -80,3 +91,22 @@ def test_the_aec_envs_fast_path_still_checks_a_state_that_is_not_its_own():
     raw.state = make("carpe_diem", num_players=2).init(np.random.default_rng(1), 1)
     with pytest.raises(ValueError, match="expected a"):
         env.step(action)
+    # a position of the same game where the env's (stale) mask allows a move the rules do not
+    env.reset(seed=0)
+    game, rng = raw.game, np.random.default_rng(2)
+    for _ in range(400):
+        other = game.init(rng, 1)
+        for _ in range(int(rng.integers(1, 40))):
+            if other.done[0]:
+                break
+            other = game.step(other, sample_masked(game.legal_action_mask(other), rng), rng)
+        stale = np.flatnonzero(raw._mask & ~game.legal_action_mask(other)[0])
+        if not other.done[0] and stale.size:
+            break
+    else:
+        pytest.fail("no position found where the env's mask allows a move that is illegal there")
+    raw.state = other
+    before = core.clone(other)
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(int(stale[0]))
+    assert core.states_equal(raw.state, before)
