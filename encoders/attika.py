@@ -597,7 +597,7 @@ class _AttikaEncoder(Encoder):
     _step_kernel: Any = None
 
     def __init__(self, game: Any) -> None:
-        super().__init__()
+        super().__init__(game)
         c = game.config
         self._args = (c.payment == "explicit", c.group_connection == "settlement", int(c.max_rounds))
 
@@ -607,7 +607,7 @@ class _AttikaEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view.viewer.shape[0], out)
+        out = self.output(view, out)
         self.run(self._kernel, self._args, out, view)
         return out
 

@@ -71,7 +71,8 @@ class Encoder(ABC):
     low: float = -1.0
     high: float = 1.0
 
-    def __init__(self) -> None:
+    def __init__(self, game: Any = None) -> None:
+        self.game = game  # the configured game whose views this encodes (`encode` checks them against it)
         self.slices: dict[str, slice] = {}
         offset = 0
         for name, shape, _ in self.blocks:
@@ -85,9 +86,14 @@ class Encoder(ABC):
         """The single-row observation space."""
         return gymnasium.spaces.Box(low=self.low, high=self.high, shape=self.shape, dtype=self.dtype)
 
-    def output(self, batch: int, out: np.ndarray | None) -> np.ndarray:
-        """`out`, checked, or a new (batch, size) float32 array. The kernels write at the block offsets
-        without bounds checks, so a wrong shape must not reach them."""
+    def output(self, view: Any, out: np.ndarray | None) -> np.ndarray:
+        """`out`, checked, or a new (B, size) float32 array for `view`, checked too (`Game.check_view`):
+        the kernels read the view and write at the block offsets without bounds checks, so neither a view
+        of another configuration nor an output of the wrong shape must reach them."""
+        if self.game is None:
+            raise ValueError(f"this {type(self).__name__} was made without its game: make it with "
+                             "make_encoder(name, game) to encode")
+        batch = self.game.check_view(view)
         if out is None:
             return np.empty((batch, self.size), dtype=self.dtype)
         if out.shape != (batch, self.size) or out.dtype != self.dtype or not out.flags.c_contiguous:

@@ -864,11 +864,11 @@ class _CarpeDiemEncoder(Encoder):
     _kernel: Any = None
 
     def __init__(self, game: Any = None) -> None:
-        super().__init__()
+        super().__init__(game)
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view.viewer.shape[0], out)
+        out = self.output(view, out)
         self.run(self._kernel, (), out, view)
         return out
 

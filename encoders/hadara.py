@@ -227,7 +227,7 @@ class HadaraEncoder(Encoder):
     high = HIGH
 
     def __init__(self, game: Any) -> None:
-        super().__init__()
+        super().__init__(game)
         self._advanced = bool(game.config.advanced)
         self._pile_top = game.config.pile_view == "top"
 
@@ -237,7 +237,7 @@ class HadaraEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view.viewer.shape[0], out)
+        out = self.output(view, out)
         self.run(encode_nb, (self._advanced, self._pile_top), out, view)
         return out
 

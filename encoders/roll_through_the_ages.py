@@ -187,7 +187,7 @@ class RollThroughTheAgesEncoder(Encoder):
     high = SCORE_HIGH
 
     def __init__(self, game: Any) -> None:
-        super().__init__()
+        super().__init__(game)
         self._in_play = game.monuments_in_play
         self._trade = bool(game.config.trade)
         self._max_trade_offers = int(game.config.max_trade_offers)
@@ -198,7 +198,7 @@ class RollThroughTheAgesEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view.viewer.shape[0], out)
+        out = self.output(view, out)
         self.run(encode_nb, (self._in_play, self._trade, self._max_trade_offers), out, view)
         return out
 

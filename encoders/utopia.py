@@ -168,7 +168,7 @@ class UtopiaEncoder(Encoder):
     high = HIGH
 
     def __init__(self, game: Any) -> None:
-        super().__init__()
+        super().__init__(game)
 
     def step_observe(self) -> tuple[Any, tuple]:
         """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
@@ -176,7 +176,7 @@ class UtopiaEncoder(Encoder):
 
     def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view.viewer.shape[0], out)
+        out = self.output(view, out)
         self.run(encode_nb, (), out, view)
         return out
 

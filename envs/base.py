@@ -194,6 +194,11 @@ class RulesBase(GameBase, ABC):
         self._row_costs: dict[str, threads.RowCost] = {}  # per entry: when splitting a batch pays
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
         self._checked_state: Any = None
+        self._checked_view: Any = None
+        # (trailing shape, dtype) of every View field after the viewer: the public state fields, then the
+        # observe outputs (CLASSES.view_sources gives the order)
+        self._view_specs = [(dims(self.FIELDS[i].shape, self.num_players), self.FIELDS[i].dtype) if src == 1
+                            else self._view_shapes[i] for src, i in self.CLASSES.view_sources[1:]]
         # the masks the core computed, by identity: {id(mask): (mask, state)}; see `_issue`
         self._issued: dict[int, tuple[np.ndarray, Any]] = {}
         self._apply_mask = hasattr(self.kernels, "apply_mask_nb")  # one pass per row (see fused_step_mask)
@@ -467,6 +472,31 @@ class RulesBase(GameBase, ABC):
                 got = (getattr(value, "shape", None), getattr(value, "dtype", None))
                 raise ValueError(f"field {f.name!r}: {got}, expected {shape} {np.dtype(f.dtype)}")
         self._checked_state = state
+        return B
+
+    def check_view(self, view: Any) -> int:
+        """The batch size of `view`, or ValueError unless it is this game's View as `observe` makes it:
+        every field of this configuration's shape and dtype, and seats in range in `viewer` (the encoders'
+        kernels size their loops and offsets from the configuration, not from the arrays). The last view
+        that passed is remembered, as `check_state` remembers its state."""
+        if view is self._checked_view:
+            return view[0].shape[0]
+        if type(view) is not self.View:
+            raise ValueError(f"expected a {type(self).__name__} View (from observe), got {type(view).__name__}")
+        viewer = view[0]
+        if not isinstance(viewer, np.ndarray) or viewer.ndim != 1 or viewer.dtype != np.int8:
+            raise ValueError(f"view field 'viewer' must be a (B,) int8 array, got {getattr(viewer, 'shape', None)} "
+                             f"{getattr(viewer, 'dtype', None)}")
+        B = viewer.shape[0]
+        for name, value, (shape, dtype) in zip(self.View._fields[1:], view[1:], self._view_specs):
+            expected = (B, *shape)
+            if not isinstance(value, np.ndarray) or value.shape != expected or value.dtype != dtype:
+                got = (getattr(value, "shape", None), getattr(value, "dtype", None))
+                raise ValueError(f"view field {name!r}: {got}, expected {expected} {np.dtype(dtype)} "
+                                 f"(a view of another configuration?)")
+        if B and (viewer.min() < 0 or viewer.max() >= self.num_players):
+            raise ValueError(f"view field 'viewer' must hold seats 0..{self.num_players - 1}")
+        self._checked_view = view
         return B
 
     def _one_legal_action(self, B: int, actions: Any, mask: Any) -> bool:

@@ -15,7 +15,7 @@ import pytest
 from helpers import game_cases, random_steps
 
 from meeple.agents.random_agent import sample_masked
-from meeple.envs import GAMES, core, make
+from meeple.envs import GAMES, core, encoder_kinds, make, make_encoder
 from meeple.envs.fuzz import fuzz_saves
 
 CASES = game_cases()
@@ -143,6 +143,40 @@ def test_a_lying_mask_never_reaches_a_kernel_in_random_games(case) -> None:
         refused += 1
         game.step_inplace(state, sample_masked(mask, rng), rng, mask, next_mask=mask)
     assert refused >= 10
+
+
+def test_encoders_refuse_views_they_cannot_read(case) -> None:
+    """The encoders' kernels take their loops and offsets from the configuration, so a view of another
+    player count, a field of the wrong shape or dtype, a seat out of range or a State instead of a View
+    is refused with a ValueError before any kernel reads it; an encoder made without its game cannot encode."""
+    name, config, game, state = case
+    view = game.observe(state, 0)
+    other_count = next((c for c in GAMES[name].test_configs if c["num_players"] != config["num_players"]), None)
+    first = game.View._fields[1]
+    bad = {"a State": state, "a short field": view._replace(**{first: view[1][:, :0] if view[1].ndim > 1 else view[1][:0]}),
+           "a field of another dtype": view._replace(**{first: view[1].astype(np.float64)}),
+           "a seat out of range": view._replace(viewer=np.full_like(view.viewer, game.num_players))}
+    if other_count is not None:
+        other = make(name, **other_count)
+        bad["another player count's view"] = other.observe(other.init(np.random.default_rng(0), 4), 0)
+    for kind in encoder_kinds(name):
+        encoder = make_encoder(name, game, kind)
+        encoder.encode(view)
+        for what, value in bad.items():
+            with pytest.raises(ValueError):
+                encoder.encode(value)
+                pytest.fail(f"{kind} encoder read {what}")
+        with pytest.raises(ValueError, match="without its game"):
+            _no_game(encoder).encode(view)
+
+
+def _no_game(encoder):
+    """A copy of `encoder` as if made without its game."""
+    import copy
+
+    bare = copy.copy(encoder)
+    bare.game = None
+    return bare
 
 
 def test_rtta_build_action_zero_in_row_one_leaves_row_zero() -> None:
