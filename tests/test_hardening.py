@@ -62,26 +62,23 @@ def test_float_string_and_bool_actions_are_rejected_not_truncated(case) -> None:
         game.apply(state, legal.astype(np.float64), u)
 
 
+def _illegal_actions(state, mask):
+    """One legal action per row, and in the first live row with an illegal action, that action."""
+    live = np.flatnonzero(~state.done & ~mask.all(axis=1))
+    assert live.size, "10 random moves leave live rows, and a live row always has an illegal action"
+    actions = np.argmax(mask, axis=1)
+    row = int(live[0])
+    actions[row] = int(np.flatnonzero(~mask[row])[0])
+    return actions, row
+
+
 def test_masked_out_action_in_one_row_changes_no_row(case) -> None:
     """The report's Roll Through the Ages case: an in-range, masked-out action in row 1 changed row 0."""
     _, _, game, state = case
-    mask = game.legal_action_mask(state)
-    actions = np.argmax(mask, axis=1)
-    live = np.flatnonzero(~state.done & ~mask.all(axis=1))
-    assert live.size, "10 random moves leave live rows, and a live row always has an illegal action"
-    row = int(live[0])
-    actions[row] = int(np.flatnonzero(~mask[row])[0])
+    actions, row = _illegal_actions(state, game.legal_action_mask(state))
     with pytest.raises(ValueError, match=f"row {row}"):
         game.apply(state, actions, np.zeros((4, game.uniforms_per_step)))
     _unchanged_after(lambda: game.apply_inplace(state, actions, np.zeros((4, game.uniforms_per_step))), state)
-
-
-def _illegal_actions(game, state, mask):
-    """One legal action per row, and in the first live row with an illegal action, that action."""
-    actions = np.argmax(mask, axis=1)
-    row = int(np.flatnonzero(~state.done & ~mask.all(axis=1))[0])
-    actions[row] = int(np.flatnonzero(~mask[row])[0])
-    return actions, row
 
 
 def test_a_mask_the_core_did_not_compute_for_the_state_is_not_believed(case) -> None:
@@ -90,7 +87,7 @@ def test_a_mask_the_core_did_not_compute_for_the_state_is_not_believed(case) -> 
     through: all-True, a copy, one from before a step, one of another state. Each is refused like no mask."""
     _, _, game, state = case
     mask = game.legal_action_mask(state)
-    actions, row = _illegal_actions(game, state, mask)
+    actions, row = _illegal_actions(state, mask)
     u = np.zeros((4, game.uniforms_per_step))
     rng = np.random.default_rng(0)
     other = random_steps(game, np.random.default_rng(99), 4, 3)
