@@ -348,7 +348,7 @@ def measure_meeple(args: Args, game: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="meeple-peers-") as tmp:
         out_file = Path(tmp) / "throughput.json"
         cmd = [sys.executable, str(THROUGHPUT), "--game", game, "--num-players", "2", "--batch-sizes", "1", str(BATCH),
-               "--no-compile", "--seconds", str(args.seconds), "--seed", str(args.seed), "--json", str(out_file)]
+               "--no-compile", "--no-gym", "--seconds", str(args.seconds), "--seed", str(args.seed), "--json", str(out_file)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0 or not out_file.exists():
             lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]

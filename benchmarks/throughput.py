@@ -3,6 +3,7 @@
     python benchmarks/throughput.py --game roll_through_the_ages --num-players 2 --seconds 5 --json out.json
 
 Rows (see benchmarks/README.md): (a) `aec`: the PettingZoo `env()` with observation and mask every step;
+`gym`: the single-agent Gymnasium env (`gymnasium.make`), one learner seat against random opponents;
 (b) `core`: the batched rules core at each batch size, no observations; (c) `core+encode`: (b) plus the
 learner's encoded observation every step; (d) `compile`: numba compile time in a fresh process, cold (empty
 cache dir) and cached (same dir again). Only the game protocol is used, so any registered game works.
@@ -20,12 +21,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import gymnasium
 import numba
 import numpy as np
 import tyro
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import default_encoder, make, make_env
+from meeple.envs.single_agent import GYMNASIUM_IDS
 
 os.environ.setdefault("MEEPLE_COMPILE", "wait")  # timed: compile before the first step, never run kernels as Python
 
@@ -49,6 +52,8 @@ class Args:
     """seed of the numpy Generator driving dice and the random players"""
     compile: bool = True
     """measure numba compile time (d) in subprocesses (--no-compile skips it)"""
+    gym: bool = True
+    """measure the single-agent Gymnasium env (--no-gym skips it)"""
 
 
 # --- (a) AEC env ----------------------------------------------------------------------------------------
@@ -73,6 +78,25 @@ def bench_aec(args: Args, seconds: float) -> dict[str, Any]:
         games += 1
         env.reset()
     return result("aec", 1, steps, games, time.perf_counter() - start)
+
+
+def bench_gym(args: Args, seconds: float) -> dict[str, Any]:
+    """The single-agent Gymnasium env (`gymnasium.make("meeple/<Game>-v0")`) with random opponents: a random
+    legal learner action from `info["action_mask"]` per `step`; steps = learner steps (each also plays the
+    opponents' moves up to the learner's next turn)."""
+    env = gymnasium.make(GYMNASIUM_IDS[args.game], num_players=args.num_players, opponents="random")
+    obs, info = env.reset(seed=args.seed)
+    u = np.random.default_rng(args.seed).random(1 << 16)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        legal = np.flatnonzero(info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(legal[int(u[steps & 0xFFFF] * len(legal))])
+        steps += 1
+        if terminated or truncated:
+            games += 1
+            obs, info = env.reset()
+    return result("gym", 1, steps, games, time.perf_counter() - start)
 
 
 # --- (b), (c) batched rules core --------------------------------------------------------------------------
@@ -197,6 +221,9 @@ def main(args: Args) -> dict[str, Any]:
     # --- (a) AEC env ---
     bench_aec(args, warmup)  # JIT warm-up and first-call overheads
     results = [bench_aec(args, args.seconds)]
+    if args.gym:
+        bench_gym(args, warmup)
+        results.append(bench_gym(args, args.seconds))
 
     # --- (b), (c) rules core, then core + encoder, at each batch size ---
     for enc in (None, encoder):

@@ -68,6 +68,28 @@ def dims(shape: tuple, num_players: int) -> tuple[int, ...]:
     return tuple(num_players if d == "P" else int(d) for d in shape)
 
 
+_SHAPE, _DTYPE = operator.attrgetter("shape"), operator.attrgetter("dtype")
+
+
+def _arrays_of(fields: tuple, shapes: tuple, dtypes: tuple) -> bool:
+    """Every field is a plain numpy array of exactly these shapes and dtypes, in one pass each of C-level
+    maps (a Python loop over ~40 fields was most of checking a one-row state). False sends the caller to
+    its field-by-field check, which also accepts array subclasses and names the first bad field."""
+    return (len(fields) == len(shapes) and set(map(type, fields)) == _NDARRAY
+            and tuple(map(_SHAPE, fields)) == shapes and tuple(map(_DTYPE, fields)) == dtypes)
+
+
+_NDARRAY = {np.ndarray}
+
+
+def _seats_in_range(seats: np.ndarray, num_players: int) -> bool:
+    """Every entry of a 1-D integer array is a seat 0..num_players-1 (one row read directly: two numpy
+    reductions cost more than the rest of a one-row observation's checks)."""
+    if seats.shape[0] == 1:
+        return 0 <= int(seats[0]) < num_players
+    return not seats.shape[0] or (seats.min() >= 0 and seats.max() < num_players)
+
+
 def _bound(value: int | str, num_players: int) -> int:
     """A range bound: an int, or an arithmetic expression of P written in a field table."""
     if isinstance(value, str):
@@ -193,12 +215,21 @@ class RulesBase(GameBase, ABC):
         self._chunk_scratch: list[Any] = [self.scratch]  # chunk 0 uses the game's own scratch
         self._row_costs: dict[str, threads.RowCost] = {}  # per entry: when splitting a batch pays
         self._view_shapes = [(dims(f.shape, self.num_players), f.dtype) for f in self.VIEW_FIELDS]
+        # (trailing shape, numpy dtype) of every State field, built once for `check_state`: working out each
+        # field's dims and comparing its dtype with a scalar type on every call was most of checking a state
+        # the core had not seen (~190 us for a one-row Hadara state; every sub-batch an opponent or a search
+        # is handed is such a state)
+        self._state_specs = tuple((dims(f.shape, self.num_players), np.dtype(f.dtype)) for f in self.FIELDS)
+        self._state_dtypes = tuple(dtype for _, dtype in self._state_specs)
+        self._full_shapes: dict[tuple[str, int], tuple] = {}  # (kind, batch) -> every field's full shape
         self._checked_state: Any = None
         self._checked_view: Any = None
         # (trailing shape, dtype) of every View field after the viewer: the public state fields, then the
         # observe outputs (CLASSES.view_sources gives the order)
-        self._view_specs = [(dims(self.FIELDS[i].shape, self.num_players), self.FIELDS[i].dtype) if src == 1
-                            else self._view_shapes[i] for src, i in self.CLASSES.view_sources[1:]]
+        self._view_specs = [(dims(self.FIELDS[i].shape, self.num_players), np.dtype(self.FIELDS[i].dtype)) if src == 1
+                            else (self._view_shapes[i][0], np.dtype(self._view_shapes[i][1]))
+                            for src, i in self.CLASSES.view_sources[1:]]
+        self._view_dtypes = tuple(dtype for _, dtype in self._view_specs)
         # the masks the core computed, by identity: {id(mask): (mask, state)}; see `_issue`
         self._issued: dict[int, tuple[np.ndarray, Any]] = {}
         self._apply_mask = hasattr(self.kernels, "apply_mask_nb")  # one pass per row (see fused_step_mask)
@@ -466,11 +497,15 @@ class RulesBase(GameBase, ABC):
         if not isinstance(first, np.ndarray) or first.ndim < 1:
             raise ValueError(f"field {self.FIELDS[0].name!r} must be an array with a batch axis")
         B = first.shape[0]
-        for f, value in zip(self.FIELDS, state):
-            shape = (B, *dims(f.shape, self.num_players))
-            if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != f.dtype:
+        if _arrays_of(state, self._state_shapes_of(B), self._state_dtypes):  # the common case, a few C-level passes
+            self._checked_state = state
+            return B
+        batch = (B,)
+        for f, (trailing, dtype), value in zip(self.FIELDS, self._state_specs, state):
+            if not isinstance(value, np.ndarray) or value.shape[:1] != batch or value.shape[1:] != trailing \
+                    or value.dtype != dtype:
                 got = (getattr(value, "shape", None), getattr(value, "dtype", None))
-                raise ValueError(f"field {f.name!r}: {got}, expected {shape} {np.dtype(f.dtype)}")
+                raise ValueError(f"field {f.name!r}: {got}, expected {(B, *trailing)} {dtype}")
         self._checked_state = state
         return B
 
@@ -488,16 +523,42 @@ class RulesBase(GameBase, ABC):
             raise ValueError(f"view field 'viewer' must be a (B,) int8 array, got {getattr(viewer, 'shape', None)} "
                              f"{getattr(viewer, 'dtype', None)}")
         B = viewer.shape[0]
+        batch = (B,)
+        if _arrays_of(view[1:], self._view_shapes_of(B), self._view_dtypes):
+            self._check_viewer_seats(viewer)
+            self._checked_view = view
+            return B
         for name, value, (shape, dtype) in zip(self.View._fields[1:], view[1:], self._view_specs):
-            expected = (B, *shape)
-            if not isinstance(value, np.ndarray) or value.shape != expected or value.dtype != dtype:
+            if not isinstance(value, np.ndarray) or value.shape[:1] != batch or value.shape[1:] != shape \
+                    or value.dtype != dtype:
                 got = (getattr(value, "shape", None), getattr(value, "dtype", None))
-                raise ValueError(f"view field {name!r}: {got}, expected {expected} {np.dtype(dtype)} "
+                raise ValueError(f"view field {name!r}: {got}, expected {(B, *shape)} {dtype} "
                                  f"(a view of another configuration?)")
-        if B and (viewer.min() < 0 or viewer.max() >= self.num_players):
-            raise ValueError(f"view field 'viewer' must hold seats 0..{self.num_players - 1}")
+        self._check_viewer_seats(viewer)
         self._checked_view = view
         return B
+
+    def _check_viewer_seats(self, viewer: np.ndarray) -> None:
+        if not _seats_in_range(viewer, self.num_players):
+            raise ValueError(f"view field 'viewer' must hold seats 0..{self.num_players - 1}")
+
+    def _state_shapes_of(self, batch: int) -> tuple:
+        """The full shape of every State field at batch size `batch` (a few batch sizes are remembered)."""
+        shapes = self._full_shapes.get(("state", batch))
+        if shapes is None:
+            if len(self._full_shapes) > 32:
+                self._full_shapes.clear()
+            shapes = self._full_shapes[("state", batch)] = tuple((batch, *t) for t, _ in self._state_specs)
+        return shapes
+
+    def _view_shapes_of(self, batch: int) -> tuple:
+        """The full shape of every View field after the viewer at batch size `batch`."""
+        shapes = self._full_shapes.get(("view", batch))
+        if shapes is None:
+            if len(self._full_shapes) > 32:
+                self._full_shapes.clear()
+            shapes = self._full_shapes[("view", batch)] = tuple((batch, *t) for t, _ in self._view_specs)
+        return shapes
 
     def _one_legal_action(self, B: int, actions: Any, mask: Any) -> bool:
         """True for the common one-row step whose action is an int64 array of one in-range action that
@@ -607,11 +668,12 @@ class RulesBase(GameBase, ABC):
         raw = np.asarray(player)
         if raw.dtype.kind not in "iu":
             raise ValueError(f"player must be an integer seat or an array of seats, got dtype {raw.dtype}")
-        try:
-            raw = np.broadcast_to(raw, (B,))
-        except ValueError:
-            raise ValueError(f"player must be one seat or {B} seats, got shape {raw.shape}") from None
-        if B and (raw.min() < 0 or raw.max() >= P):
+        if raw.shape != (B,):  # (one seat per row, the common case, needs no broadcast)
+            try:
+                raw = np.broadcast_to(raw, (B,))
+            except ValueError:
+                raise ValueError(f"player must be one seat or {B} seats, got shape {raw.shape}") from None
+        if not _seats_in_range(raw, P):
             raise ValueError(f"player must be a seat 0..{P - 1}")
         # always a fresh writable array: a read-only one (broadcast_to's view) is another numba type, and
         # every kernel taking it (observe_nb, each encoder) would be compiled a second time for it

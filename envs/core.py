@@ -238,9 +238,22 @@ class GameBase:
         """The validated state saved by `to_dict`; malformed input raises ValueError."""
         return state_from_dict(self, payload, self.empty(1))  # type: ignore[arg-type, attr-defined]
 
+    def check_row(self, state: Any, row: Any) -> int:
+        """`row` as an int, or ValueError unless `state` is this game's State and `row` one of its rows (an
+        integer 0..B-1: a negative index would quietly show another row, a bool or a float is a mistake)."""
+        B = self.check_state(state)  # type: ignore[attr-defined]
+        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not 0 <= row < B:
+            raise ValueError(f"row must be an integer 0..{B - 1} (a row of the state), got {row!r}")
+        return int(row)
+
     def action_to_str(self, state: Any, action: int, row: int = 0) -> str:
-        """The action's name with what it means in `state` (row `row`)."""
-        return import_module(self.render_module).action_to_str(self, state, action, row)
+        """The action's name with what it means in `state` (row `row`); ValueError for a row the state
+        does not have or an action outside 0..num_actions-1."""
+        row = self.check_row(state, row)
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < self.num_actions:  # type: ignore[attr-defined]
+            raise ValueError(f"action must be an integer 0..{self.num_actions - 1}, got {action!r}")  # type: ignore[attr-defined]
+        return import_module(self.render_module).action_to_str(self, state, int(action), row)
 
     def _view_module(self, name: str) -> Any:
         """The game package's sibling module `name` of its text-view module (None if it has none)."""
@@ -263,7 +276,8 @@ class GameBase:
 
     def render_text(self, state: Any, row: int = 0, seat: int | None = None) -> str:
         """A readable text view of row `row` (the ansi render); `seat` adds that player's own hidden cards."""
-        return import_module(self.render_module).score_sheet(self, state, row, seat=self.check_seat_view(seat))
+        return import_module(self.render_module).score_sheet(self, state, self.check_row(state, row),
+                                                             seat=self.check_seat_view(seat))
 
     def render_modes(self) -> list[str]:
         """The AEC render modes: "ansi", plus "rgb_array" and "human" if the game draws a picture."""
@@ -274,15 +288,18 @@ class GameBase:
         module = self._view_module("picture")
         if module is None:
             raise ValueError(f"{type(self).__name__} draws no picture; its render modes are {self.render_modes()}")
-        return module.render_rgb(self, state, row, seat=self.check_seat_view(seat))
+        return module.render_rgb(self, state, self.check_row(state, row), seat=self.check_seat_view(seat))
 
     def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]:
         """What the step `before` --action--> `after` did in row `row`, as lines of text: the move, and the
         chance outcomes and automatic events it led to (dice, draws, disasters, scoring), as `seat` may
         see them (None: public information only)."""
+        row = self.check_row(before, row)
+        if self.check_state(after) != before[0].shape[0]:  # type: ignore[attr-defined]
+            raise ValueError("narrate: `before` and `after` must be states of the same batch size")
         module = self._view_module("narration")
         if module is None:
-            return [self.action_to_str(before, int(action), row)]
+            return [self.action_to_str(before, action, row)]
         return module.narrate(self, before, int(action), after, row, seat=self.check_seat_view(seat))
 
 

@@ -463,7 +463,11 @@ class BoardGameVectorEnv(VectorEnv):
             actions = np.zeros(self.num_envs, dtype=np.int64)
             for k in np.unique(owner[pending]):
                 mine = np.flatnonzero(owner == k)
-                sub = type(state)._make([field[mine] for field in state])  # core.take, minus the checks
+                lo, hi = int(mine[0]), int(mine[-1]) + 1
+                if hi - lo == len(mine):  # consecutive rows (all of them at one env): slices, copied
+                    sub = type(state)._make([field[lo:hi].copy() for field in state])  # core.take, minus the checks
+                else:
+                    sub = type(state)._make([field[mine] for field in state])
                 actions[mine] = self.opponents[k].act(game, sub, self._agent_rngs[k])
                 self.timing["opponent_calls"] += 1
             # one mask serves this check and the step's own legality check

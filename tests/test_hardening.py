@@ -228,6 +228,52 @@ def test_state_of_another_player_count_is_rejected(case) -> None:
             call(alien)
 
 
+def test_malformed_state_fields_are_refused_naming_the_field(case) -> None:
+    """The structure check every entry runs on a state it has not seen: a field of the wrong batch,
+    trailing shape, dimension count or dtype, or not an array, is named in the ValueError."""
+    _, _, game, state = case
+    B = state[0].shape[0]
+    for i in (0, len(state) // 2, len(state) - 1):
+        name, field = state._fields[i], state[i]
+        wrong = {
+            "batch": np.zeros((B + 1, *field.shape[1:]), dtype=field.dtype),
+            "trailing shape": np.zeros((B, *field.shape[1:], 2), dtype=field.dtype),
+            "no batch axis": np.zeros((), dtype=field.dtype),
+            "dtype": field.astype(np.float64),
+            "a list": field.tolist(),
+        }
+        for what, value in wrong.items():
+            if i == 0 and what == "batch":
+                continue  # the first field sets the batch size
+            bad = state._replace(**{name: value})
+            with pytest.raises(ValueError, match=name):
+                game.legal_action_mask(bad)
+
+
+def test_views_refuse_rows_and_actions_the_state_does_not_have(case) -> None:
+    """action_to_str, render_text, render_rgb and narrate describe one row: a row the state does not have
+    (a negative one would quietly show another), a bool or float row, and an action outside the action
+    space raise ValueError instead of numpy's IndexError or a made-up name."""
+    _, _, game, state = case
+    B = state[0].shape[0]
+    for row in (B, -1, True, 1.0, "0"):
+        with pytest.raises(ValueError, match="row"):
+            game.action_to_str(state, 0, row)
+        with pytest.raises(ValueError, match="row"):
+            game.render_text(state, row)
+        with pytest.raises(ValueError, match="row"):
+            game.narrate(state, 0, state, row)
+        if "rgb_array" in game.render_modes():
+            with pytest.raises(ValueError, match="row"):
+                game.render_rgb(state, row)
+    for action in (-1, game.num_actions, True, 1.5, "0"):
+        with pytest.raises(ValueError, match="action"):
+            game.action_to_str(state, action, 0)
+    with pytest.raises(ValueError, match="batch"):
+        game.narrate(state, 0, core.take(state, [0]), 0)
+    assert game.action_to_str(state, np.int64(game.num_actions - 1), B - 1)  # numpy integers are fine
+
+
 @pytest.mark.parametrize("seat", [-1, 100, True, 1.0, "0"])
 def test_observe_and_determinize_check_the_seat(case, seat) -> None:
     _, _, game, state = case
