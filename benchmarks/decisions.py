@@ -5,8 +5,8 @@
 
 It plays random legal games in a batch of `--batch` rows (finished rows restarted, as in `throughput.py`'s
 core loop) and keeps snapshots of the batch, so the positions have the mix of game ages training sees.
-Then, for every decision kind (the game's `data.DEC_*`), it builds a batch of `--rows` positions at that
-decision and times, on one thread (so the figures are per row of work, not shared by cores):
+Then, for every decision kind (the game's `data.DECISION_NAMES`), it builds a batch of `--rows` positions at
+that decision and times, on one thread (so the figures are per row of work, not shared by cores):
 
 - mask: `legal_action_mask` of those positions;
 - step: `step_inplace` with one random legal action per row and the mask of the next position written
@@ -53,15 +53,9 @@ class Args:
     """also write the figures to this JSON file"""
 
 
-def decision_names(name: str) -> dict[int, str]:
-    """The game's decision kinds: data.DEC_* value -> name (without the prefix)."""
-    data = importlib.import_module(f"meeple.envs.{name}.data")
-    names: dict[int, str] = {}
-    for key in dir(data):
-        value = getattr(data, key)
-        if key.startswith("DEC_") and isinstance(value, (int, np.integer)):
-            names.setdefault(int(value), key[4:])
-    return names
+def decision_names(name: str) -> tuple[str, ...]:
+    """The game's decision kinds by value: its data module's DECISION_NAMES (what the text views print)."""
+    return importlib.import_module(f"meeple.envs.{name}.data").DECISION_NAMES
 
 
 def collect(game, args: Args, rng: np.random.Generator):
@@ -124,7 +118,7 @@ def profile(args: Args) -> dict:
             return time.perf_counter() - t
 
         rows.append({
-            "decision": names.get(int(value), str(int(value))),
+            "decision": names[int(value)],
             "share": round(len(where) / int(live.sum()), 4),
             "legal": round(float(mask.sum(axis=1).mean()), 1),
             "mask_ns": round(best_time(time_mask, args.repeats) / args.rows * 1e9),
