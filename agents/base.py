@@ -13,7 +13,9 @@ class Agent(Protocol):
 
     `game` is a rules core (`meeple.envs.core.Game`), `state` a batched state; the agent acts for
     each row's `to_play` seat and may only use what that seat may see (`game.observe`). Finished
-    rows may get any action. An agent is deterministic given `rng`.
+    rows may get any action. An agent is deterministic given `rng`. It only reads `state`: callers may
+    hand it their own (the one-row vector env does, for this package's agents), so anything it steps
+    or edits must be its own copy (`core.clone`, pure `game.step`).
     """
 
     name: str

@@ -358,6 +358,12 @@ class RulesBase(GameBase, ABC):
         entry = self._issued.get(id(mask))
         return mask if entry is not None and entry[0] is mask and entry[1] is state else None
 
+    def forget_masks(self) -> None:
+        """Believe no mask the core has issued. An owner that writes into a state by hand (the vector env
+        deals a new game into a finished row) calls this: the core's record of masks (`_issue`) sees
+        only its own steps, and a mask of the old position must not pass for the new one's."""
+        self._issued.clear()
+
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
         """Apply one legal action per row, drawing the uniforms from `rng` (see `apply`); pure."""
         B = self.check_state(state)
@@ -497,7 +503,7 @@ class RulesBase(GameBase, ABC):
         if not isinstance(first, np.ndarray) or first.ndim < 1:
             raise ValueError(f"field {self.FIELDS[0].name!r} must be an array with a batch axis")
         B = first.shape[0]
-        if _arrays_of(state, self._state_shapes_of(B), self._state_dtypes):  # the common case, a few C-level passes
+        if _arrays_of(state, self._shapes_of("state", B), self._state_dtypes):  # the common case, a few C-level passes
             self._checked_state = state
             return B
         batch = (B,)
@@ -524,7 +530,7 @@ class RulesBase(GameBase, ABC):
                              f"{getattr(viewer, 'dtype', None)}")
         B = viewer.shape[0]
         batch = (B,)
-        if _arrays_of(view[1:], self._view_shapes_of(B), self._view_dtypes):
+        if _arrays_of(view[1:], self._shapes_of("view", B), self._view_dtypes):
             self._check_viewer_seats(viewer)
             self._checked_view = view
             return B
@@ -542,22 +548,15 @@ class RulesBase(GameBase, ABC):
         if not _seats_in_range(viewer, self.num_players):
             raise ValueError(f"view field 'viewer' must hold seats 0..{self.num_players - 1}")
 
-    def _state_shapes_of(self, batch: int) -> tuple:
-        """The full shape of every State field at batch size `batch` (a few batch sizes are remembered)."""
-        shapes = self._full_shapes.get(("state", batch))
+    def _shapes_of(self, kind: str, batch: int) -> tuple:
+        """The full shape of every State field (`kind` "state") or every View field after the viewer
+        ("view") at batch size `batch`; a few batch sizes are remembered."""
+        shapes = self._full_shapes.get((kind, batch))
         if shapes is None:
             if len(self._full_shapes) > 32:
                 self._full_shapes.clear()
-            shapes = self._full_shapes[("state", batch)] = tuple((batch, *t) for t, _ in self._state_specs)
-        return shapes
-
-    def _view_shapes_of(self, batch: int) -> tuple:
-        """The full shape of every View field after the viewer at batch size `batch`."""
-        shapes = self._full_shapes.get(("view", batch))
-        if shapes is None:
-            if len(self._full_shapes) > 32:
-                self._full_shapes.clear()
-            shapes = self._full_shapes[("view", batch)] = tuple((batch, *t) for t, _ in self._view_specs)
+            specs = self._state_specs if kind == "state" else self._view_specs
+            shapes = self._full_shapes[(kind, batch)] = tuple((batch, *t) for t, _ in specs)
         return shapes
 
     def _one_legal_action(self, B: int, actions: Any, mask: Any) -> bool:

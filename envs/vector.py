@@ -47,6 +47,13 @@ Design decisions, and why:
   but under `final_info`, so that wrapper can still be stacked on top (it refuses a top-level "episode"
   key it did not write). Next to it: "learner_seat", "scores" (P,), "returns" (P,), "winner" (-1 when the
   top is shared) and "opponents" (names per seat, "learner" at the learner's), each with its `_key` mask.
+- **One row is one compiled call per move.** At `num_envs=1` (the single-agent env, `make_vec(..., num_envs=1)`)
+  the learner's move and every opponent move are each one `StepObserve` call (apply, the automatic steps,
+  the new mask and the mover's encoded observation, into buffers made once), as in the AEC env; with more
+  rows each round of moves is one batched call instead. Both paths draw the same uniforms from the same
+  streams, so a one-row env plays the same games either way (a test switches the fused path off and
+  compares). Opponents from this package act on the env's own state (agents only read it); any other
+  agent acts on a copy.
 - **Bad input changes nothing.** Actions must be an integer array of shape (num_envs,), in range and legal
   in every row; anything else raises ValueError naming the rows, before any state or random stream moves.
 - **Seeding.** `reset(seed=s)` restarts every stream (dice, opponent draws, each opponent's generator:
@@ -65,10 +72,12 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from meeple.encoders.base import StepObserve
 from meeple.envs import make, make_encoder
 from meeple.envs.window import Window
 
 RESET_OPTIONS = ("reset_mask", "seat")
+_READ_ONLY_AGENTS = "meeple.agents."  # modules whose agents never write into the state they act on
 
 
 def make_opponent_pool(game_name: str, opponents: Any, num_players: int | None = None, **variant: Any) -> list[Any]:
@@ -175,6 +184,14 @@ class BoardGameVectorEnv(VectorEnv):
         self._agent_seq: np.random.SeedSequence | None = None
         self._agent_rngs: list[np.random.Generator] = []
         self.timing = {"opponent_s": 0.0, "opponent_calls": 0, "game_steps": 0}
+        # One row (the single-agent env, `make_vec(..., num_envs=1)`): every move of a step is one compiled
+        # call (`StepObserve`: apply, the automatic steps, the new mask and the mover's observation) into
+        # buffers made once, instead of separate step, mask, observe and encode calls with their checks and
+        # allocations; the same draws from the same streams, so the games are the same (tests/test_vector_env).
+        # None for more rows, or an encoder without a fused kernel.
+        fused = getattr(self.encoder, "step_observe", None)
+        self._fused = StepObserve(self.game, self.encoder) if n == 1 and fused is not None and fused() is not None \
+            else None
 
     # --- opponent pool -----------------------------------------------------------------------
 
@@ -233,9 +250,11 @@ class BoardGameVectorEnv(VectorEnv):
         if self._finished.any():
             raise RuntimeError(f"rows {np.flatnonzero(self._finished)[:10].tolist()} have finished (autoreset is "
                                "DISABLED): reset them with reset(options={'reset_mask': ...}) before stepping")
-        actions = self._check_actions(actions)
-        game, state = self.game, self.state
-        game.step_inplace(state, actions, self._env_rng, self._mask)
+        game, state, fused = self.game, self.state, self._fused
+        if fused is not None:
+            fused(state, self._one_action(actions), self._env_rng)
+        else:
+            game.step_inplace(state, self._check_actions(actions), self._env_rng, self._mask)
         self.ep_len += 1
         self.timing["game_steps"] += self.num_envs
         self._play_opponents()
@@ -244,7 +263,8 @@ class BoardGameVectorEnv(VectorEnv):
         truncated = done & state.truncated
         terminated = done & ~truncated
         rewards = np.zeros(self.num_envs, dtype=np.float64)
-        if done.any():
+        any_done = bool(done.any())
+        if any_done:
             returns = game.returns(state)
             rewards[done] = returns[done, self.learner_seat[done]]
         if self.shaping:
@@ -252,9 +272,12 @@ class BoardGameVectorEnv(VectorEnv):
             rewards += self.shaping * (margin - self._last_margin)
             self._last_margin = margin
         self.ep_return += rewards
-        obs = self._observe()
+        if fused is not None and not any_done and fused.viewer[0] == self.learner_seat[0]:
+            obs = fused.obs.copy()  # the learner is to move, and the last fused call observed it
+        else:
+            obs = self._observe()
         infos: dict[str, Any] = {}
-        if done.any():
+        if any_done:
             finished = np.flatnonzero(done)
             final_info = self._final_info(done, returns)
             if self.autoreset_mode is AutoresetMode.SAME_STEP:
@@ -267,7 +290,7 @@ class BoardGameVectorEnv(VectorEnv):
             else:
                 infos.update(final_info=final_info, _final_info=done.copy())
                 self._finished |= done
-        self._mask = game.legal_action_mask(state)
+        self._mask = fused.mask.copy() if fused is not None and not any_done else game.legal_action_mask(state)
         infos.update(self._step_infos())
         if self.render_mode == "human":
             self.render()
@@ -335,6 +358,15 @@ class BoardGameVectorEnv(VectorEnv):
         if seats is not None:
             seats = self._check_seat(seats, self.num_envs, "options['seat']")
         return reset_mask, seats
+
+    def _one_action(self, actions: Any) -> int:
+        """The one row's legal action as an int: the checks of `_check_actions` in a few reads for the
+        common input (an integer array of one legal action); anything else goes through them in full."""
+        if type(actions) is np.ndarray and actions.shape == (1,) and actions.dtype.kind in "iu":
+            action = int(actions[0])
+            if 0 <= action < self.game.num_actions and self._mask[0, action]:
+                return action
+        return int(self._check_actions(actions)[0])
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """(num_envs,) int64 legal actions, or ValueError naming the problem (nothing has changed yet)."""
@@ -414,6 +446,7 @@ class BoardGameVectorEnv(VectorEnv):
             fresh = self.game.init(self._env_rng, len(rows))
             for dst, src in zip(self.state, fresh):
                 dst[rows] = src
+            self.game.forget_masks()  # a mask of a finished game must not pass for the new one (`forget_masks`)
             self.episode_count[rows] += 1
             if seats is not None:
                 self.learner_seat[rows] = seats
@@ -454,6 +487,10 @@ class BoardGameVectorEnv(VectorEnv):
         instead of copying a sub-batch: the rules protocol leaves done rows unchanged.
         """
         t0 = time.perf_counter()
+        if self._fused is not None:
+            self._play_opponents_one_row()
+            self.timing["opponent_s"] += time.perf_counter() - t0
+            return
         game, state, rows = self.game, self.state, self._rows
         while True:
             pending = ~state.done & (state.to_play != self.learner_seat)
@@ -486,3 +523,28 @@ class BoardGameVectorEnv(VectorEnv):
                 state.done[waiting] = False
             self.timing["game_steps"] += int(pending.sum())
         self.timing["opponent_s"] += time.perf_counter() - t0
+
+    def _play_opponents_one_row(self) -> None:
+        """`_play_opponents` at one row: each opponent move is one `StepObserve` call, and its action is
+        checked like any other (the fused call refuses an illegal one and changes nothing).
+
+        The agents of this package only read the state they are shown (the agent protocol), so they get the
+        env's own: copying ~50 fields and checking the copy in full were a quarter of a learner step. Any
+        other agent gets a copy, so that a bug in it cannot write into a state the core checked once and
+        trusts from then on."""
+        game, state, fused = self.game, self.state, self._fused
+        learner = self.learner_seat[0]
+        done, to_play = state.done, state.to_play
+        while not done[0] and to_play[0] != learner:
+            k = self.seat_opponent[0, to_play[0]]
+            agent = self.opponents[k]
+            shown = state if type(agent).__module__.startswith(_READ_ONLY_AGENTS) else type(state)._make([f.copy() for f in state])
+            action = np.asarray(agent.act(game, shown, self._agent_rngs[k]))
+            self.timing["opponent_calls"] += 1
+            if action.shape != (1,) or action.dtype.kind not in "iu":
+                raise RuntimeError(f"opponent {agent_name(agent)!r} returned {action!r}, not one integer action per row")
+            try:
+                fused(state, int(action[0]), self._env_rng)
+            except ValueError:
+                raise RuntimeError(f"opponent {agent_name(agent)!r} chose illegal action {int(action[0])} in row 0") from None
+            self.timing["game_steps"] += 1

@@ -249,6 +249,47 @@ def test_vector_rollout_autoresets_same_step(name):
     assert finished >= n  # every row finished about one game or more
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_vector_one_row_fused_path_is_the_general_path(name):
+    """At one row every move of a step is one fused call (`StepObserve`); with it switched off the env takes
+    the general path. Same seed and actions, random and heuristic opponents, SAME_STEP autoreset across
+    several games: the same observations, rewards, masks, final infos, states and random streams."""
+    kw = {"opponents": ["random", "heuristic"], "num_players": max(c["num_players"] for c in GAMES[name].test_configs)}
+    env, general = vector_env(name, 1, **kw), vector_env(name, 1, **kw)
+    assert env._fused is not None
+    general._fused = None
+    out, expected = env.reset(seed=5), general.reset(seed=5)
+    rng, finished = np.random.default_rng(5), 0
+    for _ in range(250):
+        assert np.array_equal(out[0], expected[0]) and np.array_equal(out[1]["action_mask"], expected[1]["action_mask"])
+        assert same_snapshot(snapshot(env), snapshot(general))
+        actions = sample_masked(out[1]["action_mask"], rng)
+        out, expected = env.step(actions), general.step(actions)
+        for mine, theirs in zip(out[1:4], expected[1:4]):
+            assert np.array_equal(mine, theirs)
+        if "final_info" in expected[4]:
+            finished += 1
+            assert np.array_equal(out[4]["final_obs"][0], expected[4]["final_obs"][0])
+            for key in ("scores", "returns", "winner", "learner_seat"):
+                assert np.array_equal(out[4]["final_info"][key], expected[4]["final_info"][key])
+        out = (out[0], out[4])
+        expected = (expected[0], expected[4])
+    assert finished >= 1 and env.timing["game_steps"] == general.timing["game_steps"]
+
+
+def test_vector_one_row_refuses_an_illegal_opponent_move():
+    class Cheat:
+        name = "cheat"
+
+        def act(self, game, state, rng):
+            mask = game.legal_action_mask(state)
+            return np.array([int(np.argmin(mask[0]))]) if not mask[0].all() else np.array([game.num_actions])
+
+    env = vector_env("hadara", 1, opponents=Cheat(), seat=1)
+    with pytest.raises(RuntimeError, match="'cheat' chose illegal action"):
+        env.reset(seed=0)
+
+
 def test_vector_record_episode_statistics_wraps():
     env = gymnasium.wrappers.vector.RecordEpisodeStatistics(vector_env("hadara", 4))
     env.reset(seed=2)
