@@ -277,6 +277,29 @@ def test_vector_one_row_fused_path_is_the_general_path(name):
     assert finished >= 1 and env.timing["game_steps"] == general.timing["game_steps"]
 
 
+def test_vector_one_row_shows_other_agents_a_copy():
+    """Agents of this package act on the env's own state; any other agent gets a copy, so one that writes
+    into the state it is shown (here: zeros everywhere, after choosing as the random agent does) changes
+    nothing in the env's games."""
+    class Vandal:
+        name = "vandal"
+
+        def act(self, game, state, rng):
+            actions = RandomAgent().act(game, state, rng)
+            for field in state:
+                field[...] = 0
+            return actions
+
+    env, clean = vector_env("carpe_diem", 1, opponents=Vandal(), seat=0), vector_env("carpe_diem", 1, opponents="random", seat=0)
+    out, expected = env.reset(seed=3), clean.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        assert np.array_equal(out[0], expected[0]) and same_snapshot(snapshot(env), snapshot(clean))
+        actions = sample_masked(out[1]["action_mask"], rng)
+        out, expected = env.step(actions), clean.step(actions)
+        out, expected = (out[0], out[4]), (expected[0], expected[4])
+
+
 def test_vector_one_row_refuses_an_illegal_opponent_move():
     class Cheat:
         name = "cheat"
