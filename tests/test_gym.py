@@ -355,6 +355,26 @@ def test_vector_bad_input_changes_nothing():
     assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
 
 
+def test_vector_one_row_bad_input_changes_nothing():
+    """The one-row env checks its action in a few reads (`_one_action`) and falls back to the full checks
+    for anything else: every bad action is refused with the same messages, and nothing moves."""
+    env, twin = vector_env("attika", 1), vector_env("attika", 1)
+    env.reset(seed=6)
+    twin.reset(seed=6)
+    mask = env.action_masks()[0]
+    A = env.game.num_actions
+    good, illegal = int(np.flatnonzero(mask)[0]), int(np.flatnonzero(~mask)[0])
+    before = snapshot(env)
+    for bad, match in [(np.array([good, good]), "shape"), (np.array([[good]]), "shape"), (np.array([good], dtype=np.float64), "integers"),
+                       (np.array([True]), "integers"), (np.array(["0"]), "integers"), (None, "integers"), (good, "shape"),
+                       (np.array([A]), "0.."), (np.array([-1]), "0.."), (np.array([illegal]), "illegal learner actions in 1 row")]:
+        with pytest.raises(ValueError, match=match):
+            env.step(bad)
+        assert same_snapshot(before, snapshot(env))
+    a, b = env.step([good]), twin.step(np.array([good], dtype=np.int32))  # a list, and another integer dtype
+    assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
+
+
 def test_vector_seats_and_opponent_pool():
     env = vector_env("roll_through_the_ages", 5, num_players=3, opponents=["random", "heuristic"], opponent_weights=[0, 1])
     _, infos = env.reset(seed=0)
