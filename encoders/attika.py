@@ -34,8 +34,9 @@ values): one value per channel and slot, 0 off the map (only `target` marks hexe
     8 target  the legal tile centres while the viewer places a tile (PLACE_TILE), or the pending slot
               (the chosen centre in CHOOSE_ROTATION, the site being paid in PAY)
 
-The kernel zeroes a row once and then visits only the map: the 7 hexes of every placed tile and the
-shrines, about 1/5 the memory traffic of the planes kind. For `site` it finds the set of types the viewer
+The kernel zeroes a row once and then visits only the map, in one pass: the 7 hexes of every placed tile
+and the shrines, about 1/5 the memory traffic of the planes kind (and `target` only inside the box the
+tile-placement mask searches, `kernels.tile_search_box`). For `site` it finds the set of types the viewer
 may build once per row and tests each empty field on the packed inputs the action masks use (the state's
 symbol counts `sigma` and the own building types next to it, `kernels.site_ok`), only for the types no
 other one of the set undercuts (UNDERCUT_BY), and not at all when one of them is affordable anywhere.
@@ -93,7 +94,7 @@ from meeple.envs.attika.data import (
     NUM_TYPES, PREDECESSOR, ROAD, SHRINE_SLOTS, SLOT_VALID, STACK_SIZE, TILE_FACE, TILE_PLACED, TILE_STACK, WINDOW_SIDE,
 )
 from meeple.envs.attika.kernels import (
-    can_build, free_by_order, own_adjacent, popcount4, symbol_of, tile_centre_ok, unrevealed,
+    can_build, free_by_order, own_adjacent, popcount4, symbol_of, tile_centre_ok, tile_search_box, unrevealed,
 )
 from meeple.envs.attika import kernels as K
 from meeple.envs.attika.state import MAX_SPECIFIC, State, View
@@ -373,18 +374,39 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
         hand = v.own_hand[b]
         dec = np.int64(v.decision[b])
         deciding = v.to_play[b] == me and not v.done[b]
-        # the building types the viewer may build now (its display, or the revealed one): a bit set, once per row
+        # the building types the viewer may build now (its display, or the revealed one), and the types of its
+        # buildings on the map (its `built` counts): bit sets, once per row
         revealed = _revealed(v, b, me, dec)
         mine = np.int64(0)
+        own_types = np.int64(0)
         for t in range(NUM_TYPES):
             if v.display[b, me, t] > 0 or t == revealed:
                 mine |= np.int64(1) << t
+            if v.built[b, me, t] > 0:
+                own_types |= np.int64(1) << t
         cheapest = mine  # for affordability, less the types another one of the set undercuts
         for t in range(NUM_TYPES):
             if (mine >> t) & 1 and mine & UNDERCUT_BY[t]:
                 cheapest &= ~(np.int64(1) << t)
-        # --- the map: the 7 fields of every placed tile; first the buildings ---
-        own_types = np.int64(0)  # the types of the viewer's buildings on the map
+        # the types of the set that can be free somewhere: the viewer has built their predecessor
+        freeable = np.int64(0)
+        for t in range(NUM_TYPES):
+            if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
+                freeable |= np.int64(1) << t
+        # sigma and site of an empty field are tested on the packed inputs the masks' helper `kernels.site_ok`
+        # reads: the symbol counts `sigma` (3 bits per landscape) and the viewer's own building types next to it
+        pred_bits = np.int64(0)  # a field next to an own building of one of these types makes a type of the set free
+        for t in range(NUM_TYPES):
+            if (freeable >> t) & 1:
+                pred_bits |= PREDECESSOR_BIT[t]
+        settlements = v.settlements[b, me]
+        anywhere = False  # some type of the set is affordable on any empty field (full cost, new settlement)
+        for t in range(NUM_TYPES):
+            if (cheapest >> t) & 1 and K.site_ok(np.int64(0), t, hand[0], hand[1], hand[2], hand[3], settlements):
+                anywhere = True
+                break
+        # --- the map: one pass over the 7 fields of every placed tile (the bit sets above come from counts,
+        # not from a first pass over the buildings: two passes over the map were 7% more of this kernel) ---
         for x in range(NUM_TILES):
             if v.tile_state[b, x] != TILE_PLACED:
                 continue
@@ -396,44 +418,19 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
                 if k >= 0:
                     row[AT.symbol + h] = (k + 1) * 0.25
                 o = np.int64(v.owner[b, h])
-                if o < 0:
+                if o >= 0:  # a building
+                    t = np.int64(v.building[b, h])
+                    rel = o - me if o >= me else o - me + P
+                    if rel == 0:
+                        row[AT.own + h] = 1.0
+                    else:
+                        row[AT.other + h] = OTHER_VALUE[rel]
+                    row[AT.type + h] = TYPE_VALUE[t]
+                    linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+                    row[AT.linked + h] = linked
+                    _touch_shrines(row, AT.shrines_touched, rel, linked)
                     continue
-                t = np.int64(v.building[b, h])
-                rel = o - me if o >= me else o - me + P
-                if rel == 0:
-                    row[AT.own + h] = 1.0
-                    own_types |= np.int64(1) << t
-                else:
-                    row[AT.other + h] = OTHER_VALUE[rel]
-                row[AT.type + h] = TYPE_VALUE[t]
-                linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
-                row[AT.linked + h] = linked
-                _touch_shrines(row, AT.shrines_touched, rel, linked)
-        # the types of the set that can be free somewhere: the viewer has built their predecessor
-        freeable = np.int64(0)
-        for t in range(NUM_TYPES):
-            if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
-                freeable |= np.int64(1) << t
-        # --- then the empty fields: sigma and site, packed as the masks' helper `kernels.site_ok` reads them:
-        # the symbol counts `sigma` (3 bits per landscape) and the viewer's own building types next to the field
-        pred_bits = np.int64(0)  # a field next to an own building of one of these types makes a type of the set free
-        for t in range(NUM_TYPES):
-            if (freeable >> t) & 1:
-                pred_bits |= PREDECESSOR_BIT[t]
-        settlements = v.settlements[b, me]
-        anywhere = False  # some type of the set is affordable on any empty field (full cost, new settlement)
-        for t in range(NUM_TYPES):
-            if (cheapest >> t) & 1 and K.site_ok(np.int64(0), t, hand[0], hand[1], hand[2], hand[3], settlements):
-                anywhere = True
-                break
-        for x in range(NUM_TILES):
-            if v.tile_state[b, x] != TILE_PLACED:
-                continue
-            c = np.int64(v.tile_centre[b, x])
-            for j in range(FIELDS_PER_TILE):
-                h = np.int64(FLOWER[c, j])
-                if v.owner[b, h] >= 0:
-                    continue
+                # an empty field
                 sig = np.int64(v.sigma[b, h])
                 row[AT.sigma + h] = SIGMA_VALUE[(sig & 7) + ((sig >> 3) & 7) + ((sig >> 6) & 7) + ((sig >> 9) & 7)]
                 if mine == 0:
@@ -466,10 +463,12 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
             if v.land[b, h] >= LAND_SHRINE:
                 row[AT.land + h] = 0.5
         # --- the tile being placed ---
-        if deciding and dec == DEC_PLACE_TILE:
-            for h in range(NUM_SLOTS):
-                if tile_centre_ok(v, b, h):
-                    row[AT.target + h] = 1.0
+        if deciding and dec == DEC_PLACE_TILE:  # the slots the mask's search box holds (kernels.tile_search_box)
+            i0, i1, j0, j1 = tile_search_box(v, b)
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    if tile_centre_ok(v, b, i * SIDE + j):
+                        row[AT.target + i * SIDE + j] = 1.0
         ps = _pending_slot(v, b, dec)
         if ps >= 0:
             row[AT.target + ps] = 1.0

@@ -947,7 +947,8 @@ def tile_search_box(s, b):
     """(i0, i1, j0, j1): the window rows i0..i1 and columns j0..j1 (slot = i * WINDOW_SIDE + j) that hold
     every slot a tile may be centred on. Such a centre is two hexes from the map's land (see
     tile_centre_ok), so at most 3 rows and columns from a placed tile's centre and 2 from a shrine: the
-    searches test this box instead of the whole window."""
+    searches test this box instead of the whole window. `s` is a State or a View (the encoder's
+    `target` plane tests the same box)."""
     i0 = j0 = WINDOW_SIDE
     i1 = j1 = -1
     for tile in range(NUM_TILES):
@@ -955,7 +956,7 @@ def tile_search_box(s, b):
             c = np.int64(s.tile_centre[b, tile])
             i, j = c // WINDOW_SIDE, c % WINDOW_SIDE
             i0, i1, j0, j1 = min(i0, i - 3), max(i1, i + 3), min(j0, j - 3), max(j1, j + 3)
-    P = s.hand.shape[1]
+    P = s.display.shape[1]
     for k in range(P):
         c = np.int64(SHRINE_SLOTS[P, k])
         i, j = c // WINDOW_SIDE, c % WINDOW_SIDE
