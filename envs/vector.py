@@ -187,11 +187,11 @@ class BoardGameVectorEnv(VectorEnv):
         # One row (the single-agent env, `make_vec(..., num_envs=1)`): every move of a step is one compiled
         # call (`StepObserve`: apply, the automatic steps, the new mask and the mover's observation) into
         # buffers made once, instead of separate step, mask, observe and encode calls with their checks and
-        # allocations; the same draws from the same streams, so the games are the same (tests/test_vector_env).
+        # allocations; the same draws from the same streams, so the games are the same (tests/test_gym.py).
         # None for more rows, or an encoder without a fused kernel.
-        fused = getattr(self.encoder, "step_observe", None)
-        self._fused = StepObserve(self.game, self.encoder) if n == 1 and fused is not None and fused() is not None \
-            else None
+        step_observe = getattr(self.encoder, "step_observe", None)
+        self._fused = StepObserve(self.game, self.encoder) \
+            if n == 1 and step_observe is not None and step_observe() is not None else None
 
     # --- opponent pool -----------------------------------------------------------------------
 
