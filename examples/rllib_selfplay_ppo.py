@@ -79,7 +79,9 @@ def main(args: Args) -> None:
         t0 = time.perf_counter()
         result = algo.train()
         runners = result.get("env_runners", {})
-        sampled = int(runners.get("num_env_steps_sampled", 0))
+        sampled = runners.get("num_env_steps_sampled", 0)
+        # NaN when no env runner reported yet (e.g. while a fresh node compiles the kernels): none counted
+        sampled = int(sampled) if sampled == sampled else 0
         steps += sampled
         length = runners.get("episode_len_mean", float("nan"))
         ret = runners.get("agent_episode_returns_mean", {}).get("player_0", float("nan"))
