@@ -86,7 +86,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
+from meeple.encoders.base import Encoder, begin_row, block_offsets, encoder_of_kind, end_row, end_rows, seat_of
 from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_CHOOSE_ROTATION, DEC_PAY,
     DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
@@ -355,7 +355,7 @@ def _revealed(v, b, me, dec):
 
 
 @kernel
-def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
+def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its COMPACT_BLOCKS offset `AT.<block>`: the
     row zeroed once, then only the map's fields (placed tiles' footprints, shrines) written."""
     v = View(*fields)
@@ -368,8 +368,7 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
             prefetch_row(v.building, b + 1)
             prefetch_row(v.sigma, b + 1)
             prefetch_row(v.settlement_shrines, b + 1)
-        row = out[b]
-        row[:] = 0.0
+        row = begin_row(out, b, scratch)
         me = np.int64(v.viewer[b])  # int64 offsets also without the JIT
         hand = v.own_hand[b]
         dec = np.int64(v.decision[b])
@@ -473,16 +472,17 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
         if ps >= 0:
             row[AT.target + ps] = 1.0
         _vectors(v, b, row, AT.present, me, P, explicit_pay, group_settlement, max_rounds)
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 @kernel
-def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
+def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its PLANES_BLOCKS offset `AT_PLANES.<block>`."""
     v = View(*fields)
     P = v.display.shape[1]
     for b in range(v.display.shape[0]):
-        row = out[b]
-        row[:] = 0.0
+        row = begin_row(out, b, scratch)
         me = np.int64(v.viewer[b])  # int64 offsets also without the JIT (int8 * 625 overflows)
         hand = v.own_hand[b]
         deciding = v.to_play[b] == me and not v.done[b]
@@ -537,6 +537,8 @@ def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, *fields):
         if ps >= 0:
             row[AT_PLANES.pending_slot + ps] = 1.0
         _vectors(v, b, row, AT_PLANES.present, me, P, explicit_pay, group_settlement, max_rounds)
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 # --- one compiled call per AEC step -------------------------------------------------------------
@@ -563,7 +565,7 @@ def step_observe_compact_nb(actions, u, mask, viewer, own_hand, hand_size, draw_
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
     (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
-    compact_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs,
+    compact_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, obs[0, :0],
                       *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
                                      explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
 
@@ -575,7 +577,7 @@ def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_s
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
     (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
-    planes_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs,
+    planes_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, obs[0, :0],
                      *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
                                     explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
 

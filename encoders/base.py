@@ -10,6 +10,9 @@ is a namedtuple of each block's first index, which numba freezes into constants,
 checks statically that a kernel names every block of its table. A kernel takes the View's fields
 positionally (`*fields`: numba unboxes them faster than one NamedTuple) and rebuilds `v = View(*fields)`
 inside, so it reads every field by name and the rules' `(s, b, ...)` helpers work on `v` unchanged.
+Before the fields it takes `out` and a `scratch` row: each row is begun with `begin_row` (or `target_row`)
+and ended with `end_row`, which write in place or, for output larger than the caches, build the row in
+`scratch` and stream it out (see "writing rows" below).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import gymnasium
 import numpy as np
 
 from meeple.envs import threads
-from meeple.envs.jit import kernel
+from meeple.envs.jit import kernel, store_fence, stream_row
 
 Blocks = list[tuple[str, tuple[int, ...], str]]
 
@@ -51,6 +54,47 @@ def unwritten_blocks(offsets: Any, alias: str, *functions: Any) -> list[str]:
     source = "\n".join(inspect.getsource(getattr(f, "py_func", f)) for f in functions)
     named = set(re.findall(rf"\b{re.escape(alias)}\.([A-Za-z_][A-Za-z0-9_]*)", source))
     return [name for name in offsets._fields if name not in named]
+
+
+# --- writing rows: in place, or built in a cached scratch row and streamed out ------------------------------
+#
+# An encoder kernel takes `scratch` after `out`: a zero-length array to write each row of `out` in place, or
+# one row's worth of float32 to build every row there (in the cache) and stream it into `out` with
+# non-temporal stores (`jit.stream_row`), which skip reading `out`'s memory before writing it. `Encoder.run`
+# streams when `out` is larger than the caches (STREAM_BYTES); the fused AEC step writes its one row in place,
+# where the caller reads it next. Either way the rows are the same, bit for bit (tests/test_encoders.py).
+
+STREAM_BYTES = 8 << 20  # streamed above this much output: ~the last-level cache of the 2-core machine (8 MiB)
+_IN_PLACE = np.zeros(0, dtype=np.float32)  # the `scratch` that means "write in place"
+
+
+@kernel(inline="always")
+def target_row(out, b, scratch):
+    """The row to encode row b of `out` into: `scratch` when streaming, else out[b] itself (for a kernel
+    that writes every element of it; `begin_row` zeroes it first)."""
+    return scratch if scratch.shape[0] > 0 else out[b]
+
+
+@kernel(inline="always")
+def begin_row(out, b, scratch):
+    """`target_row`, zeroed."""
+    row = target_row(out, b, scratch)
+    row[:] = 0.0
+    return row
+
+
+@kernel(inline="always")
+def end_row(out, b, scratch):
+    """Row b is complete: stream the scratch row into out[b] (nothing to do in place)."""
+    if scratch.shape[0] > 0:
+        stream_row(out[b], scratch)
+
+
+@kernel(inline="always")
+def end_rows(scratch):
+    """Every row is written: make streamed rows visible to the thread that reads them (`jit.store_fence`)."""
+    if scratch.shape[0] > 0:
+        store_fence()
 
 
 @kernel(inline="always")
@@ -102,16 +146,21 @@ class Encoder(ABC):
         return out
 
     def run(self, kernel: Any, config: tuple, out: np.ndarray, view: Any) -> None:
-        """kernel(*config, out, *view) over the batch, large batches split into row chunks run on every
-        core when that pays (`meeple.envs.threads`; encoders keep no scratch, so chunks share nothing)."""
+        """kernel(*config, out, scratch, *view) over the batch, large batches split into row chunks run on
+        every core when that pays (`meeple.envs.threads`). Output larger than STREAM_BYTES is built row by
+        row in a scratch row per chunk, made here for this call (so concurrent calls share nothing), and
+        streamed out; smaller output is written in place."""
         B = out.shape[0]
+        stream = out.nbytes > STREAM_BYTES
         if B < threads.serial_below:
-            kernel(*config, out, *view)
+            kernel(*config, out, np.empty(out.shape[1], np.float32) if stream else _IN_PLACE, *view)
             return
+        scratch = np.empty((threads.get_num_threads(), out.shape[1]), np.float32) if stream else None
         costs = self.__dict__.setdefault("_row_costs", {})
         cost = costs.get(kernel) or costs.setdefault(kernel, threads.RowCost())
-        cost.run(B, lambda: kernel(*config, out, *view),
-                 lambda _t, lo, hi: kernel(*config, out[lo:hi], *[f[lo:hi] for f in view]))
+        cost.run(B, lambda: kernel(*config, out, _IN_PLACE if scratch is None else scratch[0], *view),
+                 lambda t, lo, hi: kernel(*config, out[lo:hi], _IN_PLACE if scratch is None else scratch[t],
+                                          *[f[lo:hi] for f in view]))
 
     def step_observe(self) -> tuple[Any, tuple] | None:
         """(kernel, encoder arguments) of this encoder's fused AEC step (see `StepObserve`), or None: the

@@ -48,7 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
+from meeple.encoders.base import (
+    Encoder, begin_row, block_offsets, encoder_of_kind, end_row, end_rows, seat_of, target_row,
+)
 from meeple.envs import threads
 from meeple.envs.carpe_diem import kernels as K
 from meeple.envs.carpe_diem.data import (
@@ -278,13 +280,12 @@ def _units_available(v, b, p, card):
 
 
 @kernel
-def full_encode_nb(out, *fields):
+def full_encode_nb(out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its FULL_BLOCKS offset `AT_FULL.<block>`."""
     v = View(*fields)
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
-        row = out[b]
-        row[:] = 0.0
+        row = begin_row(out, b, scratch)
         me = np.int64(v.viewer[b])
         # --- per seat ---
         for slot in range(SEATS):
@@ -424,6 +425,8 @@ def full_encode_nb(out, *fields):
         for i in range(2):
             if v.own_drawn[b, i] >= 0:
                 row[AT_FULL.own_drawn + i * NUM_FOUNTAIN_KINDS + np.int64(v.own_drawn[b, i])] = 1.0
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 @kernel
@@ -673,13 +676,13 @@ def _units_fast(v, b, p, card, lodgings, lands):
 
 
 @kernel
-def compact_encode_nb(out, *fields):
+def compact_encode_nb(out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its COMPACT_BLOCKS offset `AT.<block>`, writing
     every element (once, except `discs` and `supply_features`, which are zeroed and then accumulated)."""
     v = View(*fields)
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
-        row = out[b]
+        row = target_row(out, b, scratch)
         me = np.int64(v.viewer[b])
         done = v.done[b]
         # --- per seat: one slot at a time (padding slots read seat 0 and write 0) ---
@@ -827,6 +830,8 @@ def compact_encode_nb(out, *fields):
             row[AT.own_returned + i] = v.own_returned[b, i] * 0.5
         for i in range(2):
             _onehot(row, AT.own_drawn + i * NUM_FOUNTAIN_KINDS, NUM_FOUNTAIN_KINDS, np.int64(v.own_drawn[b, i]))
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 # ================================================================================================
@@ -944,7 +949,7 @@ def step_observe_compact_nb(actions, u, mask, viewer, own_hand, own_returned, ow
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
     (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
-    compact_encode_nb(obs, *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
+    compact_encode_nb(obs, obs[0, :0], *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
                                           score, auto_forced, work, cellmask, fields))
 
 
@@ -954,5 +959,5 @@ def step_observe_full_nb(actions, u, mask, viewer, own_hand, own_returned, own_d
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
     (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
-    full_encode_nb(obs, *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
+    full_encode_nb(obs, obs[0, :0], *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
                                        score, auto_forced, work, cellmask, fields))

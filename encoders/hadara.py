@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, begin_row, block_offsets, end_row, end_rows, seat_of
 from meeple.envs.hadara import kernels as K
 from meeple.envs.hadara.data import (
     BUST_REQUIREMENT, CARD_COLOUR, CARD_EPOCH, CARD_RANK, COLONIES_IN_TIER,
@@ -101,13 +101,12 @@ def _clip(x):
 
 
 @kernel
-def encode_nb(advanced, pile_top, out, *fields):
+def encode_nb(advanced, pile_top, out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
     v = View(*fields)
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
-        row = out[b]
-        row[:] = 0.0
+        row = begin_row(out, b, scratch)
         me = np.int64(v.viewer[b])
         e_now = np.int64(v.epoch[b])
         for slot in range(SEATS):
@@ -215,6 +214,8 @@ def encode_nb(advanced, pile_top, out, *fields):
             row[AT.colony_shortfall + t] = _clip(K.shortfall(v, b, me, COLONY_TIER_REQUIREMENT[t], MILITARY) / REQ_SCALE)
         for bu in range(NUM_BUSTS):
             row[AT.bust_shortfall + bu] = _clip(K.shortfall(v, b, me, BUST_REQUIREMENT[bu], CULTURE) / REQ_SCALE)
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 class HadaraEncoder(Encoder):
@@ -263,7 +264,7 @@ def step_observe_nb(actions, u, mask, viewer, colony_back, sold_colour, own_sold
     s = State(*fields)
     viewer[0] = s.to_play[0]
     K.observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top, *fields)
-    encode_nb(enc_advanced, enc_pile_top, obs, viewer, s.to_play, s.done, s.truncated, s.epoch, s.decision, s.round,
+    encode_nb(enc_advanced, enc_pile_top, obs, obs[0, :0], viewer, s.to_play, s.done, s.truncated, s.epoch, s.decision, s.round,
               s.turn, s.pick, s.start_player, s.rotation, s.board_order, s.start_card, s.start_side, s.coins, s.tracks,
               s.colour_count, s.ability_count, s.free_tiles, s.tableau, s.n_slots, s.slot_tile, s.tile_due, s.bust,
               s.colony, s.silver, s.gold, s.committed, s.sect_count, s.sect_bought, s.feed_paid, s.inner_count,

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, begin_row, block_offsets, end_row, end_rows, seat_of
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages import kernels as K
 from meeple.envs.roll_through_the_ages.state import State, View
@@ -88,13 +88,12 @@ AT = block_offsets(BLOCKS)  # AT.<block>: the block's first index in a row
 
 
 @kernel
-def encode_nb(in_play, trade, max_trade_offers, out, *fields):
+def encode_nb(in_play, trade, max_trade_offers, out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
     v = View(*fields)
     P = v.food.shape[1]
     for b in range(v.food.shape[0]):
-        row = out[b]
-        row[:] = 0.0
+        row = begin_row(out, b, scratch)
         me = np.int64(v.viewer[b])
         p_act = np.int64(v.active[b])
         # per-seat features, each block seat-major
@@ -175,6 +174,8 @@ def encode_nb(in_play, trade, max_trade_offers, out, *fields):
             row[AT.offer_give + t] = v.offer_give[b, t] / 15.0
             row[AT.offer_take + t] = v.offer_take[b, t] / 15.0
         row[AT.trade_offers] = v.trade_offers[b] / max_trade_offers
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 class RollThroughTheAgesEncoder(Encoder):
@@ -224,4 +225,4 @@ def step_observe_nb(actions, u, mask, viewer, obs, enc_in_play, enc_trade, enc_m
     K.legal_action_mask_nb(mask, in_play, max_trade_offers, *fields)
     s = State(*fields)
     viewer[0] = s.to_play[0]
-    encode_nb(enc_in_play, enc_trade, enc_max_trade_offers, obs, viewer, *fields)  # every field is public
+    encode_nb(enc_in_play, enc_trade, enc_max_trade_offers, obs, obs[0, :0], viewer, *fields)  # every field is public

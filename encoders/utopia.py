@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, begin_row, block_offsets, end_row, end_rows, seat_of
 from meeple.envs.jit import kernel
 from meeple.envs.utopia import kernels as K
 from meeple.envs.utopia.data import (
@@ -89,13 +89,12 @@ def _clip(x):
 
 
 @kernel
-def encode_nb(out, *fields):
+def encode_nb(out, scratch, *fields):
     """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
     v = View(*fields)
     P = v.score.shape[1]
     for b in range(v.score.shape[0]):
-        row = out[b]
-        row[:] = 0.0
+        row = begin_row(out, b, scratch)
         me = np.int64(v.viewer[b])  # int64: int8 seats and values join block offsets below
         for slot in range(SEATS):
             row[AT.present + slot] = 1.0 if slot < P else 0.0
@@ -156,6 +155,8 @@ def encode_nb(out, *fields):
             row[AT.convert_pending + np.int64(v.convert_from[b])] = 1.0
         if v.convert_to[b] >= 0:
             row[AT.convert_pending + NUM_CIVS + np.int64(v.convert_to[b])] = 1.0
+        end_row(out, b, scratch)
+    end_rows(scratch)
 
 
 class UtopiaEncoder(Encoder):
@@ -201,7 +202,7 @@ def step_observe_nb(actions, u, mask, viewer, own_hand, pile_size, unseen, obs, 
     s = State(*fields)
     viewer[0] = s.to_play[0]
     K.observe_nb(viewer, own_hand, pile_size, unseen, *fields)
-    encode_nb(obs, viewer, s.to_play, s.done, s.truncated, s.decision, s.round, s.phase, s.pick_pass, s.acted,
+    encode_nb(obs, obs[0, :0], viewer, s.to_play, s.done, s.truncated, s.decision, s.round, s.phase, s.pick_pass, s.acted,
               s.start_player, s.owed, s.wonder_island, s.wonder_civ, s.convert_from, s.convert_to, s.princes, s.mon_civ,
               s.mon_owner, s.wonder_owner, s.scale, s.display, s.discard, s.score, s.gains, s.stamp, s.stamp_counter,
               s.privileges, s.hand_size, own_hand, pile_size, unseen)  # the View's field order

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import inspect
 import os
+import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -248,6 +249,95 @@ def prefetch_row(arr, b):
     for i in range(0, row.shape[0], step):
         prefetch(row, i)
 
+
+# Streaming stores, for encoders writing a batch larger than the caches. An ordinary store first reads its
+# cache line from memory (to own it), then writes it back later: two transfers per line. A non-temporal
+# ("streaming") store writes the line straight to memory in one. An encoder builds each row in a small
+# scratch row that stays in the cache, then streams it out (`stream_row`); on the 2-core machine that
+# made Attika's 4,096-row encode 1.13x faster, and a plain copy of 100 MB ran at 17.8 GB/s streamed
+# against 12.8 GB/s stored on two threads. Only x86-64 gets the intrinsics (SFENCE is an x86
+# instruction); elsewhere, and without the JIT, `stream_row` is a plain copy.
+STREAMING_STORES = platform.machine().lower() in ("x86_64", "amd64")
+_STREAM_FLOATS = 8  # one 32-byte store of float32 (AVX; LLVM splits it into two 16-byte ones without AVX)
+
+
+@intrinsic
+def _stream_store8(typingctx: Any, dst: Any, i: Any, src: Any, j: Any) -> Any:
+    """dst[i:i + 8] = src[j:j + 8] (1-D float32) as one non-temporal store; dst's element i must lie on a
+    32-byte boundary (the caller's to keep), src needs no alignment."""
+    if not (isinstance(dst, types.Array) and dst.ndim == 1 and dst.dtype == types.float32
+            and isinstance(src, types.Array) and src.ndim == 1 and src.dtype == types.float32
+            and isinstance(i, types.Integer) and isinstance(j, types.Integer)):
+        return None
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        dty, sty = signature.args[0], signature.args[2]
+        d = context.make_array(dty)(context, builder, args[0])
+        s = context.make_array(sty)(context, builder, args[2])
+        dp = cgutils.get_item_pointer(context, builder, dty, d, [args[1]], wraparound=False)
+        sp = cgutils.get_item_pointer(context, builder, sty, s, [args[3]], wraparound=False)
+        vec = ir.VectorType(ir.FloatType(), _STREAM_FLOATS)
+        value = builder.load(builder.bitcast(sp, vec.as_pointer()), align=4)
+        store = builder.store(value, builder.bitcast(dp, vec.as_pointer()), align=4 * _STREAM_FLOATS)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
+        return context.get_dummy_value()
+
+    return types.void(dst, i, src, j), codegen
+
+
+@intrinsic
+def _sfence(typingctx: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse.sfence")
+        builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
+def _stream_row_python(dst: np.ndarray, src: np.ndarray) -> None:
+    dst[:] = src
+
+
+def _store_fence_python() -> None:
+    """Not compiled, nothing was streamed."""
+
+
+if STREAMING_STORES:
+    @kernel(inline="always", python=_stream_row_python)
+    def stream_row(dst, src):
+        """dst[:] = src (1-D float32 of one length) with streaming stores: the bytes go to memory without
+        reading dst's cache lines first and without keeping them in the cache. For output larger than the
+        caches that nobody reads before the call returns; end the kernel with `store_fence()`."""
+        n = dst.shape[0]
+        head = (((-dst.ctypes.data) & (4 * _STREAM_FLOATS - 1)) // 4)  # elements before a 32-byte boundary
+        if head > n:
+            head = n
+        for i in range(head):
+            dst[i] = src[i]
+        i = head
+        while i + _STREAM_FLOATS <= n:
+            _stream_store8(dst, i, src, i)
+            i += _STREAM_FLOATS
+        while i < n:
+            dst[i] = src[i]
+            i += 1
+
+    @kernel(inline="always", python=_store_fence_python)
+    def store_fence():
+        """Order every streaming store before any later store (SFENCE), so another thread that learns this
+        call has returned sees its output: streaming stores are not ordered by the usual rules."""
+        _sfence()
+else:
+    @kernel(inline="always")
+    def stream_row(dst, src):
+        """dst[:] = src: a plain copy where the streaming intrinsics are not built (not x86-64)."""
+        for i in range(dst.shape[0]):
+            dst[i] = src[i]
+
+    @kernel(inline="always")
+    def store_fence():
+        """Nothing to order where `stream_row` is a plain copy."""
 
 # --- shared random helpers for the rules kernels ----------------------------------------------------
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from meeple.envs import default_encoder, encoder_kinds, make, make_encoder
+from meeple.encoders import base as encoder_base
+from meeple.envs import default_encoder, encoder_kinds, make, make_encoder, threads
+from meeple.envs.jit import store_fence, stream_row
 from meeple.envs.roll_through_the_ages import data
 
 from helpers import random_steps
@@ -35,6 +38,49 @@ def test_every_encoder_kind(game_case, rng):
         obs = encoder.encode(view)
         assert obs.shape == (32, encoder.size) and obs.dtype == np.float32 and np.isfinite(obs).all()
         assert all(encoder.space().contains(row) for row in obs)
+
+
+
+@pytest.fixture
+def stream_settings():
+    """Restore the streaming threshold and the thread settings after a test changes them."""
+    saved = (encoder_base.STREAM_BYTES, threads.get_num_threads(), threads.min_rows_per_thread(),
+             threads.split_seconds())
+    yield
+    encoder_base.STREAM_BYTES = saved[0]
+    threads.set_num_threads(*saved[1:])
+
+
+def test_streamed_rows_equal_rows_written_in_place(game_case, rng, stream_settings):
+    """A batch larger than STREAM_BYTES is built row by row in scratch rows and streamed out: the same
+    values bit for bit as rows written in place, whatever `out` held before, serially and on 3 threads."""
+    name, _, game = game_case
+    state = random_steps(game, rng, 45, 80)
+    view = game.observe(state, state.to_play)
+    for kind in encoder_kinds(name) or (None,):
+        encoder = make_encoder(name, game, kind)
+        encoder_base.STREAM_BYTES = 1 << 62
+        in_place = encoder.encode(view)
+        encoder_base.STREAM_BYTES = 0
+        for num_threads in (1, 3):
+            threads.set_num_threads(num_threads, min_rows_per_thread=8, split_seconds=0.0)
+            out = np.full((45, encoder.size), np.nan, dtype=np.float32)
+            encoder.encode(view, out=out)
+            np.testing.assert_array_equal(out, in_place, err_msg=f"{name} {kind}: {num_threads} thread(s)")
+
+
+def test_stream_row_copies_exactly_its_row():
+    """`jit.stream_row` at every alignment and length, including the unaligned head and the short tail:
+    it writes dst and nothing around it."""
+    src = np.arange(1, 64, dtype=np.float32)
+    for start in range(9):
+        for length in (0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 40):
+            buf = np.full(80, -1.0, dtype=np.float32)
+            stream_row(buf[start:start + length], src[:length])
+            store_fence()
+            expected = np.full(80, -1.0, dtype=np.float32)
+            expected[start:start + length] = src[:length]
+            np.testing.assert_array_equal(buf, expected, err_msg=f"start {start}, length {length}")
 
 
 def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):
