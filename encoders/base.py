@@ -68,6 +68,15 @@ STREAM_BYTES = 8 << 20  # streamed above this much output: ~the last-level cache
 _IN_PLACE = np.zeros(0, dtype=np.float32)  # the `scratch` that means "write in place"
 
 
+def describe_array(x: Any) -> str:
+    """What an array argument is, for an error message: dtype, shape and the flags a kernel relies on."""
+    if not isinstance(x, np.ndarray):
+        return f"a {type(x).__name__}"
+    missing = [flag for flag, ok in (("C-contiguous", x.flags.c_contiguous), ("aligned", x.flags.aligned),
+                                     ("writeable", x.flags.writeable)) if not ok]
+    return f"{x.dtype} {x.shape}" + (f", not {' / '.join(missing)}" if missing else "")
+
+
 @kernel(inline="always")
 def target_row(out, b, scratch):
     """The row to encode row b of `out` into: `scratch` when streaming, else out[b] itself (for a kernel
@@ -140,9 +149,10 @@ class Encoder(ABC):
         batch = self.game.check_view(view)
         if out is None:
             return np.empty((batch, self.size), dtype=self.dtype)
-        if out.shape != (batch, self.size) or out.dtype != self.dtype or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a C-contiguous {np.dtype(self.dtype)} array of shape {(batch, self.size)}, "
-                             f"got {out.dtype} {out.shape}")
+        if (not isinstance(out, np.ndarray) or out.shape != (batch, self.size) or out.dtype != self.dtype
+                or not out.flags.c_contiguous or not out.flags.aligned or not out.flags.writeable):
+            raise ValueError(f"out must be a writeable, aligned, C-contiguous {np.dtype(self.dtype)} array of shape "
+                             f"{(batch, self.size)}, got {describe_array(out)}")
         return out
 
     def run(self, kernel: Any, config: tuple, out: np.ndarray, view: Any) -> None:

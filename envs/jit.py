@@ -310,7 +310,12 @@ if STREAMING_STORES:
         reading dst's cache lines first and without keeping them in the cache. For output larger than the
         caches that nobody reads before the call returns; end the kernel with `store_fence()`."""
         n = dst.shape[0]
-        head = (((-dst.ctypes.data) & (4 * _STREAM_FLOATS - 1)) // 4)  # elements before a 32-byte boundary
+        address = dst.ctypes.data
+        if address & 3:  # not on a float boundary: no element would reach a 32-byte one (a plain copy)
+            for i in range(n):
+                dst[i] = src[i]
+            return
+        head = ((-address) & (4 * _STREAM_FLOATS - 1)) // 4  # elements before a 32-byte boundary
         if head > n:
             head = n
         for i in range(head):

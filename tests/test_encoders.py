@@ -83,6 +83,51 @@ def test_stream_row_copies_exactly_its_row():
             np.testing.assert_array_equal(buf, expected, err_msg=f"start {start}, length {length}")
 
 
+
+def _misaligned(shape: tuple[int, ...]) -> np.ndarray:
+    """A C-contiguous float32 array that starts one byte past a float boundary."""
+    n = int(np.prod(shape))
+    raw = np.zeros(4 * n + 8, dtype=np.uint8)
+    start = (1 - raw.ctypes.data) % 4  # raw.ctypes.data + start is 1 mod 4
+    out = raw[start:start + 4 * n].view(np.float32).reshape(shape)
+    assert not out.flags.aligned and out.flags.c_contiguous
+    return out
+
+
+def test_stream_row_copies_into_a_misaligned_row():
+    """A row off the float boundary cannot take the aligned streaming stores: copied plainly, not faulted."""
+    src = np.arange(1, 41, dtype=np.float32)
+    dst = _misaligned((40,))
+    stream_row(dst, src)
+    store_fence()
+    np.testing.assert_array_equal(dst, src)
+
+
+def test_encode_refuses_an_output_the_kernels_cannot_write(game_case, rng):
+    """`out` must be a writeable, aligned, C-contiguous float32 array of the batch's shape: anything else is
+    refused with a message naming what is wrong, before a kernel runs, and nothing is written."""
+    name, _, game = game_case
+    encoder = default_encoder(name, game)
+    state = random_steps(game, rng, 3, 20)
+    view = game.observe(state, state.to_play)
+    readonly = np.zeros((3, encoder.size), dtype=np.float32)
+    readonly.flags.writeable = False
+    bad = {
+        "not aligned": _misaligned((3, encoder.size)),
+        "not writeable": readonly,
+        "not C-contiguous": np.zeros((encoder.size, 3), dtype=np.float32).T,
+        "float64": np.zeros((3, encoder.size)),
+        "(2,": np.zeros((2, encoder.size), dtype=np.float32),
+        "a list": [[0.0] * encoder.size] * 3,
+    }
+    for what, out in bad.items():
+        before = np.array(out, copy=True)
+        with pytest.raises(ValueError, match="out must be") as error:
+            encoder.encode(view, out=out)
+        assert what in str(error.value), (what, str(error.value))
+        np.testing.assert_array_equal(np.asarray(out), before)
+
+
 def test_seat_blocks_are_relative_to_the_viewer(game_case, rng):
     """Slot k of viewer v shows the same player as slot 0 of viewer (v + k) mod P; padding is 0 (every kind)."""
     name, _, game = game_case
