@@ -296,7 +296,8 @@ def _sfence(typingctx: Any) -> Any:
 
 
 def _stream_row_python(dst: np.ndarray, src: np.ndarray) -> None:
-    dst[:] = src
+    n = min(dst.shape[0], src.shape[0])
+    dst[:n] = src[:n]
 
 
 def _store_fence_python() -> None:
@@ -306,10 +307,11 @@ def _store_fence_python() -> None:
 if STREAMING_STORES:
     @kernel(inline="always", python=_stream_row_python)
     def stream_row(dst, src):
-        """dst[:] = src (1-D float32 of one length) with streaming stores: the bytes go to memory without
-        reading dst's cache lines first and without keeping them in the cache. For output larger than the
-        caches that nobody reads before the call returns; end the kernel with `store_fence()`."""
-        n = dst.shape[0]
+        """dst[:] = src (1-D float32 of one length; of unequal lengths, only the shorter one's) with
+        streaming stores: the bytes go to memory without reading dst's cache lines first and without
+        keeping them in the cache. For output larger than the caches that nobody reads before the call
+        returns; end the kernel with `store_fence()`."""
+        n = min(dst.shape[0], src.shape[0])
         address = dst.ctypes.data
         if address & 3:  # not on a float boundary: no element would reach a 32-byte one (a plain copy)
             for i in range(n):
@@ -336,8 +338,9 @@ if STREAMING_STORES:
 else:
     @kernel(inline="always")
     def stream_row(dst, src):
-        """dst[:] = src: a plain copy where the streaming intrinsics are not built (not x86-64)."""
-        for i in range(dst.shape[0]):
+        """dst[:] = src (of unequal lengths, the shorter one's): a plain copy where the streaming intrinsics
+        are not built (not x86-64)."""
+        for i in range(min(dst.shape[0], src.shape[0])):
             dst[i] = src[i]
 
     @kernel(inline="always")

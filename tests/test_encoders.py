@@ -94,6 +94,18 @@ def _misaligned(shape: tuple[int, ...]) -> np.ndarray:
     return out
 
 
+def test_stream_row_of_unequal_lengths_copies_the_shorter():
+    """A source shorter or longer than the row: the common length is copied, nothing read or written beyond."""
+    src = np.arange(1, 41, dtype=np.float32)
+    for n_dst, n_src in ((40, 17), (17, 40), (33, 0)):
+        dst = np.full(n_dst + 8, -1.0, dtype=np.float32)
+        stream_row(dst[:n_dst], src[:n_src])
+        store_fence()
+        n = min(n_dst, n_src)
+        np.testing.assert_array_equal(dst[:n], src[:n])
+        assert (dst[n:] == -1.0).all()
+
+
 def test_stream_row_copies_into_a_misaligned_row():
     """A row off the float boundary cannot take the aligned streaming stores: copied plainly, not faulted."""
     src = np.arange(1, 41, dtype=np.float32)
