@@ -94,7 +94,8 @@ from meeple.envs.attika.data import (
     NUM_TYPES, PREDECESSOR, ROAD, SHRINE_SLOTS, SLOT_VALID, STACK_SIZE, TILE_FACE, TILE_PLACED, TILE_STACK, WINDOW_SIDE,
 )
 from meeple.envs.attika.kernels import (
-    can_build, free_by_order, own_adjacent, popcount4, symbol_of, tile_centre_ok, tile_search_box, unrevealed,
+    can_build, free_by_order, is_field, lanes_paid, own_adjacent, popcount4, road_paid, symbol_of, tile_centre_ok,
+    tile_search_box, unrevealed,
 )
 from meeple.envs.attika import kernels as K
 from meeple.envs.attika.state import MAX_SPECIFIC, State, View
@@ -398,12 +399,17 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, 
         for t in range(NUM_TYPES):
             if (freeable >> t) & 1:
                 pred_bits |= PREDECESSOR_BIT[t]
-        settlements = v.settlements[b, me]
+        settlements = np.int64(v.settlements[b, me])
         anywhere = False  # some type of the set is affordable on any empty field (full cost, new settlement)
         for t in range(NUM_TYPES):
             if (cheapest >> t) & 1 and K.site_ok(np.int64(0), t, hand[0], hand[1], hand[2], hand[3], settlements):
                 anywhere = True
                 break
+        # the types of the set as cost lanes (kernels.cost_lanes): one test per field for all of them
+        hand_size = np.int64(hand[0]) + hand[1] + hand[2] + hand[3]
+        lanes, table, complete = K.cost_lanes(cheapest, hand[0], hand[1], hand[2], hand[3])
+        road = (cheapest >> ROAD) & 1 != 0
+        by_lanes = K.COST_LANES_FIT and complete
         # --- the map: one pass over the 7 fields of every placed tile (the bit sets above come from counts,
         # not from a first pass over the buildings: two passes over the map were 7% more of this kernel) ---
         for x in range(NUM_TILES):
@@ -428,11 +434,32 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, 
                     linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
                     row[AT.linked + h] = linked
                     _touch_shrines(row, AT.shrines_touched, rel, linked)
+                    if by_lanes and rel == 0 and (pred_bits >> t) & 1:  # a type of the set is free next to it
+                        for d in range(6):
+                            n = NEIGHBOURS[h, d]
+                            if n >= 0 and v.owner[b, n] < 0 and is_field(v.land[b, n]):
+                                row[AT.site + n] = 1.0
                     continue
                 # an empty field
                 sig = np.int64(v.sigma[b, h])
                 row[AT.sigma + h] = SIGMA_VALUE[(sig & 7) + ((sig >> 3) & 7) + ((sig >> 6) & 7) + ((sig >> 9) & 7)]
                 if mine == 0:
+                    continue
+                if by_lanes:
+                    if row[AT.site + h] == 1.0:  # marked from an own building: free by the building order
+                        continue
+                    if anywhere:
+                        row[AT.site + h] = 0.5
+                    elif (lanes_paid(sig, hand_size - settlements, lanes, table) != 0
+                          or road and road_paid(sig, hand_size, settlements)):
+                        row[AT.site + h] = 0.5  # affordable even founding a new settlement
+                    elif settlements > 0 and (lanes_paid(sig, hand_size, lanes, table) != 0
+                                              or road and road_paid(sig, hand_size, 0)):
+                        for d in range(6):  # affordable only next to an own building (no surcharge)
+                            n = NEIGHBOURS[h, d]
+                            if n >= 0 and v.owner[b, n] == me:
+                                row[AT.site + h] = 0.5
+                                break
                     continue
                 if pred_bits == 0 and anywhere:  # nothing of the set is free anywhere, something affordable everywhere
                     row[AT.site + h] = 0.5

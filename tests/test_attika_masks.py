@@ -113,3 +113,30 @@ def test_masks_equal_the_rules_read_directly(num_players: int) -> None:
         state = game.step(state, sample_masked(mask, rng), rng)
     # the random games reached every covered decision many times
     assert min(checked.values()) >= 20, checked
+
+
+def test_cost_lanes_pay_exactly_what_each_type_test_pays() -> None:
+    """`cost_lanes` / `lanes_paid` / `road_paid` (every type of a set tested at a field at once) answer as
+    `site_cost_ok` does type by type: every packed symbol count up to 3 of a kind (more never lowers a
+    cost further), random hands, type sets and surcharges."""
+    from meeple.envs.attika import kernels as K
+
+    assert K.COST_LANES_FIT  # the shipped costs fit the lanes (else the encoder keeps the per-type tests)
+    rng = np.random.default_rng(7)
+    sigs = [w | f << 3 | h << 6 | m << 9 for w in range(4) for f in range(4) for h in range(4) for m in range(4)]
+    sigs += [7 | 7 << 3 | 7 << 6 | 7 << 9, 5 << 3 | 6 << 9]
+    for case in range(60):
+        hand = [int(x) for x in rng.integers(0, 7 if case % 3 else 3, size=4)]
+        types = int(rng.integers(1, 1 << D.NUM_TYPES)) & int(rng.integers(1, 1 << D.NUM_TYPES))
+        if case == 0:
+            types = (1 << D.NUM_TYPES) - 1  # more types than lanes: the first COST_LANES get one
+        lanes, table, complete = K.cost_lanes(np.int64(types), *hand)
+        in_lanes = [t for t in range(D.NUM_TYPES) if types >> t & 1 and t != D.ROAD][:K.COST_LANES]
+        assert complete == (len([t for t in range(D.NUM_TYPES) if types >> t & 1 and t != D.ROAD]) <= K.COST_LANES)
+        assert int(lanes) == sum(8 << (4 * i) for i in range(len(in_lanes)))
+        for sig in sigs:
+            for g in range(4):
+                paid = int(K.lanes_paid(np.int64(sig), np.int64(sum(hand) - g), lanes, table))
+                for i, t in enumerate(in_lanes):
+                    assert bool(paid >> (4 * i + 3) & 1) == K.site_cost_ok(np.int64(sig), t, *hand, g), (hand, t, sig, g)
+                assert K.road_paid(np.int64(sig), sum(hand), g) == K.site_cost_ok(np.int64(sig), D.ROAD, *hand, g)

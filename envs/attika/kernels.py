@@ -253,6 +253,86 @@ def site_ok(info, t, n0, n1, n2, n3, settlements):
     return site_cost_ok(info & 4095, t, n0, n1, n2, n3, 0 if (info >> SITE_ADJ) & 1 else settlements)
 
 
+# Many types at one field in one test ("cost lanes"). What a hand of N cards (n0..n3) pays for a non-road
+# type t at a field whose uncovered symbols are s (W F H M) is, by `affordable`, the specific cards the
+# symbols leave, r_k = max(0, COST[t, k] - s_k), plus one more card per such card the hand lacks (two for
+# one): cost = sum_k r_k + max(0, r_k - n_k), payable when cost + surcharge <= N. Landscape k's part depends
+# only on s_k clipped to 2 (no building costs more than 2 of a kind), so for one hand it is three numbers
+# per landscape and type. Packed 4 bits per type ("lane") into an int64, 15 types per word, one field then
+# tests them all with four table picks and an add: lane cost x <= budget exactly when bit 3 of
+# x + 7 - budget is clear (for budgets 0..7; every cost is at most 8, so a budget of 8 pays for any type).
+# The road (5 any cards less one per symbol of any kind) is not a sum over landscapes: `road_paid`.
+# Other cost data keeps the per-type tests (COST_LANES_FIT is a compile-time constant).
+COST_LANES = 15
+COST_LANES_FIT = bool(COST.max() <= 2 and 2 * np.delete(COST, ROAD, axis=0).sum(axis=1).max() <= 8)
+LANE_ONES = sum(1 << (4 * i) for i in range(COST_LANES))  # 1 in every lane
+
+
+@kernel(inline="always")
+def _lane_part(c, s, n):
+    """Cards one landscape's part of a cost takes: c specific cards, s symbols cancel some, each card the
+    hand's n lacks is two any cards."""
+    r = max(0, c - s)
+    return np.int64(r + max(0, r - n))
+
+
+@kernel(inline="always")
+def cost_lanes(types, n0, n1, n2, n3):
+    """(lanes, table, complete): the non-road types of bit set `types` in ascending order as lanes (see
+    "cost lanes" above): `lanes` has bit 3 of every lane in use, `table` is 12 words, the lane costs for
+    0, 1 and 2+ symbols of W, then F, H, M. `complete` is False when more than COST_LANES types were
+    given: those past the first COST_LANES have no lane."""
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = c30 = c31 = c32 = lanes = np.int64(0)
+    rest = types & ~(np.int64(1) << ROAD)
+    i = 0
+    while rest != 0 and i < COST_LANES:
+        t = lowest_bit(rest)
+        rest &= rest - 1
+        at = 4 * i
+        w, f, hh, m = COST[t, 0], COST[t, 1], COST[t, 2], COST[t, 3]
+        c00 |= _lane_part(w, 0, n0) << at
+        c01 |= _lane_part(w, 1, n0) << at
+        c02 |= _lane_part(w, 2, n0) << at
+        c10 |= _lane_part(f, 0, n1) << at
+        c11 |= _lane_part(f, 1, n1) << at
+        c12 |= _lane_part(f, 2, n1) << at
+        c20 |= _lane_part(hh, 0, n2) << at
+        c21 |= _lane_part(hh, 1, n2) << at
+        c22 |= _lane_part(hh, 2, n2) << at
+        c30 |= _lane_part(m, 0, n3) << at
+        c31 |= _lane_part(m, 1, n3) << at
+        c32 |= _lane_part(m, 2, n3) << at
+        lanes |= np.int64(8) << at
+        i += 1
+    return lanes, (c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32), rest == 0
+
+
+@kernel(inline="always")
+def _pick3(s, x0, x1, x2):
+    return x0 if s == 0 else (x1 if s == 1 else x2)
+
+
+@kernel(inline="always")
+def lanes_paid(sig, budget, lanes, table):
+    """The lanes of `cost_lanes` (bit 3 of each) whose type `budget` cards pay for at a field whose
+    uncovered symbols are `sig` (packed like `sigma`): the same answer as `site_cost_ok` per type, with
+    the surcharge taken off the budget."""
+    if budget >= 8:
+        return lanes
+    if budget < 0:
+        return np.int64(0)
+    s0, s1, s2, s3 = min(sig & 7, 2), min((sig >> 3) & 7, 2), min((sig >> 6) & 7, 2), min((sig >> 9) & 7, 2)
+    cost = (_pick3(s0, table[0], table[1], table[2]) + _pick3(s1, table[3], table[4], table[5])
+            + _pick3(s2, table[6], table[7], table[8]) + _pick3(s3, table[9], table[10], table[11]))
+    return ~(cost + LANE_ONES * (7 - budget)) & lanes
+
+
+@kernel(inline="always")
+def road_paid(sig, hand_size, g):
+    """A hand of hand_size cards pays for the road, plus g any cards, at a field with symbols `sig`."""
+    return hand_size >= g + max(0, ROAD_COST - symbols_of(sig))
+
+
 @kernel(inline="always")
 def worst_case_ok(s, b, p, t):
     """p can pay for t on any empty field: the full cost with no symbol counted and the new-settlement
