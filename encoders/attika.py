@@ -37,9 +37,13 @@ values): one value per channel and slot, 0 off the map (only `target` marks hexe
 The kernel zeroes a row once and then visits only the map, in one pass: the 7 hexes of every placed tile
 and the shrines, about 1/5 the memory traffic of the planes kind (and `target` only inside the box the
 tile-placement mask searches, `kernels.tile_search_box`). For `site` it finds the set of types the viewer
-may build once per row and tests each empty field on the packed inputs the action masks use (the state's
-symbol counts `sigma` and the own building types next to it, `kernels.site_ok`), only for the types no
-other one of the set undercuts (UNDERCUT_BY), and not at all when one of them is affordable anywhere.
+may build once per row, keeps only the types no other one of the set undercuts (UNDERCUT_BY), and:
+marks 1 on the empty fields next to each own building whose successor is in the set (free by the building
+order), writes 0.5 everywhere else when one of the set is affordable on any field, and otherwise tests
+each field for all types of the set at once from the state's symbol counts `sigma` (the cost lanes of
+`kernels.cost_lanes`, which the action masks use too), reading the field's neighbours only when the
+new-settlement surcharge decides it. `kernels.site_ok`, type by type, stays for cost data that does not
+fit the lanes.
 
 **"planes"** (`PlanesEncoder`, PLANES_BLOCKS: NUM_PLANES one-hot planes + the vectors, 29,223 values),
 for convolutional policies; `valid` marks the hexagonal window (radius 12), every plane is 0 outside it:
@@ -408,7 +412,7 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, 
         # the types of the set as cost lanes (kernels.cost_lanes): one test per field for all of them
         hand_size = np.int64(hand[0]) + hand[1] + hand[2] + hand[3]
         lanes, table, complete = K.cost_lanes(cheapest, hand[0], hand[1], hand[2], hand[3])
-        road = (cheapest >> ROAD) & 1 != 0
+        road = ((cheapest >> ROAD) & 1) != 0
         by_lanes = K.COST_LANES_FIT and complete
         # --- the map: one pass over the 7 fields of every placed tile (the bit sets above come from counts,
         # not from a first pass over the buildings: two passes over the map were 7% more of this kernel) ---

@@ -455,7 +455,12 @@ def _selectable(s, b, p):
     pending = by_cost | by_order
     if pending == 0:
         return out
-    g = s.settlements[b, p]
+    g = np.int64(s.settlements[b, p])
+    # the types that may be payable, as cost lanes: one test per field for all of them (the road aside)
+    hand_size = np.int64(n0) + n1 + n2 + n3
+    lanes, table, complete = cost_lanes(by_cost, n0, n1, n2, n3)
+    by_lanes = COST_LANES_FIT and complete
+    road = np.int64(1) << ROAD
     for tile in range(NUM_TILES):
         if s.tile_state[b, tile] != TILE_PLACED:
             continue
@@ -464,7 +469,32 @@ def _selectable(s, b, p):
             h = FLOWER[c, f]
             o = s.owner[b, h]
             found = np.int64(0)
-            if o < 0:  # an empty field: the types its symbols pay for (free ones are found below)
+            if o < 0 and by_lanes:  # an empty field: the types its symbols pay for (free ones are found below)
+                if (pending & by_cost) == 0:
+                    continue
+                sig = np.int64(s.sigma[b, h])
+                paid = lanes_paid(sig, hand_size - g, lanes, table) & lanes
+                road_here = (pending & by_cost & road) != 0 and road_paid(sig, hand_size, g)
+                if g > 0:  # payable without the new-settlement surcharge: next to an own building
+                    lift = lanes_paid(sig, hand_size, lanes, table) & ~paid & lanes
+                    road_lift = (pending & by_cost & road) != 0 and not road_here and road_paid(sig, hand_size, 0)
+                    if (lift != 0 or road_lift) and own_adjacent(s, b, p, h):
+                        paid |= lift
+                        road_here = road_here or road_lift
+                if road_here:
+                    found |= road
+                if paid != 0:  # lanes back to types: lane i is the i-th non-road type of by_cost
+                    rest = by_cost & ~road
+                    i = 0
+                    while rest != 0:
+                        t = lowest_bit(rest)
+                        rest &= rest - 1
+                        if (paid >> (4 * i + 3)) & 1:
+                            found |= np.int64(1) << t
+                        i += 1
+                    lanes &= ~paid  # found: no need to test them again
+                found &= pending
+            elif o < 0:
                 rest = pending & by_cost
                 while rest != 0:
                     t = lowest_bit(rest)
