@@ -406,11 +406,12 @@ def _count_sites(s, b, p, t, mask, base, first_only):
 def _selectable(s, b, p):
     """Bit set of the display types p may select now (some field takes them).
 
-    Types the hand pays for on any field are accepted at once. For the others, one pass over the empty
-    fields finds the most symbols of each kind any field offers: a type the hand cannot pay for even with
-    those (and no surcharge) can only be free, and a type whose predecessor p has not built cannot be
-    free. What is left is looked for in one pass over the fields that stops once every type is found:
-    symbols on the empty fields, and empty fields next to own predecessors."""
+    Types the hand pays for on any field are accepted at once. The others are looked for in one pass over
+    the fields that stops once every type is found: each empty field tested for all of them at once by
+    their cost lanes (`cost_lanes`), and empty fields next to own predecessors (free). A type whose
+    predecessor p has not built cannot be free. Cost data that does not fit the lanes is tested type by
+    type, after a first pass over the empty fields finds the most symbols of each kind any field offers:
+    a type the hand cannot pay for even with those (and no surcharge) can only be free."""
     if empty_fields(s, b) <= 0:
         return np.int64(0)
     out = np.int64(0)
@@ -424,8 +425,10 @@ def _selectable(s, b, p):
     if pending == 0:
         return out
     n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
+    lanes, table, complete = cost_lanes(pending, n0, n1, n2, n3)
+    by_lanes = COST_LANES_FIT and complete
     m0 = m1 = m2 = m3 = m_all = np.int64(0)  # the most symbols of each kind, and in all, on one empty field
-    for tile in range(NUM_TILES):
+    for tile in range(0 if by_lanes else NUM_TILES):  # (the lanes test every field cheaply: no first pass)
         if s.tile_state[b, tile] != TILE_PLACED:
             continue
         c = s.tile_centre[b, tile]
@@ -442,7 +445,9 @@ def _selectable(s, b, p):
     while rest != 0:
         t = lowest_bit(rest)
         rest &= rest - 1
-        if t == ROAD:
+        if by_lanes:
+            best = True
+        elif t == ROAD:
             best = affordable(n0, n1, n2, n3, 0, 0, 0, 0, max(0, ROAD_COST - m_all))
         else:
             best = affordable(n0, n1, n2, n3, max(0, COST[t, 0] - m0), max(0, COST[t, 1] - m1),
@@ -456,10 +461,7 @@ def _selectable(s, b, p):
     if pending == 0:
         return out
     g = np.int64(s.settlements[b, p])
-    # the types that may be payable, as cost lanes: one test per field for all of them (the road aside)
     hand_size = np.int64(n0) + n1 + n2 + n3
-    lanes, table, complete = cost_lanes(by_cost, n0, n1, n2, n3)
-    by_lanes = COST_LANES_FIT and complete
     road = np.int64(1) << ROAD
     for tile in range(NUM_TILES):
         if s.tile_state[b, tile] != TILE_PLACED:
