@@ -457,13 +457,10 @@ def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, 
                     elif (lanes_paid(sig, hand_size - settlements, lanes, table) != 0
                           or road and road_paid(sig, hand_size, settlements)):
                         row[AT.site + h] = 0.5  # affordable even founding a new settlement
-                    elif settlements > 0 and (lanes_paid(sig, hand_size, lanes, table) != 0
-                                              or road and road_paid(sig, hand_size, 0)):
-                        for d in range(6):  # affordable only next to an own building (no surcharge)
-                            n = NEIGHBOURS[h, d]
-                            if n >= 0 and v.owner[b, n] == me:
-                                row[AT.site + h] = 0.5
-                                break
+                    elif (settlements > 0 and (lanes_paid(sig, hand_size, lanes, table) != 0
+                                               or road and road_paid(sig, hand_size, 0))
+                          and own_adjacent(v, b, me, h)):
+                        row[AT.site + h] = 0.5  # affordable next to an own building (no surcharge)
                     continue
                 if pred_bits == 0 and anywhere:  # nothing of the set is free anywhere, something affordable everywhere
                     row[AT.site + h] = 0.5

@@ -277,6 +277,13 @@ def _lane_part(c, s, n):
 
 
 @kernel(inline="always")
+def _add_lane(x0, x1, x2, c, n, at):
+    """One landscape's three table words (0, 1, 2+ symbols) with a type's part (c specific cards, the
+    hand holding n) put into the lane at bit `at`."""
+    return x0 | _lane_part(c, 0, n) << at, x1 | _lane_part(c, 1, n) << at, x2 | _lane_part(c, 2, n) << at
+
+
+@kernel(inline="always")
 def cost_lanes(types, n0, n1, n2, n3):
     """(lanes, table, complete): the non-road types of bit set `types` in ascending order as lanes (see
     "cost lanes" above): `lanes` has bit 3 of every lane in use, `table` is 12 words, the lane costs for
@@ -289,19 +296,10 @@ def cost_lanes(types, n0, n1, n2, n3):
         t = lowest_bit(rest)
         rest &= rest - 1
         at = 4 * i
-        w, f, hh, m = COST[t, 0], COST[t, 1], COST[t, 2], COST[t, 3]
-        c00 |= _lane_part(w, 0, n0) << at
-        c01 |= _lane_part(w, 1, n0) << at
-        c02 |= _lane_part(w, 2, n0) << at
-        c10 |= _lane_part(f, 0, n1) << at
-        c11 |= _lane_part(f, 1, n1) << at
-        c12 |= _lane_part(f, 2, n1) << at
-        c20 |= _lane_part(hh, 0, n2) << at
-        c21 |= _lane_part(hh, 1, n2) << at
-        c22 |= _lane_part(hh, 2, n2) << at
-        c30 |= _lane_part(m, 0, n3) << at
-        c31 |= _lane_part(m, 1, n3) << at
-        c32 |= _lane_part(m, 2, n3) << at
+        c00, c01, c02 = _add_lane(c00, c01, c02, COST[t, 0], n0, at)
+        c10, c11, c12 = _add_lane(c10, c11, c12, COST[t, 1], n1, at)
+        c20, c21, c22 = _add_lane(c20, c21, c22, COST[t, 2], n2, at)
+        c30, c31, c32 = _add_lane(c30, c31, c32, COST[t, 3], n3, at)
         lanes |= np.int64(8) << at
         i += 1
     return lanes, (c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32), rest == 0
@@ -428,17 +426,18 @@ def _selectable(s, b, p):
     lanes, table, complete = cost_lanes(pending, n0, n1, n2, n3)
     by_lanes = COST_LANES_FIT and complete
     m0 = m1 = m2 = m3 = m_all = np.int64(0)  # the most symbols of each kind, and in all, on one empty field
-    for tile in range(0 if by_lanes else NUM_TILES):  # (the lanes test every field cheaply: no first pass)
-        if s.tile_state[b, tile] != TILE_PLACED:
-            continue
-        c = s.tile_centre[b, tile]
-        for f in range(7):
-            h = FLOWER[c, f]
-            if s.owner[b, h] < 0:
-                sig = np.int64(s.sigma[b, h])
-                k0, k1, k2, k3 = sig & 7, (sig >> 3) & 7, (sig >> 6) & 7, (sig >> 9) & 7
-                m0, m1, m2, m3 = max(m0, k0), max(m1, k1), max(m2, k2), max(m3, k3)
-                m_all = max(m_all, k0 + k1 + k2 + k3)
+    if not by_lanes:  # (the lanes test every field cheaply: no first pass for them)
+        for tile in range(NUM_TILES):
+            if s.tile_state[b, tile] != TILE_PLACED:
+                continue
+            c = s.tile_centre[b, tile]
+            for f in range(7):
+                h = FLOWER[c, f]
+                if s.owner[b, h] < 0:
+                    sig = np.int64(s.sigma[b, h])
+                    k0, k1, k2, k3 = sig & 7, (sig >> 3) & 7, (sig >> 6) & 7, (sig >> 9) & 7
+                    m0, m1, m2, m3 = max(m0, k0), max(m1, k1), max(m2, k2), max(m3, k3)
+                    m_all = max(m_all, k0 + k1 + k2 + k3)
     by_cost = np.int64(0)  # may be payable on some field
     by_order = np.int64(0)  # may be free next to an own predecessor
     rest = pending
@@ -475,10 +474,10 @@ def _selectable(s, b, p):
                 if (pending & by_cost) == 0:
                     continue
                 sig = np.int64(s.sigma[b, h])
-                paid = lanes_paid(sig, hand_size - g, lanes, table) & lanes
+                paid = lanes_paid(sig, hand_size - g, lanes, table)
                 road_here = (pending & by_cost & road) != 0 and road_paid(sig, hand_size, g)
                 if g > 0:  # payable without the new-settlement surcharge: next to an own building
-                    lift = lanes_paid(sig, hand_size, lanes, table) & ~paid & lanes
+                    lift = lanes_paid(sig, hand_size, lanes, table) & ~paid
                     road_lift = (pending & by_cost & road) != 0 and not road_here and road_paid(sig, hand_size, 0)
                     if (lift != 0 or road_lift) and own_adjacent(s, b, p, h):
                         paid |= lift
