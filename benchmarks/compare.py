@@ -2,10 +2,12 @@
 
     python benchmarks/compare.py --before caf0581                        # the checkout against caf0581
     python benchmarks/compare.py --before caf0581 --after HEAD~3 --games hadara --batch-sizes 1 256
+    python benchmarks/compare.py --before caf0581 --aec --games attika        # the AEC env's row
 
 Two worker processes, one per tree, each run that tree's own `benchmarks/throughput.py` core loop
 (`bench_core`: random legal play, the learner's observation too with `--encode`) on a state they keep
-between bursts. The driver asks them in turn for short bursts (`--burst` seconds) and reports, per game
+between bursts, or with `--aec` its AEC row (`bench_aec`, one row through the PettingZoo loop). The
+driver asks them in turn for short bursts (`--burst` seconds) and reports, per game
 and batch size, the median steps/s of each tree and the median of the paired ratios after / before with
 its quartiles. Alternating short bursts cancel the slow swings of a shared machine (back-to-back whole
 runs differed by up to 30% on this 2-core VM while the paired ratios stayed within a few percent).
@@ -34,16 +36,20 @@ REPO = Path(__file__).resolve().parent.parent
 WORKER = r"""
 import sys
 import numpy as np
-tree, game, players, encode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+tree, game, players, row = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, tree + "/benchmarks")
 from throughput import bench_core
 from meeple.envs import default_encoder, make
 rules = make(game, num_players=players)
-encoder = default_encoder(game, rules) if encode else None
+encoder = default_encoder(game, rules) if row == "core+encode" else None
 rng = np.random.default_rng(0)
 states = {}
 for line in sys.stdin:
     batch, seconds = int(line.split()[0]), float(line.split()[1])
+    if row == "aec":  # throughput.py's AEC row: agent_iter / last / step on a fresh env per burst
+        import throughput
+        print(throughput.bench_aec(throughput.Args(game=game, num_players=players), seconds)["steps_per_s"], flush=True)
+        continue
     if batch not in states:  # warm up: compile, and let the games reach mixed ages
         states[batch] = rules.init(rng, batch)
         bench_core(rules, encoder, states[batch], 1.0, rng)
@@ -73,6 +79,9 @@ class Args:
     batch_sizes: tuple[int, ...] = (1, 256, 4096)
     encode: bool = False
     """core + the learner's observation (throughput.py's core+encode row) instead of the bare core"""
+    aec: bool = False
+    """throughput.py's AEC row instead (random play through `agent_iter` / `last` / `step`; batch sizes
+    are ignored: one row)"""
     pairs: int = 40
     """bursts per tree and batch size"""
     burst: float = 0.2
@@ -98,9 +107,13 @@ def spawn(tree: Path, game: str, args: Args, site: Path) -> subprocess.Popen:
         site.mkdir(parents=True, exist_ok=True)
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE.format(checkout=str(REPO), tree=str(tree)))
         env["PYTHONPATH"] = str(site)
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(tree), game, str(args.num_players),
-                             "1" if args.encode else "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", WORKER, str(tree), game, str(args.num_players), row_of(args)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=env)
+
+
+def row_of(args: Args) -> str:
+    return "aec" if args.aec else "core+encode" if args.encode else "core"
 
 
 def burst(worker: subprocess.Popen, batch: int, seconds: float) -> float:
@@ -120,7 +133,9 @@ def main(args: Args) -> list[dict]:
     try:
         trees = {"before": checkout_tree(args.before, worktrees), "after": checkout_tree(args.after, worktrees)}
         site_root = Path(tempfile.mkdtemp(prefix="meeple-compare-site-"))
-        row = "core+encode" if args.encode else "core"
+        row = row_of(args)
+        if args.aec:
+            args.batch_sizes = (1,)
         print(f"{row}, {args.num_players} players, {args.pairs} alternating bursts of {args.burst:g} s per tree; "
               f"before = {args.before}, after = {args.after or 'the checkout'}")
         print(f"{'game':<24}{'B':>6}{'before':>12}{'after':>12}{'after/before':>14}  (quartiles)")

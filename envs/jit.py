@@ -186,6 +186,42 @@ def _fingerprint_cache_locators() -> None:
 _fingerprint_cache_locators()
 
 
+# --- calling a kernel without the dispatcher's typing ------------------------------------------------
+
+def compiled_entry(dispatcher: Any, args: tuple) -> Any:
+    """The compiled entry point numba's dispatcher runs for exactly these `args`, or None (not compiled
+    yet, running as Python, or any surprise from numba's internals: the caller then keeps calling the
+    dispatcher). A kernel declared `f(a, b, *fields)` takes the star arguments as one tuple there:
+    `entry(a, b, fields)`.
+
+    Why: a call through the dispatcher first works out the numba type of every argument to pick the
+    machine code. A one-row AEC step passes ~60 arrays (the step's buffers and every State field), and
+    that typing took ~2.2 us of a 10-20 us step; the entry point alone unboxes them in ~0.5 us. It is
+    only safe for arguments whose numba types cannot differ from those it was looked up with: the
+    caller's to keep (`StepObserve`: its own buffers, and States whose field dtypes and shapes
+    `Game.check_state` fixed and whose arrays it checked for layout and flags). The lookup types every
+    argument in Python (~0.7 ms for 60): once, not per call."""
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads:
+        return None
+    try:
+        arg_types = tuple(dispatcher.typeof_pyval(a) for a in args)
+        _, folded = dispatcher._compiler.fold_argument_types(arg_types, {})
+        wanted = _tuples_flattened(folded)
+        for key, compiled in overloads.items():
+            # (a version loaded from the cache keys the star arguments as a Tuple, a fresh compile as a
+            # StarArgTuple: compared element by element)
+            if _tuples_flattened(key) == wanted:
+                return compiled.entry_point
+    except Exception:  # numba's internals moved: the dispatcher stays the way in
+        return None
+    return None
+
+
+def _tuples_flattened(signature: Any) -> tuple:
+    return tuple(tuple(t.types) if isinstance(t, types.BaseTuple) else t for t in signature)
+
+
 # --- memory ------------------------------------------------------------------------------------------
 
 @intrinsic

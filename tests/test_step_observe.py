@@ -9,7 +9,7 @@ import pytest
 
 from meeple.agents.random_agent import sample_masked
 from meeple.encoders.base import StepObserve
-from meeple.envs import GAMES, core, encoder_kinds, make, make_encoder
+from meeple.envs import GAMES, core, encoder_kinds, jit, make, make_encoder
 
 from helpers import case_id
 
@@ -41,6 +41,8 @@ def test_fused_step_equals_the_separate_calls(name, config, kind):
             np.testing.assert_array_equal(fused.obs, encoder.encode(game.observe(expected, seat)))
             steps += 1
             assert steps <= game.info.max_game_length
+        if not jit.numba_config.DISABLE_JIT:  # the same State object came back: the typed entry point ran
+            assert fused._entry_state is state and fused._entry is not None
 
 
 def test_fused_step_refuses_a_batch():
@@ -110,3 +112,49 @@ def test_the_aec_env_checks_a_state_put_in_by_hand_against_its_own_mask():
     with pytest.raises(ValueError, match="not legal"):
         env.step(int(stale[0]))
     assert core.states_equal(raw.state, before)
+
+
+def test_fused_step_types_every_new_state_again():
+    """The entry point found for one State object is not used for another (`jit.compiled_entry`): a state
+    of the same game whose fields are other arrays goes through the dispatcher, which types them, and a
+    state of the wrong structure is refused before any kernel runs."""
+    game = make("hadara", num_players=2)
+    fused = StepObserve(game, make_encoder("hadara", game))
+    rng = np.random.default_rng(3)
+    first = game.init(rng, 1)
+    for _ in range(3):
+        fused(first, int(sample_masked(game.legal_action_mask(first), rng)[0]), rng)
+    second = core.clone(first)
+    expected = core.clone(first)
+    action = int(sample_masked(game.legal_action_mask(first), rng)[0])
+    game.step_inplace(expected, np.array([action]), np.random.default_rng(5))
+    fused(second, action, np.random.default_rng(5))
+    assert core.states_equal(second, expected)
+    if not jit.numba_config.DISABLE_JIT:
+        assert fused._entry_state is second
+    wrong = second._replace(coins=second.coins.astype(np.int64))
+    with pytest.raises(ValueError, match="coins"):
+        fused(wrong, int(np.flatnonzero(fused.mask[0])[0]), rng)
+    assert fused._entry_state is second
+
+
+def test_fused_step_keeps_the_dispatcher_for_other_array_layouts():
+    """The entry point is taken only for States whose fields are all C-contiguous, aligned and writeable
+    (numba's type of an array includes its layout and flags; `check_state` checks dtypes and shapes)."""
+    game = make("hadara", num_players=2)
+    fused = StepObserve(game, make_encoder("hadara", game))
+    rng = np.random.default_rng(4)
+    state = game.init(rng, 1)
+    fused(state, int(sample_masked(game.legal_action_mask(state), rng)[0]), rng)
+    if jit.numba_config.DISABLE_JIT:
+        return
+    assert fused._entry_state is state
+    wide = np.zeros((1, 2 * state.coins.shape[1]), dtype=state.coins.dtype)
+    strided = state._replace(coins=wide[:, ::2])  # same dtype and shape, not contiguous
+    readonly = core.clone(state)
+    readonly.coins.flags.writeable = False
+    for other in (strided, readonly):
+        fused._resolve_entry(other)
+        assert fused._entry_state is None
+    fused._resolve_entry(state)
+    assert fused._entry_state is state
