@@ -3,10 +3,11 @@
     python benchmarks/compare.py --before caf0581                        # the checkout against caf0581
     python benchmarks/compare.py --before caf0581 --after HEAD~3 --games hadara --batch-sizes 1 256
     python benchmarks/compare.py --before caf0581 --aec --games attika        # the AEC env's row
+    python benchmarks/compare.py --before caf0581 --gym --games attika        # the Gymnasium env's row
 
 Two worker processes, one per tree, each run that tree's own `benchmarks/throughput.py` core loop
 (`bench_core`: random legal play, the learner's observation too with `--encode`) on a state they keep
-between bursts, or with `--aec` its AEC row (`bench_aec`, one row through the PettingZoo loop). The
+between bursts, or with `--aec` / `--gym` its AEC or single-agent Gymnasium row (one row). The
 driver asks them in turn for short bursts (`--burst` seconds) and reports, per game
 and batch size, the median steps/s of each tree and the median of the paired ratios after / before with
 its quartiles. Alternating short bursts cancel the slow swings of a shared machine (back-to-back whole
@@ -46,9 +47,10 @@ rng = np.random.default_rng(0)
 states = {}
 for line in sys.stdin:
     batch, seconds = int(line.split()[0]), float(line.split()[1])
-    if row == "aec":  # throughput.py's AEC row: agent_iter / last / step on a fresh env per burst
+    if row in ("aec", "gym"):  # throughput.py's AEC or Gymnasium row, on a fresh env per burst
         import throughput
-        print(throughput.bench_aec(throughput.Args(game=game, num_players=players), seconds)["steps_per_s"], flush=True)
+        bench = throughput.bench_aec if row == "aec" else throughput.bench_gym
+        print(bench(throughput.Args(game=game, num_players=players), seconds)["steps_per_s"], flush=True)
         continue
     if batch not in states:  # warm up: compile, and let the games reach mixed ages
         states[batch] = rules.init(rng, batch)
@@ -82,6 +84,8 @@ class Args:
     aec: bool = False
     """throughput.py's AEC row instead (random play through `agent_iter` / `last` / `step`; batch sizes
     are ignored: one row)"""
+    gym: bool = False
+    """throughput.py's single-agent Gymnasium row instead (learner steps against random opponents; one row)"""
     pairs: int = 40
     """bursts per tree and batch size"""
     burst: float = 0.2
@@ -113,7 +117,7 @@ def spawn(tree: Path, game: str, args: Args, site: Path) -> subprocess.Popen:
 
 
 def row_of(args: Args) -> str:
-    return "aec" if args.aec else "core+encode" if args.encode else "core"
+    return "aec" if args.aec else "gym" if args.gym else "core+encode" if args.encode else "core"
 
 
 def burst(worker: subprocess.Popen, batch: int, seconds: float) -> float:
@@ -134,7 +138,7 @@ def main(args: Args) -> list[dict]:
         trees = {"before": checkout_tree(args.before, worktrees), "after": checkout_tree(args.after, worktrees)}
         site_root = Path(tempfile.mkdtemp(prefix="meeple-compare-site-"))
         row = row_of(args)
-        if args.aec:
+        if args.aec or args.gym:
             args.batch_sizes = (1,)
         print(f"{row}, {args.num_players} players, {args.pairs} alternating bursts of {args.burst:g} s per tree; "
               f"before = {args.before}, after = {args.after or 'the checkout'}")
