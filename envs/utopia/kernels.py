@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.jit import kernel, shuffle_prefix, shuffle_stream, uniform_at, uniform_index
+from meeple.envs.jit import kernel, lowest_bit, shuffle_prefix, shuffle_stream, uniform_at, uniform_index
 from meeple.envs.utopia.data import (
     ACTION_ADD, ACTION_DISCARD, ACTION_DROP, ACTION_END, ACTION_LAND, ACTION_MONUMENT, ACTION_PLACE,
     ACTION_PRIVILEGE, ACTION_RAISE, ACTION_REMOVE, ACTION_SEA, ACTION_SELECT, ACTION_SPECIAL, ACTION_WONDER,
@@ -145,13 +145,6 @@ def in_play(s, d):
 
 
 @kernel
-def can_monument(s, b, p, c, d):
-    """Three own princes of c on an uncontrolled district, a monument of c left, a free base."""
-    return (s.princes[b, p, c, d] >= 3 and s.mon_civ[b, d] < 0 and monuments_built(s, b, c) < MONUMENTS_PER_CIV
-            and bases_used(s, b, p) < BASES)
-
-
-@kernel
 def civs_on_island(s, b, p, i):
     """How many civilizations p has at least one prince of anywhere on island i."""
     n = 0
@@ -163,28 +156,46 @@ def civs_on_island(s, b, p, i):
     return n
 
 
-@kernel
-def can_wonder(s, b, p, i):
-    """The island in play without a wonder, one own prince of every civilization on it, a free base."""
-    return (ISLAND_IN_PLAY[s.score.shape[1], i] and s.wonder_owner[b, i] < 0 and civs_on_island(s, b, p, i) == NUM_CIVS
-            and bases_used(s, b, p) < BASES)
+@kernel(inline="always")
+def _civs_with_monuments_left(s, b):
+    """Bit set of the civilizations with a monument left to build: one pass over the districts, the
+    counts 8 bits per civilization."""
+    built = np.int64(0)
+    for d in range(NUM_DISTRICTS):
+        c = np.int64(s.mon_civ[b, d])
+        if c >= 0:
+            built += np.int64(1) << (8 * c)
+    left = np.int64(0)
+    for c in range(NUM_CIVS):
+        if (built >> (8 * c)) & 255 < MONUMENTS_PER_CIV:
+            left |= np.int64(1) << c
+    return left
 
 
 @kernel
 def _build_mask(s, b, p, row):
-    """Write the legal builds of p into row; True if there is one."""
+    """The legal builds of p: a monument of c on a district without one where p has three princes of c
+    (a monument of c left), a wonder on an island in play without one where p has a prince of every
+    civilization; either needs a free base. Written into row unless it is None (then it stops at the
+    first). True if there is one."""
     if bases_used(s, b, p) >= BASES:
         return False
     found = False
+    left = _civs_with_monuments_left(s, b)
     for c in range(NUM_CIVS):
-        if monuments_built(s, b, c) >= MONUMENTS_PER_CIV:
+        if (left >> c) & 1 == 0:
             continue
         for d in range(NUM_DISTRICTS):
             if s.princes[b, p, c, d] >= 3 and s.mon_civ[b, d] < 0:
+                if row is None:
+                    return True
                 row[ACTION_MONUMENT + NUM_DISTRICTS * c + d] = True
                 found = True
+    P = s.score.shape[1]
     for i in range(NUM_ISLANDS):
-        if can_wonder(s, b, p, i):
+        if ISLAND_IN_PLAY[P, i] and s.wonder_owner[b, i] < 0 and civs_on_island(s, b, p, i) == NUM_CIVS:
+            if row is None:
+                return True
             row[ACTION_WONDER + i] = True
             found = True
     return found
@@ -192,19 +203,53 @@ def _build_mask(s, b, p, row):
 
 @kernel
 def any_build(s, b, p):
-    if bases_used(s, b, p) >= BASES:
-        return False
-    for c in range(NUM_CIVS):
-        for d in range(NUM_DISTRICTS):
-            if s.princes[b, p, c, d] >= 3 and can_monument(s, b, p, c, d):
-                return True
-    for i in range(NUM_ISLANDS):
-        if can_wonder(s, b, p, i):
-            return True
-    return False
+    """p has a legal build (`_build_mask` without writing a mask)."""
+    return _build_mask(s, b, p, None)
 
 
 # --- card actions -------------------------------------------------------------------------------------
+
+# A civilization's moves along land edges and sea routes start from the districts where p has at least one
+# (or two) of its princes and end in a district in play. So the mask needs, per district, the edges leaving
+# it towards districts in play at this player count: bit sets of 32 edges per word (`lowest_bit` reads
+# 32-bit words), one table per player count. The mask then visits the 24 districts once and writes the
+# edges leaving those with princes, instead of testing every edge twice per civilization (the TURN
+# decision is half of Utopia's steps, and its mask most of their time). Every edge leaves one district,
+# so no edge is written twice. Built from data.LAND_EDGES / SEA_ROUTES, replaceable like them.
+EDGE_WORD_BITS = 32
+
+
+def _edges_leaving(edges: np.ndarray) -> np.ndarray:
+    """(players + 1, districts, words) int64: bit e % 32 of word e // 32 is set in [P, d] when edge e
+    leaves d for a district in play at P players."""
+    words = -(-len(edges) // EDGE_WORD_BITS)
+    out = np.zeros((DISTRICT_IN_PLAY.shape[0], NUM_DISTRICTS, words), dtype=np.int64)
+    for P in range(DISTRICT_IN_PLAY.shape[0]):
+        for e, (src, dst) in enumerate(edges):
+            if DISTRICT_IN_PLAY[P, dst]:
+                out[P, src, e // EDGE_WORD_BITS] |= 1 << (e % EDGE_WORD_BITS)
+    return out
+
+
+LAND_LEAVING = _edges_leaving(LAND_EDGES)
+SEA_LEAVING = _edges_leaving(SEA_ROUTES)
+# some land edge or sea route leaves d for a district in play (any_card_action's quick answer)
+ANY_LEAVING = (LAND_LEAVING != 0).any(axis=2) | (SEA_LEAVING != 0).any(axis=2)
+
+
+@kernel(inline="always")
+def _mark_leaving(row, base, leaving, P, d):
+    """row[base + e] = True for every edge e of `leaving[P, d]`; True if there is one."""
+    found = False
+    for w in range(leaving.shape[2]):
+        x = leaving[P, d, w]
+        if x != 0:
+            found = True
+            while x != 0:
+                row[base + EDGE_WORD_BITS * w + lowest_bit(x)] = True
+                x &= x - 1
+    return found
+
 
 @kernel
 def _card_mask(s, b, p, c, avail, row):
@@ -212,25 +257,24 @@ def _card_mask(s, b, p, c, avail, row):
     if avail < 1:
         return False
     c = np.int64(c)  # an int8 civilization (convert_to) would overflow ACTION_* + c without the JIT
+    P = s.score.shape[1]
     found = False
     sup = supply(s, b, p, c)
-    for k in range(1, 3):
-        base = ACTION_LAND + (2 * c + k - 1) * NUM_LAND_EDGES
-        for e in range(NUM_LAND_EDGES):
-            if s.princes[b, p, c, LAND_EDGES[e, 0]] >= k and in_play(s, LAND_EDGES[e, 1]):
-                row[base + e] = True
-                found = True
-        base = ACTION_SEA + (2 * c + k - 1) * NUM_SEA_ROUTES
-        for r in range(NUM_SEA_ROUTES):
-            if s.princes[b, p, c, SEA_ROUTES[r, 0]] >= k and in_play(s, SEA_ROUTES[r, 1]):
-                row[base + r] = True
-                found = True
+    land = ACTION_LAND + 2 * c * NUM_LAND_EDGES  # then the moves of two princes at land + NUM_LAND_EDGES
+    sea = ACTION_SEA + 2 * c * NUM_SEA_ROUTES
     for d in range(NUM_DISTRICTS):
+        n = s.princes[b, p, c, d]
+        if n >= 1:
+            found |= _mark_leaving(row, land, LAND_LEAVING, P, d)
+            found |= _mark_leaving(row, sea, SEA_LEAVING, P, d)
+            if n >= 2:
+                _mark_leaving(row, land + NUM_LAND_EDGES, LAND_LEAVING, P, d)
+                _mark_leaving(row, sea + NUM_SEA_ROUTES, SEA_LEAVING, P, d)
         if s.mon_civ[b, d] == c:
             if sup >= 1:
                 row[ACTION_ADD + NUM_DISTRICTS * c + d] = True
                 found = True
-            if s.princes[b, p, c, d] >= 1:
+            if n >= 1:
                 row[ACTION_REMOVE + NUM_DISTRICTS * c + d] = True
                 found = True
         if avail >= COST_SPECIAL and sup >= 1 and in_play(s, d):
@@ -255,14 +299,10 @@ def any_card_action(s, b, p, c, avail):
     sup = supply(s, b, p, c)
     if avail >= COST_SPECIAL and sup >= 1:
         return True
+    P = s.score.shape[1]
     for d in range(NUM_DISTRICTS):
-        if s.mon_civ[b, d] == c and (sup >= 1 or s.princes[b, p, c, d] >= 1):
-            return True
-    for e in range(NUM_LAND_EDGES):
-        if s.princes[b, p, c, LAND_EDGES[e, 0]] >= 1 and in_play(s, LAND_EDGES[e, 1]):
-            return True
-    for r in range(NUM_SEA_ROUTES):
-        if s.princes[b, p, c, SEA_ROUTES[r, 0]] >= 1 and in_play(s, SEA_ROUTES[r, 1]):
+        n = s.princes[b, p, c, d]
+        if (s.mon_civ[b, d] == c and (sup >= 1 or n >= 1)) or (n >= 1 and ANY_LEAVING[P, d]):
             return True
     return False
 
