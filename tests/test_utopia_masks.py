@@ -8,6 +8,11 @@ converting into c), has at least k princes of c on the edge's start district, an
 in play at this player count. Builds: a free base; a monument of c on a district without one where the
 player has three princes of c, while c has a monument left; a wonder on an island in play without one
 where the player has a prince of every civilization.
+
+The rules' worked examples of these actions run in tests/test_utopia.py: example 2 (a land move of two
+princes over a bridge), example 3 (a sea move, at 2 to 5 players), example 7 (a monument, with the
+wonder owner's bonus) and example 8 (a wonder and its removals), plus `test_monument_and_base_limits`.
+This test adds breadth: every such position random play reaches.
 """
 
 from __future__ import annotations
