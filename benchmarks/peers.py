@@ -80,6 +80,12 @@ class Args:
     """also write every figure to this file"""
     seed: int = 0
     """seed of the random players"""
+    pairs: int = 8
+    """paired AEC bursts per game: meeple's AEC loop and OpenSpiel's, --burst seconds each, alternating which
+    goes first, in two long-lived worker processes; the ratio is taken within each pair, so a change of the
+    machine's speed during the run moves both sides (0 skips them)"""
+    burst: float = 0.5
+    """seconds per paired burst"""
 
 
 # --- worker programs, run with the peers venv's python; each prints one JSON line -------------------------
@@ -158,9 +164,51 @@ def run(seconds):
     return steps, games, chance, time.perf_counter() - start
 
 run(min(0.5, seconds / 10))
+if len(sys.argv) > 3 and sys.argv[3] == "serve":  # paired bursts: one line of seconds in, one JSON line out
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        steps, games, chance, elapsed = run(float(line))
+        print(json.dumps({"steps": steps, "seconds": elapsed}), flush=True)
+    sys.exit(0)
 steps, games, chance, elapsed = run(seconds)
 print(json.dumps({"steps": steps, "games": games, "chance_nodes": chance, "seconds": elapsed,
                   "observation_size": game.observation_tensor_size()}))
+"""
+
+# meeple's side of the paired AEC bursts (this interpreter): the loop of throughput.py's `aec` row, served the
+# same way as the OpenSpiel worker's, so both sides pay the same pipe round trip between bursts
+MEEPLE_AEC_SERVER = r"""
+import json, sys, time
+import numpy as np
+from meeple.envs import first_use, make_env
+name, seed = sys.argv[1], int(sys.argv[2])
+env = make_env(name, num_players=2)
+env.reset(seed=seed)
+first_use.wait_for_kernels()
+u = np.random.default_rng(seed).random(1 << 16)
+steps = 0
+
+def run(seconds):
+    global steps
+    start, first = time.perf_counter(), steps
+    while time.perf_counter() - start < seconds:
+        for _agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = legal[int(u[steps & 0xFFFF] * len(legal))]
+                steps += 1
+            env.step(action)
+        env.reset()
+    return steps - first, time.perf_counter() - start
+
+run(0.5)
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    n, elapsed = run(float(line))
+    print(json.dumps({"steps": n, "seconds": elapsed}), flush=True)
 """
 
 PGX_WORKER = r"""
@@ -340,6 +388,91 @@ def measure_peers(args: Args, peers: list[str], unavailable: dict[str, str]) -> 
     return out
 
 
+# --- paired AEC bursts ---------------------------------------------------------------------------------
+
+class BurstServer:
+    """A worker process that runs its benchmark loop for the seconds written to its stdin and answers with a
+    JSON line of steps and seconds (the `serve` protocol of OPENSPIEL_WORKER and MEEPLE_AEC_SERVER)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=env)
+        self._answer()  # {"ready": true} once warmed up
+
+    def _answer(self) -> dict[str, Any]:
+        line = self.proc.stdout.readline() if self.proc.stdout else ""
+        if not line:
+            err = self.proc.stderr.read() if self.proc.stderr else ""
+            lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+            raise RuntimeError(lines[-1] if lines else f"worker exited with code {self.proc.wait()}")
+        return json.loads(line)
+
+    def rate(self, seconds: float) -> float:
+        """Steps/s of one burst."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"{seconds}\n")
+        self.proc.stdin.flush()
+        out = self._answer()
+        return out["steps"] / out["seconds"]
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    """(lower quartile, median, upper quartile), linear interpolation as numpy's default."""
+    v = sorted(values)
+
+    def at(q: float) -> float:
+        x = q * (len(v) - 1)
+        lo = int(x)
+        return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (x - lo)
+    return at(0.25), at(0.5), at(0.75)
+
+
+def paired_aec(args: Args, games: list[str]) -> dict[str, Any]:
+    """game -> meeple's AEC steps/s over OpenSpiel's, burst by burst (see Args.pairs), or the failure."""
+    python = venv_python(Path(args.peers_venv))
+    print(f"paired AEC bursts: {args.pairs} pairs of {args.burst:g} s per game", file=sys.stderr)
+    try:
+        openspiel = BurstServer([str(python), "-c", OPENSPIEL_WORKER, str(args.burst), str(args.seed), "serve"])
+    except (OSError, RuntimeError) as e:
+        return {game: {"available": False, "reason": f"OpenSpiel worker: {e}"} for game in games}
+    out: dict[str, Any] = {}
+    try:
+        for game in games:
+            try:
+                mine = BurstServer([sys.executable, "-c", MEEPLE_AEC_SERVER, game, str(args.seed)])
+            except (OSError, RuntimeError) as e:
+                out[game] = {"available": False, "reason": str(e)}
+                continue
+            try:
+                meeple_rates, openspiel_rates = [], []
+                for i in range(args.pairs):
+                    first, second = (mine, openspiel) if i % 2 == 0 else (openspiel, mine)
+                    a, b = first.rate(args.burst), second.rate(args.burst)
+                    m, o = (a, b) if first is mine else (b, a)
+                    meeple_rates.append(m)
+                    openspiel_rates.append(o)
+            finally:
+                mine.close()
+            ratios = [m / o for m, o in zip(meeple_rates, openspiel_rates)]
+            q1, med, q3 = quartiles(ratios)
+            out[game] = {"available": True, "pairs": args.pairs, "burst_s": args.burst,
+                         "meeple_median": round(quartiles(meeple_rates)[1], 1),
+                         "openspiel_median": round(quartiles(openspiel_rates)[1], 1),
+                         "ratio_median": round(med, 3), "ratio_q1": round(q1, 3), "ratio_q3": round(q3, 3),
+                         "ratio_min": round(min(ratios), 3), "ratios": [round(r, 3) for r in ratios]}
+    finally:
+        openspiel.close()
+    return out
+
+
 # --- meeple ---------------------------------------------------------------------------------------------
 
 def measure_meeple(args: Args, game: str) -> dict[str, Any]:
@@ -365,8 +498,10 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or not b else round(a / b, 3)
 
 
-def compare(meeple: dict[str, Any], peers: dict[str, Any]) -> dict[str, Any]:
-    """Ratios to the peers and whether each target is met (None where a figure is missing)."""
+def compare(meeple: dict[str, Any], peers: dict[str, Any], paired: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Ratios to the peers and whether each target is met (None where a figure is missing). With paired AEC
+    bursts, the AEC target is also judged on their median ratio, the figure a drifting machine moves least."""
+    paired = paired or {}
     openspiel = peers.get("openspiel", {}).get("steps_per_s")
     pgx_rows = {k: v for k, v in peers.items() if v["peer"] == "pgx" and v.get("available")}
     pgx_best_row = max(pgx_rows, key=lambda k: pgx_rows[k]["steps_per_s"]) if pgx_rows else None
@@ -386,6 +521,10 @@ def compare(meeple: dict[str, Any], peers: dict[str, Any]) -> dict[str, Any]:
                 f"core+encode B={BATCH} >= {CORE_ENCODE_MIN:,}":
                     None if m["core+encode"] is None else m["core+encode"] >= CORE_ENCODE_MIN,
             }}
+        p = paired.get(game)
+        if p and p.get("available"):
+            out["games"][game]["targets"][f"aec >= {AEC_VS_OPENSPIEL:g}x openspiel, paired median"] = \
+                p["ratio_median"] >= AEC_VS_OPENSPIEL
     return out
 
 
@@ -419,6 +558,16 @@ def print_report(report: dict[str, Any]) -> None:
         cg = c["games"][game]
         print(f"  {game:<24}{fmt(g['aec']):>10}{fmt(cg['aec_vs_openspiel'], '.2f'):>13}{fmt(g['core']):>15}"
               f"{fmt(cg['core_vs_pgx_best'], '.2f'):>15}{fmt(g['core+encode']):>18}")
+    paired = report.get("paired_aec") or {}
+    if paired:
+        print(f"\npaired AEC bursts (meeple / OpenSpiel within each pair)\n  {'game':<24}{'pairs':>6}{'meeple':>10}"
+              f"{'OpenSpiel':>11}{'median x':>10}{'quartiles':>14}{'min':>7}")
+        for game, p in paired.items():
+            if not p.get("available"):
+                print(f"  {game:<24}unavailable: {p['reason']}")
+                continue
+            print(f"  {game:<24}{p['pairs']:>6}{p['meeple_median']:>10,.0f}{p['openspiel_median']:>11,.0f}"
+                  f"{p['ratio_median']:>10.2f}{p['ratio_q1']:>8.2f}-{p['ratio_q3']:.2f}{p['ratio_min']:>7.2f}")
     print("\ntargets")
     for game, cg in c["games"].items():
         marks = "  ".join(f"{name}: {({True: 'yes', False: 'MISS', None: 'n/a'})[ok]}"
@@ -434,6 +583,10 @@ def validate(args: Args) -> None:
         fail(f"--seconds must be a finite number > 0, got {args.seconds:g}")
     if not args.games:
         fail("--games needs at least one game")
+    if args.pairs < 0:
+        fail(f"--pairs must be >= 0, got {args.pairs}")
+    if not (args.burst > 0 and math.isfinite(args.burst)):
+        fail(f"--burst must be a finite number > 0, got {args.burst:g}")
     unknown = [g for g in args.games if g not in GAMES]
     if unknown:
         fail(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(GAMES)}")
@@ -468,6 +621,12 @@ def main(args: Args) -> dict[str, Any]:
     unavailable, versions = prepare_venv(args, peers) if peers else ({}, {})
     peer_rows = measure_peers(args, peers, unavailable)
     meeple = {game: measure_meeple(args, game) for game in dict.fromkeys(args.games)}
+    paired = {}
+    if args.pairs and "openspiel" in peers:
+        if "openspiel" in unavailable:
+            paired = {g: {"available": False, "reason": unavailable["openspiel"]} for g in dict.fromkeys(args.games)}
+        else:
+            paired = paired_aec(args, list(dict.fromkeys(args.games)))
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seconds": args.seconds, "num_players": 2,
@@ -477,7 +636,8 @@ def main(args: Args) -> dict[str, Any]:
                     "loadavg_end": [round(x, 2) for x in os.getloadavg()]},
         "source": source_tree(),
         "peer_versions": versions, "peers": peer_rows, "meeple": meeple,
-        "comparison": compare(meeple, peer_rows),
+        "paired_aec": paired,
+        "comparison": compare(meeple, peer_rows, paired),
     }
     if args.json:
         with open(args.json, "w") as fh:
