@@ -175,40 +175,18 @@ print(json.dumps({"steps": steps, "games": games, "chance_nodes": chance, "secon
                   "observation_size": game.observation_tensor_size()}))
 """
 
-# meeple's side of the paired AEC bursts (this interpreter): the loop of throughput.py's `aec` row, served the
-# same way as the OpenSpiel worker's, so both sides pay the same pipe round trip between bursts
+# meeple's side of the paired AEC bursts (this interpreter): throughput.py's own `aec` row (`bench_aec`, one
+# env per burst), served the same way as the OpenSpiel worker's, so both sides pay the same pipe round trip
 MEEPLE_AEC_SERVER = r"""
-import json, sys, time
-import numpy as np
-from meeple.envs import first_use, make_env
-name, seed = sys.argv[1], int(sys.argv[2])
-env = make_env(name, num_players=2)
-env.reset(seed=seed)
-first_use.wait_for_kernels()
-u = np.random.default_rng(seed).random(1 << 16)
-steps = 0
-
-def run(seconds):
-    global steps
-    start, first = time.perf_counter(), steps
-    while time.perf_counter() - start < seconds:
-        for _agent in env.agent_iter():
-            obs, reward, termination, truncation, info = env.last()
-            if termination or truncation:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = legal[int(u[steps & 0xFFFF] * len(legal))]
-                steps += 1
-            env.step(action)
-        env.reset()
-    return steps - first, time.perf_counter() - start
-
-run(0.5)
+import json, sys
+sys.path.insert(0, sys.argv[3])  # the benchmarks directory
+from throughput import Args, bench_aec
+args = Args(game=sys.argv[1], num_players=2, seed=int(sys.argv[2]))
+bench_aec(args, 0.5)  # warm-up (and the compile, if the cache lacks it)
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
-    n, elapsed = run(float(line))
-    print(json.dumps({"steps": n, "seconds": elapsed}), flush=True)
+    row = bench_aec(args, float(line))
+    print(json.dumps({"steps": row["steps"], "seconds": row["seconds"]}), flush=True)
 """
 
 PGX_WORKER = r"""
@@ -447,7 +425,7 @@ def paired_aec(args: Args, games: list[str]) -> dict[str, Any]:
     try:
         for game in games:
             try:
-                mine = BurstServer([sys.executable, "-c", MEEPLE_AEC_SERVER, game, str(args.seed)])
+                mine = BurstServer([sys.executable, "-c", MEEPLE_AEC_SERVER, game, str(args.seed), str(HERE)])
             except (OSError, RuntimeError) as e:
                 out[game] = {"available": False, "reason": str(e)}
                 continue
