@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import sys
 
-from meeple.cli.evaluate import Args, main, run_cli, validate_args
+try:
+    from meeple.cli.evaluate import Args, main, run_cli, validate_args
+except ModuleNotFoundError as exc:  # run outside the project's venv: say how to set up instead of a traceback
+    if __name__ != "__main__" or exc.name not in ("meeple", "torch", "numpy", "numba", "tyro", "sb3_contrib",
+                                                  "stable_baselines3", "gymnasium", "pettingzoo"):
+        raise
+    sys.exit(f"error: {exc.name} is not installed for {sys.executable}; run `bash scripts/setup.sh` once, then "
+             f"`.venv/bin/python evaluate.py ...` (or `source .venv/bin/activate` first)")
 
 __all__ = ["Args", "main", "run_cli", "validate_args"]  # what scripts and tests import from this file
 

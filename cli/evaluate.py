@@ -39,6 +39,7 @@ from meeple.agents import make_agent
 from meeple.agents.io import ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game
 from meeple.agents.arena import play_games, unique_labels
 from meeple.agents.tournament import run_tournament
+from meeple.cli.console import check_file, check_folder, interactive, wait_for_compile
 from meeple.envs import make
 
 
@@ -221,14 +222,9 @@ def output_paths(args: Args) -> tuple[Path, Path]:
 
 
 def check_output_path(option: str, path: Path) -> None:
-    """Raises ArgsError if `path` cannot become a file: an existing folder, or under an existing file."""
-    if not path.name or path.is_dir():
-        raise ArgsError(f"{option}: {str(path)!r} is a folder, not a file name")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ArgsError(f"{option}: {str(parent)!r} is a file, so {str(path)!r} cannot be created")
-            break
+    """Raises ArgsError if `path` cannot become a file: an existing folder, under an existing file, or in a folder
+    this process cannot write in or create (checked before any game is played)."""
+    check_file(option, path)
 
 
 def validate_args(args: Args) -> None:
@@ -243,7 +239,7 @@ def validate_args(args: Args) -> None:
         folder = Path(args.record)
         if not args.record or folder.exists() and not folder.is_dir():
             raise ArgsError(f"--record {args.record!r}: not a folder")
-        check_output_path("--record", folder / "x.json")
+        check_folder("--record", folder)
     if args.save and "human" not in args.agents:  # a human game saves nothing
         check_output_path("--json", Path(args.json or "runs/eval/x.json"))  # before with_suffix, which needs a name
         path, plot = output_paths(args)
@@ -262,12 +258,21 @@ def main(args: Args) -> dict | None:
         return play_human(args, variant)
 
     # --- play ---
+    make(args.game, num_players=args.num_players, **variant)  # starts the kernels' compile on a cold cache
+    wait_for_compile()  # with a line every few seconds while it runs
+    progress = args.progress and interactive()  # a bar on a terminal; in a log only the lines below
+    if args.progress and not progress:
+        print(f"tournament: {' '.join(args.agents)}, at least {args.games} games ...", flush=True)
     start = time.perf_counter()
     result = run_tournament(args.game, list(args.agents), args.num_players, args.games, args.seed, variant,
-                            args.progress, seating=args.seating, duplicate=args.duplicate,
+                            progress, seating=args.seating, duplicate=args.duplicate,
                             batch_size=args.batch_size or None, record=args.record is not None)
     result["seconds"] = round(time.perf_counter() - start, 3)
     result["args"] = vars(args)
+    if result["pairwise"]:
+        names = [a["name"] for a in result["agents"]]
+        result["head_to_head"] = [{"agents": [names[a], names[b]], **head_to_head(result, a, b)}
+                                  for a in range(len(names)) for b in range(a + 1, len(names))]
 
     # --- report ---
     print(f"{args.game}, {args.num_players} player(s), {result['games']} games ({result['deals']} deals x "
@@ -277,8 +282,12 @@ def main(args: Args) -> dict | None:
     if result["pairwise"]:
         print("\nhead-to-head (row finishes ahead of column; with 2 players, row's win rate against column):")
         print(format_matrix(result))
+        print("\nhead-to-head games (games with both agents; share won by the first, 95% Wilson interval):")
+        print("\n".join(head_to_head_lines(result)))
+    saved = None
     if args.save:
         path, plot = output_paths(args)
+        saved = str(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(result))
         plot.parent.mkdir(parents=True, exist_ok=True)
@@ -289,8 +298,40 @@ def main(args: Args) -> dict | None:
             print(f"\nwrote {path} (no plot: pip install matplotlib)")
     if args.record is not None:
         print(f"wrote {write_records(args, variant, result)} game records to {args.record}")
-    print(json.dumps({k: v for k, v in result.items() if k not in ("per_game", "pairwise")}))
+    # one short machine-readable line (the full results are in the JSON file)
+    print(json.dumps({"game": result["game"], "games": result["games"], "seconds": result["seconds"],
+                      "json": saved,
+                      "win_rate": {a["name"]: a["win_rate"] for a in result["agents"]}}))
     return result
+
+
+def head_to_head(result: dict, a: int, b: int) -> dict:
+    """Agent a against agent b over the games with both: games, a's share finishing ahead of b, its 95% Wilson
+    interval, and the share of ties."""
+    from meeple.agents.arena import wilson_interval
+
+    pw = result["pairwise"]
+    n, win, tie = pw["games"][a][b], pw["win_rate"][a][b], pw["tie_rate"][a][b]
+    if not n or win is None:
+        return {"games": 0, "win_rate": None, "win_ci95": None, "tie_rate": None}
+    lo, hi = wilson_interval(win * n, n)
+    return {"games": n, "win_rate": win, "win_ci95": [lo, hi], "tie_rate": tie}
+
+
+def head_to_head_lines(result: dict) -> list[str]:
+    """One line per pair of agents (the earlier one in --agents first)."""
+    names = [a["name"] for a in result["agents"]]
+    width = max(len(n) for n in names)
+    lines = []
+    for a in range(len(names)):
+        for b in range(a + 1, len(names)):
+            h = head_to_head(result, a, b)
+            if not h["games"]:
+                continue
+            ties = f", {h['tie_rate']:.1%} tied" if h["tie_rate"] else ""
+            lines.append(f"{names[a]:>{width}} vs {names[b]:<{width}}  {h['games']:>6} games  "
+                         f"{h['win_rate']:6.1%} [{h['win_ci95'][0]:.1%}, {h['win_ci95'][1]:.1%}]{ties}")
+    return lines
 
 
 def write_records(args: Args, variant: dict, result: dict) -> int:

@@ -57,7 +57,7 @@ from tqdm.auto import tqdm
 
 from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game,
                               check_range, check_run_paths)
-from meeple.envs import first_use
+from meeple.cli.console import check_folder, clock, interactive, wait_for_compile
 
 
 @dataclass
@@ -172,8 +172,8 @@ class Args:
     eval_opponents: tuple[str, ...] = ("random", "heuristic")
     """opponents to report a win rate against"""
 
-    run_name: str = ""
-    """computed at runtime: --exp-name, or the default"""
+    run_name: tyro.conf.Suppress[str] = ""
+    """(internal, not an option) the run's folder name: --exp-name, or the default; set when training starts"""
 
 
 LEARNER = -1  # owner code of the learner's seats
@@ -209,6 +209,7 @@ def validate_args(args: Args) -> None:
     if args.policy_target not in POLICY_TARGETS:
         raise ArgsError(f"--policy-target must be one of {', '.join(POLICY_TARGETS)}, got {args.policy_target!r}")
     check_run_paths(args.exp_name, args.run_dir)
+    check_folder("--run-dir", args.run_dir)
 
     variant = check_game(args.game, args.num_players, args.variant)
     if len(args.opponent_weights) != len(args.opponents):
@@ -416,7 +417,8 @@ def train(args: Args, stop: Any) -> dict:
     torch.set_num_threads(args.torch_threads)
     seeds = np.random.SeedSequence(args.seed)
     game = make(args.game, num_players=args.num_players, **variant)
-    first_use.wait_for_kernels()  # training at full speed from the first game
+    wait_for_compile()  # training at full speed from the first game (a line every few seconds meanwhile)
+    bars = args.progress_bar and interactive()  # bars on a terminal; in a log the phase lines alone
     net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed, hint=args.hint or None)
     learner = NetSearchAgent(net, simulations=args.simulations, c_uct=args.c_uct, noise_fraction=args.noise_fraction,
                              noise_alpha=args.noise_alpha, policy_target=args.policy_target)
@@ -455,7 +457,7 @@ def train(args: Args, stop: Any) -> dict:
 
     def run_eval() -> None:
         t = time.perf_counter()
-        results = evaluate_net(net, game, args.game, args.eval_opponents, args.eval_games, args.seed, args.progress_bar)
+        results = evaluate_net(net, game, args.game, args.eval_opponents, args.eval_games, args.seed, bars)
         timings["eval_s"] += time.perf_counter() - t
         point = {"round": totals["rounds"], "games": totals["games"], "decisions": totals["decisions"],
                  "wall_time_s": round(time.perf_counter() - t0, 2), "results": results}
@@ -478,7 +480,7 @@ def train(args: Args, stop: Any) -> dict:
         if not len(data["policy"]):
             return {"ce": float("nan"), "value_mse": float("nan"), "loss": float("nan")}
         n_batches = epochs * -(-len(data["policy"]) // args.batch_size)
-        with tqdm(total=n_batches, desc=f"{phase}: training", unit="batch", disable=not args.progress_bar,
+        with tqdm(total=n_batches, desc=f"{phase}: training", unit="batch", disable=not bars,
                   leave=False) as train_bar:
             def on_batch() -> None:
                 train_bar.update(1)
@@ -503,8 +505,10 @@ def train(args: Args, stop: Any) -> dict:
                 return chosen, policy, ~np.asarray(state.done) & (mask.sum(axis=1) > 1)
 
             owner = np.full((args.warm_start_games, P), LEARNER, dtype=np.int64)
+            print(f"[warm start] {args.warm_start_games} games of {args.teacher} to clone, then "
+                  f"{args.warm_start_epochs} epochs of training ...", flush=True)
             with tqdm(total=args.warm_start_games, desc="warm start: teacher games", unit="game",
-                      disable=not args.progress_bar, leave=False) as games_bar:
+                      disable=not bars, leave=False) as games_bar:
                 data = play_and_record(game, teach, args.warm_start_games, owner, [], teacher_rng,
                                        encode, obs_size, out_of_time, games_bar)
             stats = train_on(data, args.warm_start_epochs, "warm start")
@@ -514,7 +518,7 @@ def train(args: Args, stop: Any) -> dict:
                 holdout_rng = np.random.default_rng([args.seed, 0x401D])
                 owner = np.full((args.warm_start_holdout_games, P), LEARNER, dtype=np.int64)
                 with tqdm(total=args.warm_start_holdout_games, desc="warm start: held-out games", unit="game",
-                          disable=not args.progress_bar, leave=False) as games_bar:
+                          disable=not bars, leave=False) as games_bar:
                     held = play_and_record(game, teach, args.warm_start_holdout_games, owner, [], holdout_rng,
                                            encode, obs_size, out_of_time, games_bar)
                 warm["holdout"] = clone_fit(net, held)
@@ -526,7 +530,8 @@ def train(args: Args, stop: Any) -> dict:
             for key, value in warm.get("holdout", {}).items():
                 if key != "games":
                     writer.add_scalar(f"warm_start/holdout_{key}", value, 0)
-            print(f"[warm start] {warm}", flush=True)
+            print(f"[warm start] {warm['decisions']:,} decisions from {warm['games']} games, ce={warm['ce']:.4f} "
+                  f"value_mse={warm['value_mse']:.4f}, {clock(warm['total_s'])}", flush=True)
 
         run_eval()  # the starting point: untrained, or after the warm start
         bar = RunBar(args.total_rounds, t0, deadline, args.progress_bar, label="exit", unit="rounds")
@@ -562,7 +567,7 @@ def train(args: Args, stop: Any) -> dict:
             search_before = learner.timing["search_s"]
             try:
                 with tqdm(total=args.games_per_round, desc=f"round {r}: self-play", unit="game",
-                          disable=not args.progress_bar, leave=False) as games_bar:
+                          disable=not bars, leave=False) as games_bar:
                     data = play_and_record(game, search, args.games_per_round, owner, pool, round_rng,
                                            encode, obs_size, out_of_time, games_bar)
             finally:  # a dropped round's time counts too (its searches are in search_s)
@@ -633,8 +638,11 @@ def train(args: Args, stop: Any) -> dict:
         "curve": curve,
     }
     atomic_write_text(run / "summary.json", json.dumps(summary, indent=2))
-    print(json.dumps({k: summary[k] for k in ("rounds", "decisions", "stopped_by", "selfplay_decisions_per_s",
-                                              "timings", "final")}))
+    final = " ".join(f"{spec}={r['win_rate']}" for spec, r in (summary["final"] or {}).get("results", {}).items())
+    best_at = f", best at round {best['round']} ({run / 'best.safetensors'})" if best["round"] is not None else ""
+    print(f"done: {totals['rounds']} rounds, {totals['decisions']:,} decisions in {clock(summary['timings']['total_s'])} "
+          f"(stopped by {stopped_by}); final win rate: {final or '-'}{best_at}; wrote {run / 'summary.json'}",
+          flush=True)
     if stop.reason is not None:
         print(f"stopped by {stop.reason} at round {totals['rounds']}: saved {run / 'net.safetensors'} and summary.json",
               file=sys.stderr, flush=True)

@@ -47,8 +47,8 @@ from meeple.agents import make_agent
 from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game,
                               check_range, check_run_paths)
 from meeple.agents.policy import FrozenPolicyAgent, evaluate_policy, imitation_steps, warm_start
+from meeple.cli.console import Ticker, check_folder, interactive, wait_for_compile
 from meeple.envs.selfplay import SelfPlayVecEnv
-from meeple.envs import first_use
 
 
 @dataclass
@@ -75,7 +75,7 @@ class Args:
     """torch intra-op threads: a small MLP gains little from more, and the env needs a core too"""
     progress_bar: bool = True
     """progress bars: the imitation phases, PPO (sized to whichever of --total-timesteps and the time limit
-    ends the run first) and each evaluation"""
+    ends the run first) and each evaluation; when the output is not a terminal, a few plain lines instead"""
     checkpoint_minutes: float = 5.0
     """save <name>/checkpoint.zip at the first rollout end after every this many minutes (0 = not by time)"""
     checkpoint_rollouts: int = 0
@@ -148,8 +148,8 @@ class Args:
     eval_opponents: tuple[str, ...] = ("random", "heuristic")
     """opponents to report a win rate against"""
 
-    run_name: str = ""
-    """computed at runtime: --exp-name, or the default"""
+    run_name: tyro.conf.Suppress[str] = ""
+    """(internal, not an option) the run's folder name: --exp-name, or the default; set when training starts"""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -200,7 +200,7 @@ class SelfPlayCallback(BaseCallback):
         t0 = time.perf_counter()
         a = self.args
         results = evaluate_policy(self.model.policy, self.game, a.game, a.eval_opponents, a.eval_games, a.seed,
-                                  progress=a.progress_bar)
+                                  progress=a.progress_bar and interactive())
         self.eval_s += time.perf_counter() - t0
         point = {"timesteps": self.num_timesteps, "wall_time_s": round(time.perf_counter() - self.t_start, 2),
                  "train_time_s": round(time.perf_counter() - self.t_start - self.eval_s, 2), **results}
@@ -302,7 +302,9 @@ class RunBar:
     def __init__(self, total_timesteps: int, t_start: float, deadline: float, enabled: bool, label: str = "ppo",
                  unit: str = "steps") -> None:
         self.total, self.t_start, self.deadline, self.unit = total_timesteps, t_start, deadline, unit
-        self.bar = tqdm(total=1000, desc="", unit="‰", disable=not enabled, leave=True,
+        # not a terminal (a log file, a pipe): a plain line every 10% instead of a bar redrawn in place
+        self.ticker = Ticker(label, 1.0) if enabled and not interactive() else None
+        self.bar = tqdm(total=1000, desc="", unit="‰", disable=not enabled or self.ticker is not None, leave=True,
                         bar_format=label + ": {percentage:3.0f}%|{bar}| {desc}")
 
     def update(self, timesteps: int) -> None:
@@ -319,6 +321,8 @@ class RunBar:
             clock += f"/{_clock(self.deadline - self.t_start)}"
         self.bar.set_description_str(f"{timesteps:,}/{self.total:,} {self.unit}, {clock}, ends by {limit}",
                                      refresh=False)
+        if self.ticker is not None:
+            self.ticker.update(done, f"{timesteps:,}/{self.total:,} {self.unit}, ends by {limit}")
 
     def close(self) -> None:
         self.bar.close()
@@ -374,6 +378,7 @@ def validate_args(args: Args) -> None:
         raise ArgsError(f"--net-arch: every layer needs at least 1 unit, got {' '.join(map(str, args.net_arch))}")
 
     check_run_paths(args.exp_name, args.run_dir)
+    check_folder("--run-dir", args.run_dir)
     variant = check_game(args.game, args.num_players, args.variant)
     if args.num_players > 1 and not args.opponents:
         raise ArgsError("--opponents needs at least one agent spec (the learner plays against them)")
@@ -421,7 +426,7 @@ def train(args: Args, stop: StopRequest) -> dict:
     env = SelfPlayVecEnv(args.game, args.num_players, args.n_envs, pool, seed=args.seed,
                          opponent_weights=args.opponent_weights, shaping=args.shaping, **variant)
     game = env.game
-    first_use.wait_for_kernels()  # training at full speed from the first step
+    wait_for_compile()  # training at full speed from the first step (a line every few seconds meanwhile)
     print(f"{game!r}: obs {env.observation_space.shape}, {env.action_space.n} actions, run {run}", flush=True)
 
     # --- model ---
@@ -444,7 +449,7 @@ def train(args: Args, stop: StopRequest) -> dict:
         if args.imitation_steps > 0:
             imitation = warm_start(model.policy, env, make_agent(args.teacher, args.game), args.imitation_steps,
                                    args.imitation_epochs, args.gamma, args.imitation_batch_size, args.imitation_lr,
-                                   args.vf_coef, seed=args.seed, progress=args.progress_bar)
+                                   args.vf_coef, seed=args.seed, progress=args.progress_bar and interactive())
             print(f"[imitation] {imitation}", flush=True)
             env.timing.update({k: 0 for k in env.timing})  # the timings below are PPO's
 
@@ -494,7 +499,10 @@ def train(args: Args, stop: StopRequest) -> dict:
         "curve": curve,
     }
     atomic_write_text(run / "summary.json", json.dumps(summary, indent=2))
-    print(json.dumps({k: summary[k] for k in ("timesteps", "stopped_by", "env_steps_per_s", "timings", "final")}))
+    final = " ".join(f"{spec}={r['win_rate']}" for spec, r in (summary["final"] or {}).items() if isinstance(r, dict))
+    print(f"done: {summary['timesteps']:,} learner steps in {_clock(summary['timings']['total_s'])} "
+          f"(stopped by {stopped_by}), {summary['env_steps_per_s']:,.0f} steps/s; final win rate: {final or '-'}; "
+          f"wrote {run / 'model.zip'} and {run / 'summary.json'}", flush=True)
     env.close()
     if stop.reason is not None:
         print(f"stopped by {stop.reason} at step {model.num_timesteps}: saved {run / 'model.zip'} and summary.json",

@@ -1,0 +1,125 @@
+"""The scripts' console behaviour: output paths checked before the work, quiet progress in a log, --help without
+internal options, a hint instead of a traceback outside the venv, and the head-to-head lines of a tournament."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = "roll_through_the_ages"
+# a folder no process can create files in, even as root (procfs)
+UNWRITABLE = Path("/proc/meeple-no-such-folder")
+needs_procfs = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux procfs for an unwritable folder")
+
+
+def run(script: str, *args: str, cwd: Path = ROOT, python: list[str] | None = None) -> subprocess.CompletedProcess:
+    cmd = [*(python or [sys.executable]), str(ROOT / script), *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def assert_one_error_line(proc: subprocess.CompletedProcess, *words: str) -> None:
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+@needs_procfs
+@pytest.mark.parametrize("algo", ["ppo", "exit"])
+def test_train_refuses_an_unwritable_run_dir_before_training(tmp_path, algo):
+    proc = run("train.py", "--algo", algo, "--game", GAME, "--run-dir", str(UNWRITABLE / "runs"), cwd=tmp_path)
+    assert_one_error_line(proc, "--run-dir", str(UNWRITABLE))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_refuses_a_run_dir_under_a_file(tmp_path):
+    (tmp_path / "file").write_text("x")
+    proc = run("train.py", "--game", GAME, "--run-dir", str(tmp_path / "file" / "runs"), cwd=tmp_path)
+    assert_one_error_line(proc, "--run-dir", "is a file, not a folder")
+
+
+@needs_procfs
+@pytest.mark.parametrize("option, path", [("--json", UNWRITABLE / "e.json"), ("--plot", UNWRITABLE / "e.png"),
+                                          ("--record", UNWRITABLE / "records")])
+def test_evaluate_refuses_unwritable_outputs_before_playing(tmp_path, option, path):
+    start = time.monotonic()
+    proc = run("evaluate.py", "--game", GAME, "--agents", "heuristic", "random", "--games", "100000",
+               option, str(path), cwd=tmp_path)
+    assert_one_error_line(proc, option, str(UNWRITABLE.parent))
+    assert "tournament" not in proc.stdout and list(tmp_path.iterdir()) == []
+    assert time.monotonic() - start < 300  # (a loose bound: 100,000 games would take far longer)
+
+
+def test_evaluate_refuses_a_json_path_under_a_file(tmp_path):
+    (tmp_path / "file").write_text("x")
+    proc = run("evaluate.py", "--game", GAME, "--games", "2", "--json", str(tmp_path / "file" / "e.json"))
+    assert_one_error_line(proc, "--json", "is a file, not a folder")
+
+
+def test_missing_output_folders_are_created(tmp_path):
+    out = tmp_path / "new" / "deeper" / "e.json"
+    records = tmp_path / "also-new" / "records"
+    proc = run("evaluate.py", "--game", GAME, "--agents", "heuristic", "random", "--games", "2", "--json", str(out),
+               "--record", str(records))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert out.is_file() and out.with_suffix(".png").is_file() and len(list(records.glob("*.json"))) == 2
+    assert not list(tmp_path.rglob(".meeple-write-test-*"))  # the write probe leaves nothing behind
+
+
+def test_help_lists_no_internal_options():
+    for args in (["train.py", "--help"], ["train.py", "--algo", "exit", "--help"], ["evaluate.py", "--help"]):
+        proc = run(*args)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "--run-dir" in proc.stdout or args[0] == "evaluate.py"
+        assert "--run-name" not in proc.stdout and "computed at runtime" not in proc.stdout
+
+
+def test_scripts_outside_the_venv_say_how_to_set_up(tmp_path):
+    # -S: no site-packages, as a python without meeple (or numpy, torch) installed
+    for script in ("train.py", "evaluate.py"):
+        proc = run(script, "--help", python=[sys.executable, "-S"], cwd=tmp_path)
+        assert proc.returncode == 1
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in proc.stderr, proc.stderr
+        assert "bash scripts/setup.sh" in lines[0] and f".venv/bin/python {script}" in lines[0]
+
+
+def test_evaluate_prints_head_to_head_counts_and_a_short_summary(tmp_path):
+    """Three agents at two players: each pair meets in a third of the games (600 games: 200 per pair)."""
+    out = tmp_path / "e.json"
+    proc = run("evaluate.py", "--game", GAME, "--agents", "heuristic", "random", "mcts:2:rollout_depth=1",
+               "--games", "12", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(out.read_text())
+    pairs = {tuple(h["agents"]): h for h in result["head_to_head"]}
+    assert set(pairs) == {("heuristic", "random"), ("heuristic", "mcts:2:rollout_depth=1"),
+                          ("random", "mcts:2:rollout_depth=1")}
+    for h in pairs.values():
+        assert h["games"] == result["games"] // 3 == 4
+        lo, hi = h["win_ci95"]
+        assert 0 <= lo <= h["win_rate"] <= hi <= 1
+    assert "heuristic vs random" in proc.stdout and "     4 games" in proc.stdout
+    last = proc.stdout.strip().splitlines()[-1]
+    assert len(last) < 400 and json.loads(last)["json"] == str(out)  # a short line; the full results are in the file
+    assert "\r" not in proc.stdout + proc.stderr  # not a terminal: no bar redrawn in place
+
+
+def test_progress_in_a_log_is_a_few_lines(capsys):
+    from meeple.cli.train import RunBar
+
+    bar = RunBar(1000, time.perf_counter(), float("inf"), enabled=True, label="ppo")
+    for step in range(0, 1001, 5):
+        bar.update(step)
+    bar.close()
+    out, err = capsys.readouterr()
+    lines = (out + err).strip().splitlines()
+    assert 5 <= len(lines) <= 11, lines  # one per tenth, not one per update
+    assert lines[-1].startswith("ppo: 100%") and "1,000/1,000 steps" in lines[-1]
+    assert "\r" not in out + err
