@@ -35,7 +35,7 @@ COMMANDS = {
     "games": "list the registered games: players, actions, observation size, Gymnasium id",
     "train": "self-play MaskablePPO, or expert iteration with --algo exit (`meeple train --help`; needs the train extra)",
     "evaluate": "tournaments between agents: win rates, ratings (`meeple evaluate --help`)",
-    "run": "the main job: a 9-minute expert-iteration run on Hadara, then a 600-game tournament",
+    "run": "the main job: a 9-minute expert-iteration run on Hadara, then a 600-game tournament (200 games per pair)",
     "serve": "the browser app: replay recorded games, play against agents (`meeple serve --help`; needs the web extra)",
 }
 
@@ -47,7 +47,8 @@ RUN_TRAIN_ARGS = ["--algo", "exit", "--game", "hadara", "--num-players", "2", "-
                   "--replay-rounds", "100", "--epochs", "1", "--learning-rate", "5e-4", "--weight-decay", "1e-4",
                   "--eval-every", "2", "--eval-games", "200", "--eval-opponents", "heuristic"]
 RUN_EVALUATE_ARGS = ["--game", "hadara", "--num-players", "2", "--games", "600",
-                     "--agents", "net:runs/main_job/best.safetensors", "heuristic", "random"]
+                     "--agents", "net:runs/main_job/best.safetensors", "heuristic", "random",
+                     "--json", "runs/main_job/tournament.json"]
 
 TORCH_CPU = "2.13.0"  # the torch scripts/setup.sh installs
 

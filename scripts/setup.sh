@@ -1,20 +1,85 @@
 #!/usr/bin/env bash
-# Create .venv (once), install meeple with every extra (training, evaluation, tests) and compile every
-# game's kernels into numba's cache, so a first game starts in about a second. Safe to re-run (cheap once
-# cached).
+# Create .venv (once), install meeple with every extra (training, evaluation, tests) and compile the games'
+# kernels into numba's cache, so a first game starts in about a second. Safe to re-run: a later run skips
+# what is done (the install when pyproject.toml is unchanged, the compile of what is cached).
+#
+#   bash scripts/setup.sh                      # compile every game (what the tests need)
+#   MEEPLE_WARM=hadara bash scripts/setup.sh   # compile these games only (scripts/run.sh: the main job's)
+#   MEEPLE_WARM=none bash scripts/setup.sh     # install only (MEEPLE_SKIP_WARM=1 does the same)
+#
+# Games not compiled here compile on their first use, in the background (envs/first_use.py).
+# Every phase prints a line when it starts, one every 30 s while it runs and its time when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$python" -m venv .venv
-# the CPU build of torch first: the training extra would otherwise pull a multi-GB CUDA build
-.venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[all]"
-# Numba compiles a kernel on its first call and caches the machine code next to the sources. Compile every
-# game now, in two processes on different games (2 cores), instead of on a user's first reset (or in each
-# pytest worker); MEEPLE_SKIP_WARM=1 skips it.
-if [ "${MEEPLE_SKIP_WARM:-0}" != 1 ]; then
-    # (split by measured compile time: Attika and Hadara ~480 s, the other three ~560 s under CI's load)
-    .venv/bin/python scripts/warm_cache.py carpe_diem utopia roll_through_the_ages & first=$!
-    .venv/bin/python scripts/warm_cache.py attika hadara
-    wait "$first"
+TORCH=2.13.0
+start_all=$SECONDS
+
+clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+
+# phase KEY LABEL COMMAND...: run COMMAND, saying what runs and for how long; with MEEPLE_PHASE_LOG set,
+# appends "KEY SECONDS" to that file (scripts/run.sh's summary)
+phase() {
+    local key=$1 label=$2 start=$SECONDS n=0
+    shift 2
+    echo "[setup] $label ..."
+    "$@" &
+    local pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        n=$((n + 1))
+        if [ $((n % 30)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+            echo "[setup] $label: still running, $(clock $((SECONDS - start)))"
+        fi
+    done
+    if ! wait "$pid"; then echo "[setup] $label: FAILED after $(clock $((SECONDS - start)))" >&2; return 1; fi
+    echo "[setup] $label: done in $(clock $((SECONDS - start)))"
+    if [ -n "${MEEPLE_PHASE_LOG:-}" ]; then echo "$key $((SECONDS - start))" >> "$MEEPLE_PHASE_LOG"; fi
+}
+
+[ -x .venv/bin/python ] || phase install "creating .venv with $("$python" --version 2>&1)" "$python" -m venv .venv
+
+# torch: the CPU build. pip's default index (PyPI) has, on Linux, a CUDA build of several GB that the small
+# networks here never use, so torch comes from PyTorch's CPU index -- unless pip already finds the CPU wheel
+# in a local wheel folder (PIP_FIND_LINKS / pip.conf find-links), as on machines without internet access.
+install_torch() {
+    if .venv/bin/python -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$TORCH')" 2>/dev/null; then
+        return 0
+    fi
+    local tmp
+    tmp=$(mktemp -d)
+    if .venv/bin/python -m pip download -q --no-deps --no-index -d "$tmp" "torch==$TORCH" >/dev/null 2>&1; then
+        .venv/bin/python -m pip install -q "torch==$TORCH"                      # the local CPU wheel
+    else
+        .venv/bin/python -m pip install -q "torch==$TORCH" \
+            --index-url "${MEEPLE_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}"
+    fi
+    rm -rf "$tmp"
+}
+
+# meeple and its extras; skipped when this pyproject.toml is what the last install used
+stamp=.venv/.meeple-installed
+wanted=$(cat pyproject.toml | cksum)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ] || ! .venv/bin/python -c "import meeple.envs, torch" 2>/dev/null; then
+    phase install "installing torch $TORCH (CPU build)" install_torch
+    phase install "installing meeple with every extra (pip install -e '.[all]')" .venv/bin/python -m pip install -q -e ".[all]"
+    echo "$wanted" > "$stamp"
+else
+    echo "[setup] install: up to date (.venv, pyproject.toml unchanged)"
 fi
+
+# Numba compiles a kernel on its first call and caches the machine code next to the sources. Compile the
+# chosen games now (two processes on 2 cores when there are several) rather than on a user's first reset
+# or in each pytest worker; a game already cached takes seconds.
+warm=${MEEPLE_WARM:-all}
+if [ "${MEEPLE_SKIP_WARM:-0}" = 1 ]; then warm=none; fi
+if [ "$warm" = all ]; then
+    # split by measured compile time: Attika and Hadara against the other three
+    phase compile "compiling the kernels of every game (once; cached afterwards)" bash -c \
+        '.venv/bin/python scripts/warm_cache.py hadara attika & first=$!
+         .venv/bin/python scripts/warm_cache.py roll_through_the_ages utopia carpe_diem; wait "$first"'
+elif [ "$warm" != none ]; then
+    # shellcheck disable=SC2086  # a list of game names
+    phase compile "compiling the kernels of: $warm (once; cached afterwards)" .venv/bin/python scripts/warm_cache.py $warm
+fi
+echo "[setup] ready in $(clock $((SECONDS - start_all)))"
