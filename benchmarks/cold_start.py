@@ -60,6 +60,8 @@ class Args:
     """also write the figures to this JSON file"""
     wait_mode: bool = True
     """also measure the cold first use with MEEPLE_COMPILE=wait (--no-wait-mode skips it: minutes per game)"""
+    record: bool = True
+    """write the figures into benchmarks/results.json as entry `cold_start` (--no-record leaves it)"""
 
 
 def first_use(name: str, cache_dir: str, mode: str = "background") -> dict[str, float]:
@@ -92,6 +94,14 @@ def main(args: Args) -> int:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
+    if args.record:
+        from results import record  # benchmarks/results.py: the one results file
+
+        record("cold_start", "benchmarks/cold_start.py" + ("" if args.wait_mode else " --no-wait-mode"),
+               {"games": {name: {"cold_first_use_s": r["cold"]["total_s"], "compile_ready_s": r["cold"]["ready_s"],
+                                 "cached_first_use_s": r["cached"]["total_s"],
+                                 "cold_wait_first_use_s": (r["cold_wait"] or {}).get("total_s")}
+                          for name, r in rows.items()}})
     return 0
 
 

@@ -86,6 +86,8 @@ class Args:
     machine's speed during the run moves both sides (0 skips them)"""
     burst: float = 0.5
     """seconds per paired burst"""
+    record: bool = True
+    """write the figures into benchmarks/results.json as entry `peers` (--no-record leaves it)"""
 
 
 # --- worker programs, run with the peers venv's python; each prints one JSON line -------------------------
@@ -459,7 +461,8 @@ def measure_meeple(args: Args, game: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="meeple-peers-") as tmp:
         out_file = Path(tmp) / "throughput.json"
         cmd = [sys.executable, str(THROUGHPUT), "--game", game, "--num-players", "2", "--batch-sizes", "1", str(BATCH),
-               "--no-compile", "--no-gym", "--seconds", str(args.seconds), "--seed", str(args.seed), "--json", str(out_file)]
+               "--no-compile", "--no-gym", "--no-record", "--seconds", str(args.seconds), "--seed", str(args.seed),
+               "--json", str(out_file)]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0 or not out_file.exists():
             lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
@@ -620,8 +623,36 @@ def main(args: Args) -> dict[str, Any]:
     if args.json:
         with open(args.json, "w") as fh:
             fh.write(json.dumps(report) + "\n")
+    if args.record:
+        from results import record  # benchmarks/results.py: the one results file
+
+        record("peers", f"benchmarks/peers.py --seconds {args.seconds:g} --pairs {args.pairs} --burst {args.burst:g}",
+               results_figures(report))
     print_report(report)
     return report
+
+
+def results_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """The figures of a run for benchmarks/results.json (the tables scripts/gen_docs.py renders)."""
+    def rate(row: str) -> float | None:
+        r = report["peers"].get(row, {})
+        return round(r["steps_per_s"]) if r.get("available") else None
+
+    games = {}
+    for game, m in report["meeple"].items():
+        if not m.get("available"):
+            continue
+        c, p = report["comparison"]["games"][game], (report.get("paired_aec") or {}).get(game, {})
+        g = {"aec": round(m["aec"]), "aec_vs_openspiel": c["aec_vs_openspiel"], "core": round(m["core"]),
+             "core_vs_pgx_best": c["core_vs_pgx_best"], "core_encode": round(m["core+encode"])}
+        if p.get("available"):
+            g.update(paired_median=p["ratio_median"], paired_q1=p["ratio_q1"], paired_q3=p["ratio_q3"],
+                     paired_min=p["ratio_min"], pairs=p["pairs"])
+        games[game] = g
+    return {"seconds": report["seconds"], "num_players": report["num_players"], "batch": BATCH,
+            "peers": {"pettingzoo_connect_four_aec": rate("pettingzoo"), "openspiel_backgammon_obs": rate("openspiel"),
+                      **{f"pgx_backgammon_b{b}": rate(f"pgx B={b}") for b in (256, 4096)}},
+            "games": games}
 
 
 if __name__ == "__main__":

@@ -54,6 +54,8 @@ class Args:
     """measure numba compile time (d) in subprocesses (--no-compile skips it)"""
     gym: bool = True
     """measure the single-agent Gymnasium env (--no-gym skips it)"""
+    record: bool = True
+    """write the figures into benchmarks/results.json as entry throughput/<game>/<P>p (--no-record leaves it)"""
 
 
 # --- (a) AEC env ----------------------------------------------------------------------------------------
@@ -114,30 +116,20 @@ def bench_core(game: Any, encoder: Any | None, state: Any, seconds: float, rng: 
     steps = games = 0
     n_done = int(np.count_nonzero(state.done))
     start = time.perf_counter()
-    # where the step computes the next mask inside its compiled call (mask_in_step: Attika at every batch
-    # size, every game at B = 1) it is returned from the step; otherwise the mask is computed where the
-    # player needs it (fresh in the cache for the sampler)
-    fused = game.mask_in_step(batch)
-    mask = game.legal_action_mask(state)
+    # the state's owner (`Batch`): each step checks the actions on the mask the last step computed (in the
+    # same compiled call where the game has one) and returns the new one
+    owner = game.batch(rng, state=state, adopt=True)
+    mask = owner.mask
     while time.perf_counter() - start < seconds or games < min_games:
         if out is not None:
             encoder.encode(game.observe(state, state.to_play), out=out)
-        if not fused:
-            mask = game.legal_action_mask(state)
-        actions = sample_masked(mask, rng)
-        # the mask it has makes the legality check one gather; a fused step returns the new mask in it
-        game.step_inplace(state, actions, rng, mask, next_mask=mask if fused else None)
+        mask = owner.step(sample_masked(mask, rng))
         steps += batch - n_done
         now_done = int(np.count_nonzero(state.done))
         games += now_done - n_done
         n_done = now_done
         if n_done >= refill_at:
-            rows = np.flatnonzero(state.done)
-            fresh = game.init(rng, len(rows))
-            for f_new, f in zip(fresh, state):
-                f[rows] = f_new
-            if fused:
-                mask[rows] = game.legal_action_mask(fresh)
+            owner.reset_rows(np.flatnonzero(state.done))
             n_done = 0
     name = "core" if encoder is None else "core+encode"
     return result(name, batch, steps, games, time.perf_counter() - start)
@@ -242,8 +234,15 @@ def main(args: Args) -> dict[str, Any]:
     if args.json:  # before printing, so a closed stdout pipe can't lose the file
         with open(args.json, "w") as fh:
             fh.write(line + "\n")
+    if args.record:
+        from results import record  # benchmarks/results.py: the one results file
+
+        figures = {"seconds_per_row": args.seconds, "rows": [{k: r[k] for k in ("name", "batch", "steps_per_s", "games_per_s")}
+                                                             for r in report["results"]]}
+        if "compile" in report:
+            figures["compile"] = report["compile"]
+        record(f"throughput/{args.game}/{args.num_players}p", "benchmarks/throughput.py", figures)
     print_table(report)
-    print(line)
     return report
 
 
