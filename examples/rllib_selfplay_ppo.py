@@ -1,6 +1,6 @@
 """RLlib multi-agent self-play PPO with action masking on a meeple game, on a Ray cluster.
 
-    pip install -e ".[rllib]"                                        # CPU torch first, see README
+    pip install -e ".[rllib]"                                        # CPU torch first, see docs/install.md
     python examples/rllib_selfplay_ppo.py --iterations 20            # a local Ray (this machine only)
     ray start --head --port 6379 --num-cpus 2                        # or a cluster: the head ...
     ray start --address HEAD_IP:6379 --num-cpus 2                    # ... and a worker on each other machine

@@ -123,3 +123,25 @@ def test_progress_in_a_log_is_a_few_lines(capsys):
     assert 5 <= len(lines) <= 11, lines  # one per tenth, not one per update
     assert lines[-1].startswith("ppo: 100%") and "1,000/1,000 steps" in lines[-1]
     assert "\r" not in out + err
+
+
+def test_main_job_summary_prints_the_head_to_head_results(tmp_path):
+    """scripts/run.sh's last step: the phase times and the policy's games, win rate and interval per opponent,
+    read from the tournament's JSON (here with the heuristic in the policy's place)."""
+    run_dir = tmp_path / "main_job"
+    proc = run("evaluate.py", "--game", GAME, "--agents", "heuristic", "random", "mcts:2:rollout_depth=1",
+               "--games", "12", "--json", str(run_dir / "tournament.json"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    phases = tmp_path / "phases"
+    phases.write_text("install 150\ncompile 95\ncompile 5\ntraining 540\ntournament 70\n")
+    proc = run("scripts/main_job_summary.py", "--phases", str(phases), "--run", str(run_dir), "--policy", "heuristic")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert "install 2:30, compile 1:40, training 9:00, tournament 1:10; total 14:20" in lines[1]
+    tournament = json.loads((run_dir / "tournament.json").read_text())
+    h = next(h for h in tournament["head_to_head"] if h["agents"] == ["heuristic", "random"])
+    expected = (f"against random        4 games, won {100 * h['win_rate']:.1f}% "
+                f"(95% interval {100 * h['win_ci95'][0]:.1f}-{100 * h['win_ci95'][1]:.1f}%)")
+    assert expected in proc.stdout and "against mcts:2:rollout_depth=1    4 games" in proc.stdout
+    missing = run("scripts/main_job_summary.py", "--phases", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and missing.stderr.strip().splitlines()[-1].startswith("main_job_summary.py: error:")
