@@ -447,10 +447,13 @@ def train(args: Args, stop: StopRequest) -> dict:
     imitation: dict = {}
     try:
         if args.imitation_steps > 0:
+            print(f"[imitation] {args.imitation_steps:,} learner-seat moves of {args.teacher} to clone, then "
+                  f"{args.imitation_epochs} epochs of training ...", flush=True)
             imitation = warm_start(model.policy, env, make_agent(args.teacher, args.game), args.imitation_steps,
                                    args.imitation_epochs, args.gamma, args.imitation_batch_size, args.imitation_lr,
                                    args.vf_coef, seed=args.seed, progress=args.progress_bar and interactive())
-            print(f"[imitation] {imitation}", flush=True)
+            print(f"[imitation] {imitation.get('transitions', 0):,} transitions cloned, accuracy "
+                  f"{imitation.get('accuracy', float('nan')):.3f}, {_clock(imitation.get('total_s', 0.0))}", flush=True)
             env.timing.update({k: 0 for k in env.timing})  # the timings below are PPO's
 
         env.teacher = make_agent(args.teacher, args.game) if args.bc_coef > 0 else None  # labels for bc_step
