@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import numpy as np
@@ -95,7 +97,11 @@ def test_options_list_every_game_agents_and_models(client):
     assert games["roll_through_the_ages"]["players"] == [1, 2, 3, 4]
     assert games["hadara"]["default_players"] == 2
     assert body["agents"] == ["random", "heuristic", "mcts:200"]
-    assert body["models"] == ["ppo:run1/model.zip"]
+    # nets of the models folder and the shipped ones; SB3 zips are not offered (they load by unpickling)
+    assert "net:hadara-2p" in body["models"] and "search:hadara-2p:sims=200" in body["models"]
+    assert not any(spec.startswith("ppo:") for spec in body["models"])
+    assert body["max_mcts_simulations"] == 2000
+    assert body["limits"]["json_body_bytes"] == 4096 and body["limits"]["record_bytes"] == MAX_RECORD_BYTES
 
 
 def test_unknown_api_path_is_a_json_404(client):
@@ -324,7 +330,7 @@ def test_solo_game_has_no_opponents(client):
     ({"seat": 2}, "seat must be"),
     ({"seat": -1}, "seat must be"),
     ({"seat": 0.0}, "integer"),
-    ({"opponents": "human"}, "unknown agent spec"),
+    ({"opponents": "human"}, "not an opponent here"),
     ({"opponents": "bogus"}, "unknown agent spec"),
     ({"opponents": ""}, "agent spec is a string"),
     ({"opponents": 3}, "one per other seat"),
@@ -332,14 +338,14 @@ def test_solo_game_has_no_opponents(client):
     ({"opponents": "x" * 300}, "agent spec is a string"),
     ({"opponents": "mcts:999999"}, "simulations"),
     ({"opponents": "mcts:-5"}, "simulations"),
-    ({"opponents": "mcts:10:nonsense=1"}, "unknown MCTS option"),
+    ({"opponents": "mcts:10:nonsense=1"}, "unknown option 'nonsense'"),
     ({"opponents": ["random", "random"]}, "one per other seat"),
     ({"opponents": {"spec": "random"}}, "one per other seat"),
-    ({"opponents": "ppo:../outside/secret.json"}, "no such model"),
-    ({"opponents": "ppo:/etc/passwd"}, "path inside the models folder"),
-    ({"opponents": "ppo:run1/missing.zip"}, "no such model"),
-    ({"opponents": "ppo:"}, "path inside the models folder"),
-    ({"opponents": "ppo:run1/model.zip"}, "ppo:run1/model.zip"),  # inside the folder, but not a model
+    ({"opponents": "ppo:../outside/secret.json"}, "unpickling"),
+    ({"opponents": "ppo:/etc/passwd"}, "unpickling"),
+    ({"opponents": "ppo:run1/model.zip"}, "unpickling"),  # inside the folder: still never loaded from a request
+    ({"opponents": "net:../outside/secret.json"}, "not a listed model"),
+    ({"opponents": "net:"}, "name a listed model"),
     ({"variant": {"trade": "yes"}}, "not a configuration"),
     ({"variant": {"no_such_flag": 1}}, "not a configuration"),
     ({"variant": {"num_players": 3}}, "variant must be"),
@@ -382,8 +388,9 @@ def test_loopback_server_refuses_other_host_names(folders):
 def test_server_without_folders_serves_uploads_only():
     client = create_app().test_client()
     assert client.get("/api/records").get_json() == {"folder": False, "records": []}
-    assert client.get("/api/options").get_json()["models"] == []
-    assert "no models folder" in error_of(new_game(client, opponents="ppo:model.zip"), 400)
+    assert all(spec.split(":")[1] in ("hadara-2p", "hadara-5p", "roll_through_the_ages-2p", "carpe_diem-2p",
+                                      "utopia-2p") for spec in client.get("/api/options").get_json()["models"])
+    assert "not a listed model" in error_of(new_game(client, opponents="net:model.safetensors"), 400)
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -397,6 +404,11 @@ def test_serve_command_checks_its_options(tmp_path, capsys):
     assert run_cli(["--port", "70000"]) == 2
     assert run_cli(["--max-games", "0", "--idle-minutes", "0"]) == 2
     assert "--max-games" in capsys.readouterr().err
+    # a models folder that does not exist stops the server at startup with one argparse-style error line
+    assert main(["serve", "--models", str(tmp_path / "nonexistent")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("meeple serve: error: --models") and "not a folder" in captured.err
     with pytest.raises(SystemExit) as exit_info:
         main(["serve", "--help"])
     assert exit_info.value.code == 0 and "--records DIR" in capsys.readouterr().out
@@ -460,9 +472,9 @@ def test_expert_iteration_nets_from_the_models_folder_play(folders):
         response = new_game(client, opponents=spec)
         assert response.status_code == 201, response.get_data(as_text=True)
         assert response.get_json()["agents"][1] == spec  # the label the browser chose, not the server's path
-    for spec, message in [("net:../outside/x.safetensors", "no such model"), ("net:/etc/passwd", "path inside"),
-                          ("search:run1/model.zip:sims=8", "no such model"),
-                          ("search:run1/net.safetensors:sims=99999", "sims=1.."),
+    for spec, message in [("net:../outside/x.safetensors", "not a listed model"), ("net:/etc/passwd", "not a listed model"),
+                          ("search:run1/model.zip:sims=8", "not a listed model"),
+                          ("search:run1/net.safetensors:sims=99999", "sims must be an integer from 1 to 2000"),
                           ("net:run1/net.safetensors:bogus=1", "unknown option")]:
         assert message in error_of(new_game(client, opponents=spec), 400), spec
 
@@ -494,3 +506,216 @@ def test_an_opponent_that_fails_stops_the_game_with_a_clear_error(client, monkey
     again = {"action": 0, "version": now["version"]}
     assert error_of(client.post(f"/api/play/{view['id']}/move", json=again), 409) == message
     assert client.get(f"/api/play/{view['id']}/record").status_code == 200  # the game so far can still be saved
+
+
+# --- trust nothing: the attacks of issue 44 --------------------------------------------------------
+
+ABSOLUTE_PATH = re.compile(r"/[A-Za-z0-9_.-]+/[^\s'\",;()]*")
+
+
+def server_paths(error: str, sent: str = "") -> list[str]:
+    """The absolute paths an error message shows that the browser did not send itself."""
+    return [path for path in ABSOLUTE_PATH.findall(error) if path not in sent]
+
+
+@pytest.mark.parametrize("spec, message", [
+    # nested agent specs: rollout= and prior= take a name from the allow-list, never another spec
+    ("mcts:10:rollout=ppo:/etc/passwd", "rollout must be one of random, heuristic"),
+    ("mcts:10:prior=net:/tmp/x.safetensors", "prior must be one of random, heuristic"),
+    ("mcts:2000:prior=mcts:2000", "prior must be one of random, heuristic"),
+    ("mcts:2000:rollout=mcts:2000:rollout=mcts:2000", "rollout must be one of random, heuristic"),
+    ("mcts:10:mode=rollout,rollout=heuristic", "unknown option 'mode'"),
+    ("search:hadara-2p:mode=rollout,playout=net", "unknown option 'mode'"),
+    # numbers bounded and plain
+    ("mcts:2001", "from 1 to 2000"), ("mcts:0", "from 1 to 2000"), ("mcts:1e3", "from 1 to 2000"),
+    ("mcts:10:c_uct=nan", "c_uct must be a number"), ("mcts:10:c_uct=inf", "c_uct must be a number"),
+    ("mcts:10:rollout_depth=-1", "rollout_depth must be an integer"), ("mcts:10:c_uct=1,c_uct=2", "given twice"),
+    ("search:hadara-2p:sims=2001", "sims must be an integer from 1 to 2000"),
+    # no paths: models only by their listed names
+    ("net:/etc/passwd", "not a listed model"), ("net:../../etc/passwd", "not a listed model"),
+    ("search:/tmp/evil.safetensors:sims=10", "not a listed model"), ("net:run1/../../outside/secret.json", "not a listed model"),
+    # SB3 zips are never loaded from a request, and nobody seats a second human
+    ("ppo:run1/model.zip", "unpickling"), ("ppo:/tmp/evil.zip", "unpickling"), ("human", "not an opponent here"),
+    ("human:x", "not an opponent here"), ("random:1", "unknown agent spec"), ("heuristic\n", "printable"),
+])
+def test_opponent_specs_are_parsed_into_a_closed_set(client, spec, message):
+    """Issue 44's spec attacks: each refused with a clear error naming the problem, no server path in it,
+    nothing created, and the server still answering."""
+    before = len(client.application.extensions["meeple"]["store"])
+    error = error_of(new_game(client, opponents=spec), 400)
+    assert message in error, error
+    assert not server_paths(error, spec), error
+    assert len(client.application.extensions["meeple"]["store"]) == before
+    assert client.get("/api/options").status_code == 200
+
+
+def test_refusals_never_show_server_paths(folders):
+    """A listed net of another game or configuration is refused by the loader with a message that names the
+    file; the browser sees its listed name, never the server's path (the shipped nets' folder included)."""
+    pytest.importorskip("torch")
+    from meeple.agents.net import BASELINES_DIR
+
+    records, models = folders
+    client = create_app(records, models).test_client()
+    for spec in ("net:hadara-2p", "search:hadara-5p:sims=5", "net:carpe_diem-2p"):
+        error = error_of(new_game(client, opponents=spec), 400)  # a Roll Through the Ages game
+        assert spec in error and "hadara" in error or "carpe_diem" in error, error
+        assert str(BASELINES_DIR) not in error and str(models) not in error and not server_paths(error, spec), error
+    assert new_game(client, game="hadara", opponents="net:hadara-2p").status_code == 201  # the right game plays
+
+
+def test_mcts_options_from_the_allow_list_build_the_agent(client):
+    view = new_game(client, opponents="mcts:5:rollout=heuristic,prior=heuristic,prior_weight=0.3,c_uct=2,rollout_depth=4")
+    assert view.status_code == 201, view.get_data(as_text=True)
+    assert view.get_json()["agents"][1] == "mcts:5:rollout=heuristic,prior=heuristic,prior_weight=0.3,c_uct=2,rollout_depth=4"
+
+
+def _tiny_record(moves: int = 6, seed: int = 1, game_name: str = "roll_through_the_ages") -> str:
+    live = LiveGame(game_name, {"num_players": 2}, seed=seed)
+    rng, agent = np.random.default_rng(seed), make_agent("random", game_name, 2)
+    for _ in range(moves):
+        live.step(int(agent.act(live.game, live.state, rng)[0]))
+    return json.dumps(live.to_record(["random", "random"]).to_dict())
+
+
+def test_record_lookups_use_the_index_not_a_folder_walk(tmp_path):
+    """1,000 records and 20,000 other files (TensorBoard logs under runs/): looking a record up by id, known
+    or unknown, never walks the folder; the median lookup is far below 50 ms."""
+    from meeple.web import library as library_module
+
+    records = tmp_path / "records"
+    text = _tiny_record()
+    for k in range(1000):
+        folder = records / f"eval{k // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"game{k:04d}.json").write_text(text)
+    for k in range(20_000):
+        folder = records / "runs" / f"run{k // 500}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"events.out.tfevents.{k}").write_bytes(b"x")
+    client = create_app(records).test_client()
+    library = client.application.extensions["meeple"]["library"]
+    walks = library.index.walks
+    entries = client.get("/api/records").get_json()["records"]
+    assert len(entries) == library_module.MAX_LISTED and all("error" not in e for e in entries)
+
+    def median_ms(path: str, status: int) -> float:
+        times = []
+        for _ in range(60):
+            started = time.perf_counter()
+            response = client.get(path)
+            times.append(time.perf_counter() - started)
+            assert response.status_code == status
+        return 1000 * float(np.median(times))
+
+    unknown = median_ms("/api/records/r-0123456789abcdef0123", 404)
+    known = median_ms(f"/api/records/{entries[500]['id']}/steps/2", 200)
+    print(f"\nrecord lookup medians: unknown id {unknown:.2f} ms, known id {known:.2f} ms")
+    assert unknown < 50 and known < 50
+    assert library.index.walks <= walks + 1  # at most one background walk, whatever the number of requests
+
+    # a new record shows up after the index's next background walk (at most a few seconds)
+    (records / "eval0" / "new.json").write_text(text)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if "eval0/new.json" in {e["name"] for e in client.get("/api/records").get_json()["records"]}:
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail("a new record never showed up in the listing")
+
+
+def test_uploads_and_replays_are_bounded_and_evicted_together(client):
+    """The newest 64 uploads are kept; a forgotten upload's replay leaves the replay cache at once, and the
+    caches stay within their counts and bytes."""
+    from meeple.web import library as library_module
+
+    library = client.application.extensions["meeple"]["library"]
+    ids = []
+    for k in range(library_module.MAX_UPLOADS + 6):
+        response = client.post(f"/api/records?name=t{k}.json", data=_tiny_record(seed=k), content_type="application/json")
+        assert response.status_code == 201
+        ids.append(response.get_json()["id"])
+    for record_id in ids[:6]:
+        assert "upload it again" in error_of(client.get(f"/api/records/{record_id}"), 404)
+    assert client.get(f"/api/records/{ids[-1]}").status_code == 200
+    stats = library.stats()
+    assert stats["uploads"] == library_module.MAX_UPLOADS and stats["upload_bytes"] <= library_module.MAX_UPLOAD_BYTES
+    assert stats["replays"] <= library_module.MAX_OPEN_REPLAYS and stats["replay_bytes"] <= library_module.MAX_REPLAY_BYTES
+    assert stats["upload_replays"] <= stats["uploads"]
+    view = library.open(ids[-1])
+    # a replay's size counts what it holds (the stacked positions with their array headers), not only the data
+    assert view.nbytes > sum(field.nbytes for field in view.states) + library_module.VIEW_OVERHEAD_BYTES
+
+
+def test_request_rates_are_limited_per_client(folders):
+    from meeple.web.limits import Rate
+
+    client = create_app(*folders, api_rate=Rate(1.0, 5), costly_rate=Rate(0.5, 2)).test_client()
+    statuses = [client.get("/api/options").status_code for _ in range(7)]
+    assert statuses[:5] == [200] * 5 and statuses[5:] == [429, 429]
+    response = client.get("/api/options")
+    assert "too many requests" in error_of(response, 429) and int(response.headers["Retry-After"]) >= 1
+    assert client.get("/play").status_code == 200  # pages are not API requests
+    other = create_app(*folders, costly_rate=Rate(0.5, 2)).test_client()
+    assert [new_game(other).status_code for _ in range(3)] == [201, 201, 429]
+    assert other.get("/api/options").status_code == 200  # only the costly requests wait
+
+
+def _rss_bytes(pid: int) -> int:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+UPLOAD_RSS_BOUND = 64 * 2**20
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the server's RSS from /proc")
+def test_server_memory_stays_bounded_over_400_uploads(tmp_path):
+    """A real server (python -m meeple.web): 400 uploads of whole games, each opened, grow its resident
+    memory by less than UPLOAD_RSS_BOUND (docs/web.md) after a warm-up of 40."""
+    log = open(tmp_path / "server.log", "w")  # a pipe nobody reads would fill up with request lines and block
+    process = subprocess.Popen([sys.executable, "-m", "meeple.web", "--port", "0", "--models", str(tmp_path)],
+                               stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("meeple serve: http://127.0.0.1:"), line + (tmp_path / "server.log").read_text()
+        url = line.split()[2]
+        # whole games (80-300 moves): before issue 44 each upload's replay stayed in the cache at ~40x its
+        # arrays' bytes (one small numpy array per field and move), about 1 MB per upload here
+        texts = [json.dumps(recorded(g, seed=s).to_dict()).encode()
+                 for s in range(3) for g in ("roll_through_the_ages", "hadara")]
+        def upload(k: int) -> None:
+            request = urllib.request.Request(f"{url}api/records?name=u{k}.json", data=texts[k % len(texts)],
+                                             headers={"Content-Type": "application/json"}, method="POST")
+            while True:
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as response:
+                        record_id = json.load(response)["id"]
+                    break
+                except urllib.error.HTTPError as exc:  # the costly-request limit: wait as told
+                    assert exc.code == 429, exc.read()
+                    time.sleep(float(exc.headers["Retry-After"]))
+            with urllib.request.urlopen(f"{url}api/records/{record_id}/steps/1?seat=0", timeout=60) as response:
+                assert json.load(response)["step"] == 1
+            if k % 20 == 0:  # the whole summary (names and narration of every move) now and then: slower
+                with urllib.request.urlopen(f"{url}api/records/{record_id}?seat=0", timeout=60) as response:
+                    assert json.load(response)["steps"] > 50
+
+        for k in range(40):
+            upload(k)
+        before = _rss_bytes(process.pid)
+        started = time.monotonic()
+        for k in range(40, 440):
+            upload(k)
+        growth = _rss_bytes(process.pid) - before
+        print(f"\nRSS growth over 400 uploads: {growth / 2**20:.1f} MiB ({time.monotonic() - started:.0f} s)")
+        assert growth < UPLOAD_RSS_BOUND
+        with urllib.request.urlopen(url + "api/options", timeout=30) as response:
+            assert response.status == 200  # still answering
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()

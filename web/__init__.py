@@ -34,8 +34,9 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
     p.add_argument("--records", metavar="DIR", help="folder of recorded games to list (evaluate --record DIR writes them)")
-    p.add_argument("--models", metavar="DIR", default=DEFAULT_MODELS,
-                   help=f"the only folder ppo:<model> opponents may load from (default: {DEFAULT_MODELS})")
+    p.add_argument("--models", metavar="DIR",
+                   help="the folder net:<model> and search:<model> opponents may load nets from "
+                        f"(default: {DEFAULT_MODELS} if it exists)")
     p.add_argument("--max-games", type=int, default=64, help="live games at most (default: 64)")
     p.add_argument("--idle-minutes", type=float, default=30.0, help="forget a game idle this long (default: 30)")
     return p
@@ -49,18 +50,20 @@ def run_cli(argv: list[str] | None = None, prog: str = "meeple serve") -> int:
         problems.append(f"--port must be 0..65535, got {args.port}")
     if args.records is not None and not Path(args.records).is_dir():
         problems.append(f"--records {args.records!r}: not a folder")
+    if args.models is not None and not Path(args.models).is_dir():
+        problems.append(f"--models {args.models!r}: not a folder")
     if args.max_games < 1:
         problems.append(f"--max-games must be at least 1, got {args.max_games}")
     if not args.idle_minutes > 0:
         problems.append(f"--idle-minutes must be positive, got {args.idle_minutes}")
     if problems:
-        print("error: " + "; ".join(problems), file=sys.stderr)
+        print(f"{prog}: error: " + "; ".join(problems), file=sys.stderr)
         return 2
     from werkzeug.serving import make_server
 
     from meeple.web.app import LOOPBACK_HOSTS, create_app
 
-    models = Path(args.models) if Path(args.models).is_dir() else None
+    models = Path(args.models) if args.models is not None else (Path(DEFAULT_MODELS) if Path(DEFAULT_MODELS).is_dir() else None)
     app = create_app(args.records, models, max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
                      trusted_hosts=LOOPBACK_HOSTS if is_loopback(args.host) else None)
     server = make_server(args.host, args.port, app, threaded=True)

@@ -28,15 +28,28 @@ from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from meeple.envs.record import MAX_RECORD_BYTES
+from meeple.web import library as library_module
+from meeple.web.errors import ApiError, public_message
 from meeple.web.library import RecordLibrary
-from meeple.web.play import PlayStore
-from meeple.web.views import (MAX_MCTS_SIMULATIONS, PLAYABLE_AGENTS, ApiError, game_options, list_models,
-                              parse_seat)
+from meeple.web.limits import API_RATE, COSTLY_RATE, Rate, RateLimiter, retry_after
+from meeple.web.play import MAX_PLAY_BYTES, PlayStore
+from meeple.web.specs import MAX_MCTS_SIMULATIONS, PLAYABLE_AGENTS, ModelIndex
+from meeple.web.views import game_options, parse_seat
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_JSON_BODY = 4096  # a play request is a few dozen bytes
 MAX_JSON_DEPTH = 4
 LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"]
+
+# the limits a client can see (GET /api/options), as docs/web.md states them
+LIMITS = {
+    "json_body_bytes": MAX_JSON_BODY, "json_depth": MAX_JSON_DEPTH, "record_bytes": MAX_RECORD_BYTES,
+    "requests_per_second": API_RATE.per_second, "requests_burst": API_RATE.burst,
+    "costly_per_second": COSTLY_RATE.per_second, "costly_burst": COSTLY_RATE.burst,
+    "uploads_kept": library_module.MAX_UPLOADS, "upload_bytes": library_module.MAX_UPLOAD_BYTES,
+    "replays_kept": library_module.MAX_OPEN_REPLAYS, "replay_bytes": library_module.MAX_REPLAY_BYTES,
+    "records_listed": library_module.MAX_LISTED, "game_bytes": MAX_PLAY_BYTES,
+}
 
 # Pages load only their own scripts, styles and images: a record's text (agent labels, meta) is shown with
 # textContent, and this policy makes sure nothing else could run even if a page forgot to.
@@ -80,36 +93,59 @@ def png_response(data: bytes) -> Response:
 
 
 def create_app(records_dir: str | Path | None = None, models_dir: str | Path | None = None, max_games: int = 64,
-               idle_seconds: float = 1800.0, trusted_hosts: list[str] | None = None) -> Flask:
-    """The app, serving the records of `records_dir` (None: uploads only) and letting `ppo:` opponents load
-    models from `models_dir` only (None: no ppo opponents). At most `max_games` live games, each forgotten
-    after `idle_seconds` without a request; `trusted_hosts` restricts the Host header (against DNS
-    rebinding when serving on loopback)."""
+               idle_seconds: float = 1800.0, trusted_hosts: list[str] | None = None, api_rate: Rate = API_RATE,
+               costly_rate: Rate = COSTLY_RATE) -> Flask:
+    """The app, serving the records of `records_dir` (None: uploads only) and letting `net:` and `search:`
+    opponents load nets from `models_dir` (None: the shipped nets only). At most `max_games` live games,
+    each forgotten after `idle_seconds` without a request; `trusted_hosts` restricts the Host header
+    (against DNS rebinding when serving on loopback); `api_rate` and `costly_rate` limit each client's
+    requests (`meeple.web.limits`)."""
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = MAX_RECORD_BYTES + 1024
     if trusted_hosts is not None:
         app.config["TRUSTED_HOSTS"] = list(trusted_hosts)
-    models = Path(models_dir) if models_dir is not None else None
+    models = ModelIndex(Path(models_dir) if models_dir is not None else None)
     library = RecordLibrary(Path(records_dir) if records_dir is not None else None)
     store = PlayStore(models, max_games=max_games, idle_seconds=idle_seconds)
+    api_limit, costly_limit = RateLimiter(api_rate), RateLimiter(costly_rate)
     app.extensions["meeple"] = {"library": library, "store": store, "models": models}
+    hidden_folders = [models.folder, library.folder, *{path.parent for path in models.shipped.values()}]
+
+    def refusal(message: str, status: int) -> tuple[Response, int]:
+        return jsonify(error=public_message(message, hidden_folders)), status
 
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError) -> tuple[Response, int]:
-        return jsonify(error=exc.message), exc.status
+        response, status = refusal(exc.message, exc.status)
+        if status == 429:
+            response.headers["Retry-After"] = exc.retry_after
+        return response, status
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
         if request.path.startswith("/api/"):
-            return jsonify(error=exc.description or exc.name), exc.code
+            return refusal(exc.description or exc.name, exc.code or 400)
         return exc
 
     @app.errorhandler(Exception)
     def server_error(exc: Exception) -> Any:
         app.logger.exception("request failed: %s %s", request.method, request.path)
         if request.path.startswith("/api/"):
-            return jsonify(error=f"the server failed on this request ({type(exc).__name__})"), 500
+            return refusal(f"the server failed on this request ({type(exc).__name__})", 500)
         return "the server failed on this request", 500
+
+    @app.before_request
+    def rate_limits() -> None:
+        if not request.path.startswith("/api/"):
+            return
+        client = request.remote_addr or "unknown"
+        wait = api_limit.wait_for(client)
+        if not wait and request.method == "POST" and request.path in ("/api/play", "/api/records"):
+            wait = costly_limit.wait_for(client)
+        if wait:
+            error = ApiError(429, f"too many requests from your address; try again in {retry_after(wait)} s")
+            error.retry_after = retry_after(wait)
+            raise error
 
     @app.after_request
     def security_headers(response: Response) -> Response:
@@ -135,8 +171,8 @@ def create_app(records_dir: str | Path | None = None, models_dir: str | Path | N
 
     @app.get("/api/options")
     def options() -> Response:
-        return jsonify(games=game_options(), agents=list(PLAYABLE_AGENTS), models=list_models(models),
-                       max_mcts_simulations=MAX_MCTS_SIMULATIONS)
+        return jsonify(games=game_options(), agents=list(PLAYABLE_AGENTS), models=models.specs(),
+                       max_mcts_simulations=MAX_MCTS_SIMULATIONS, limits=LIMITS)
 
     @app.get("/api/records")
     def records() -> Response:
@@ -152,7 +188,9 @@ def create_app(records_dir: str | Path | None = None, models_dir: str | Path | N
     @app.get("/api/records/<record_id>")
     def record_summary(record_id: str) -> Response:
         view = library.open(record_id)
-        return jsonify(view.summary(parse_seat(request.args.get("seat"), view.record.num_players)))
+        summary = view.summary(parse_seat(request.args.get("seat"), view.record.num_players))
+        library.trim()  # the names and narration it made count towards the replay cache's bytes
+        return jsonify(summary)
 
     @app.get("/api/records/<record_id>/steps/<int:step>")
     def record_step(record_id: str, step: int) -> Response:

@@ -5,10 +5,23 @@ a file of `--records DIR`, `u-<random token>` for an uploaded one. Paths never t
 the server, so no request can make the server read a file outside the folder (and links inside the folder
 that point out of it are not listed).
 
+The folder is indexed once when the server starts and refreshed in the background (`FolderIndex`): a
+request looks its id up in the index under a short lock and never walks the folder, so an unknown id costs
+a dictionary lookup however many files the folder holds. The index keeps each record's summary (or its
+error), not the record: opening one reads and parses its file again.
+
 Every record is checked by `meeple.envs.record` (size- and depth-capped JSON, every field, and every move's
-legality during the replay); a record that fails is listed with its error and cannot be opened. Replays
-are kept in a least-recently-used cache bounded by the bytes their states take (a record of the longest
-possible game holds thousands of states), and are rebuilt from the record when evicted.
+legality during the replay); a record that fails is listed with its error and cannot be opened.
+
+Memory is bounded by count and by real bytes, everywhere:
+
+- uploads: the newest `MAX_UPLOADS`, within `MAX_UPLOAD_BYTES` together (a parsed record's real size);
+- replays: the `MAX_OPEN_REPLAYS` most recently used, within `MAX_REPLAY_BYTES` together. A replay keeps
+  its positions as one stacked batch (one array per state field, not one small array per field and move:
+  the per-array overhead of numpy was 30-40x the data for short records), and its size counts those arrays
+  with their headers, the record, the move names and narration it has made, and a fixed overhead for its
+  rules object;
+- evictions go together: an upload that is forgotten leaves the replay cache in the same step.
 """
 
 from __future__ import annotations
@@ -16,18 +29,53 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+
+from meeple.envs import core
 from meeple.envs.record import MAX_RECORD_BYTES, GameRecord, parse_record, replay
-from meeple.web.views import ApiError, draws_picture, png_bytes
+from meeple.web.errors import ApiError
+from meeple.web.folders import FolderIndex
+from meeple.web.views import draws_picture, png_bytes
 
-MAX_LISTED = 1000  # files looked at in the records folder
+MAX_LISTED = 1000  # record files indexed in the records folder
 MAX_UPLOADS = 64  # uploaded records kept (the oldest is forgotten first)
-MAX_REPLAY_BYTES = 256 * 2**20  # states of all open replays together
+MAX_UPLOAD_BYTES = 32 * 2**20  # parsed uploads together
+MAX_OPEN_REPLAYS = 32  # replays kept ready
+MAX_REPLAY_BYTES = 256 * 2**20  # replays kept ready, together
+VIEW_OVERHEAD_BYTES = 64 * 2**10  # a replay's rules object, lock and bookkeeping
 MAX_NAME = 100
 RECORD_ID = re.compile(r"(r|u)-[A-Za-z0-9_-]{1,64}")
+
+
+def _text_bytes(value: Any) -> int:
+    """Real bytes of nested lists / dicts of strings and numbers (containers and items)."""
+    if isinstance(value, dict):
+        return sys.getsizeof(value) + sum(_text_bytes(k) + _text_bytes(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return sys.getsizeof(value) + sum(_text_bytes(v) for v in value)
+    return sys.getsizeof(value)
+
+
+def record_bytes(record: GameRecord) -> int:
+    """Real bytes of a parsed record: its action list (a Python int per move) and its texts."""
+    return (sys.getsizeof(record) + _text_bytes(record.actions) + _text_bytes(record.agents) + _text_bytes(record.meta)
+            + _text_bytes(record.config) + _text_bytes(record.scores or []) + _text_bytes(record.returns or []))
+
+
+def state_bytes(state: tuple) -> int:
+    """Real bytes of a state: the tuple and every field array (header and data: the arrays own their data)."""
+    return sys.getsizeof(state) + sum(sys.getsizeof(field) + (0 if field.base is None else field.nbytes)
+                                      for field in state)
+
+
+def record_id_of(name: str) -> str:
+    return "r-" + hashlib.sha256(name.encode()).hexdigest()[:20]
 
 
 class ReplayView:
@@ -38,40 +86,63 @@ class ReplayView:
         self.id = record_id
         self.name = name
         self.record = record
-        self.replay = replay(record)  # ReplayError (a ValueError) if the record does not replay
-        self.game = self.replay.game
-        self.states = self.replay.states
-        self.nbytes = sum(field.nbytes for state in self.states for field in state)
+        played = replay(record)  # ReplayError (a ValueError) if the record does not replay
+        self.game = played.game
+        self.states = core.concatenate(played.states)  # row k: the position after k moves
+        self.scores_table = np.ascontiguousarray(self.game.scores(self.states), dtype=np.int32)
+        del played
         self.picture = draws_picture(self.game)
         self.lock = threading.Lock()
         self._logs: dict[int | None, list[list[str]]] = {}
+        self._names: list[str] | None = None
+        self._base_bytes = (VIEW_OVERHEAD_BYTES + state_bytes(self.states) + sys.getsizeof(self.scores_table)
+                            + record_bytes(record))
+        self._made_bytes = 0  # names and narration made since
 
     @property
     def steps(self) -> int:
         return len(self.record.actions)
 
+    @property
+    def nbytes(self) -> int:
+        return self._base_bytes + self._made_bytes
+
+    def _row(self, k: int) -> tuple:
+        return core.take(self.states, [k])
+
     def log(self, seat: int | None) -> list[list[str]]:
-        """Per move k, the lines `narrate` gives for states[k] -> states[k + 1], as `seat` may see them."""
+        """Per move k, the lines `narrate` gives for position k -> k + 1, as `seat` may see them."""
         with self.lock:
             if seat not in self._logs:
-                self._logs[seat] = [self.game.narrate(self.states[k], a, self.states[k + 1], 0, seat)
-                                    for k, a in enumerate(self.record.actions)]
+                log, before = [], self._row(0)
+                for k, a in enumerate(self.record.actions):
+                    after = self._row(k + 1)
+                    log.append(self.game.narrate(before, a, after, 0, seat))
+                    before = after
+                self._logs[seat] = log
+                self._made_bytes += _text_bytes(log)
             return self._logs[seat]
+
+    def names(self) -> list[str]:
+        with self.lock:
+            if self._names is None:
+                # one row at a time: the rules check the whole state they are given on every call
+                self._names = [self.game.action_to_str(self._row(k), a, 0) for k, a in enumerate(self.record.actions)]
+                self._made_bytes += _text_bytes(self._names)
+            return self._names
 
     def summary(self, seat: int | None) -> dict:
         """Everything the viewer needs at once except the per-step views: moves, log, scores over time."""
-        log = self.log(seat)
-        with self.lock:
-            moves = [{"step": k + 1, "seat": int(self.states[k].to_play[0]), "action": a,
-                      "name": self.game.action_to_str(self.states[k], a, 0), "lines": log[k]}
-                     for k, a in enumerate(self.record.actions)]
-            scores = self.replay.scores().astype(int).tolist()
+        log, names = self.log(seat), self.names()
+        to_play = self.states.to_play
+        moves = [{"step": k + 1, "seat": int(to_play[k]), "action": a, "name": names[k], "lines": log[k]}
+                 for k, a in enumerate(self.record.actions)]
         record = self.record
         return {"id": self.id, "name": self.name, "game": record.game, "config": record.config,
                 "num_players": record.num_players, "agents": record.agents, "seed": record.seed, "deal": record.deal,
-                "meta": record.meta, "steps": self.steps, "done": bool(self.states[-1].done[0]),
+                "meta": record.meta, "steps": self.steps, "done": bool(self.states.done[-1]),
                 "final": None if record.scores is None else {"scores": record.scores, "returns": record.returns},
-                "picture": self.picture, "seat": seat, "moves": moves, "scores": scores}
+                "picture": self.picture, "seat": seat, "moves": moves, "scores": self.scores_table.tolist()}
 
     def check_step(self, step: int) -> int:
         if not 0 <= step <= self.steps:
@@ -80,19 +151,18 @@ class ReplayView:
 
     def step_view(self, step: int, seat: int | None) -> dict:
         """The position after `step` moves: the text view for `seat`, whose turn it is, the scores."""
-        state = self.states[self.check_step(step)]
+        k = self.check_step(step)
         with self.lock:
-            text = self.game.render_text(state, 0, seat)
-            scores = self.game.scores(state)[0].astype(int).tolist()
-        return {"step": step, "to_play": int(state.to_play[0]), "done": bool(state.done[0]), "text": text,
-                "scores": scores}
+            text = self.game.render_text(self._row(k), 0, seat)
+        return {"step": step, "to_play": int(self.states.to_play[k]), "done": bool(self.states.done[k]), "text": text,
+                "scores": self.scores_table[k].tolist()}
 
     def picture_png(self, step: int, seat: int | None) -> bytes:
         if not self.picture:
             raise ApiError(404, f"{self.record.game} draws no picture; use the text view")
-        state = self.states[self.check_step(step)]
+        k = self.check_step(step)
         with self.lock:
-            picture = self.game.render_rgb(state, 0, seat)
+            picture = self.game.render_rgb(self._row(k), 0, seat)
         return png_bytes(picture)
 
 
@@ -101,125 +171,138 @@ def record_summary(record: GameRecord) -> dict:
             "moves": len(record.actions), "scores": record.scores}
 
 
+def _read_record(path: Path, size: int) -> GameRecord:
+    if size > MAX_RECORD_BYTES:
+        raise ValueError(f"larger than the {MAX_RECORD_BYTES} bytes a record may have")
+    return parse_record(path.read_bytes())
+
+
+def _describe(name: str, path: Path, info: Any) -> dict:
+    """The listing entry of a record file (parsed in the index's thread; the record itself is not kept)."""
+    entry: dict[str, Any] = {"id": record_id_of(name), "name": name}
+    try:
+        entry.update(record_summary(_read_record(path, info.st_size)))
+    except (ValueError, OSError) as exc:
+        entry["error"] = str(exc)[:300]
+    return entry
+
+
 class RecordLibrary:
     """The records a server shows: files of its folder (None: none) and uploads, with a replay cache."""
 
     def __init__(self, folder: Path | None) -> None:
-        self.folder = folder.resolve() if folder is not None else None
+        self.index = FolderIndex(folder, (".json",), MAX_LISTED, describe=_describe, key_of=record_id_of)
+        self.folder = self.index.folder
         self._lock = threading.Lock()
-        self._parsed: dict[Path, tuple[tuple[int, int], dict, GameRecord | None]] = {}  # by (mtime, size)
-        self._paths: dict[str, Path] = {}
-        self._uploads: OrderedDict[str, tuple[str, GameRecord]] = OrderedDict()
+        self._uploads: OrderedDict[str, tuple[str, GameRecord, int]] = OrderedDict()  # id -> (name, record, bytes)
         self._open: OrderedDict[tuple, ReplayView] = OrderedDict()
 
     # --- the folder -----------------------------------------------------------------------------
 
-    def _scan(self) -> list[dict]:
-        """The folder's record files (*.json, sub-folders included, at most MAX_LISTED), each parsed once
-        per version of the file."""
-        if self.folder is None or not self.folder.is_dir():
-            return []
-        entries, paths = [], {}
-        for path in sorted(self.folder.rglob("*.json"))[:MAX_LISTED]:
-            try:
-                resolved = path.resolve()
-                if not resolved.is_relative_to(self.folder) or not resolved.is_file():
-                    continue
-                info = resolved.stat()
-            except OSError:
-                continue
-            name = path.relative_to(self.folder).as_posix()
-            record_id = "r-" + hashlib.sha256(name.encode()).hexdigest()[:20]
-            key = (info.st_mtime_ns, info.st_size)
-            cached = self._parsed.get(resolved)
-            if cached is None or cached[0] != key:
-                record, entry = None, {"id": record_id, "name": name}
-                try:
-                    if info.st_size > MAX_RECORD_BYTES:
-                        raise ValueError(f"larger than the {MAX_RECORD_BYTES} bytes a record may have")
-                    record = parse_record(resolved.read_bytes())
-                    entry.update(record_summary(record))
-                except (ValueError, OSError) as exc:
-                    entry["error"] = str(exc)[:300]
-                cached = (key, entry, record)
-                self._parsed[resolved] = cached
-            paths[record_id] = resolved
-            entries.append(cached[1])
-        self._paths = paths
-        self._parsed = {p: v for p, v in self._parsed.items() if p in paths.values()}
-        return entries
-
     def listing(self) -> list[dict]:
+        """The indexed records (a background walk picks up new files: module docstring)."""
+        self.index.maybe_refresh()
+        return [entry.info for entry in self.index.entries()]
+
+    # --- bounds ---------------------------------------------------------------------------------
+
+    def _forget_upload(self, record_id: str) -> None:
+        self._uploads.pop(record_id, None)
+        self._open.pop(("u", record_id), None)  # evictions go together
+
+    def _trim(self) -> None:
+        """Evict until every cache is within its count and byte bounds (the caller holds the lock)."""
+        while self._uploads and (len(self._uploads) > MAX_UPLOADS
+                                 or sum(b for _, _, b in self._uploads.values()) > MAX_UPLOAD_BYTES):
+            self._forget_upload(next(iter(self._uploads)))
+        while self._open and (len(self._open) > MAX_OPEN_REPLAYS
+                              or sum(v.nbytes for v in self._open.values()) > MAX_REPLAY_BYTES):
+            self._open.popitem(last=False)
+
+    def trim(self) -> None:
+        """Re-check the bounds (after a replay made names or narration, which count towards its size)."""
         with self._lock:
-            return self._scan()
+            self._trim()
+
+    def stats(self) -> dict:
+        """What the caches hold now: counts and real bytes."""
+        with self._lock:
+            return {"uploads": len(self._uploads), "upload_bytes": sum(b for _, _, b in self._uploads.values()),
+                    "replays": len(self._open), "replay_bytes": sum(v.nbytes for v in self._open.values()),
+                    "upload_replays": sum(1 for key in self._open if key[0] == "u"), "listed": len(self.index.entries())}
+
+    def _keep(self, key: tuple, view: ReplayView) -> ReplayView:
+        """Cache `view` under `key` (or return the one another request cached meanwhile); caller holds the lock."""
+        if key in self._open:
+            self._open.move_to_end(key)
+            return self._open[key]
+        if key[0] == "u" and key[1] not in self._uploads:
+            return view  # forgotten while it was being replayed: serve it, do not cache it
+        self._open[key] = view
+        self._trim()
+        return view
 
     # --- uploads --------------------------------------------------------------------------------
 
     def upload(self, data: bytes, name: str) -> dict:
         """Check an uploaded record (parse and replay it) and keep it under a new random id."""
+        name = (name.strip() or "uploaded record")[:MAX_NAME]
         try:
             record = parse_record(data)
             view = ReplayView("", name, record)
         except ValueError as exc:
             raise ApiError(422, f"not a record this server can replay: {exc}"[:600]) from None
+        if view.nbytes > MAX_REPLAY_BYTES:
+            raise ApiError(422, "this record is too long to show here")
         record_id = "u-" + secrets.token_urlsafe(16)
         view.id = record_id
-        name = (name.strip() or "uploaded record")[:MAX_NAME]
-        view.name = name
         with self._lock:
-            self._uploads[record_id] = (name, record)
-            while len(self._uploads) > MAX_UPLOADS:
-                self._uploads.popitem(last=False)
+            self._uploads[record_id] = (name, record, record_bytes(record))
             self._keep(("u", record_id), view)
+            self._trim()
         return {"id": record_id, "name": name, **record_summary(record)}
 
     # --- opening --------------------------------------------------------------------------------
 
-    def _keep(self, key: tuple, view: ReplayView) -> None:
-        if view.nbytes > MAX_REPLAY_BYTES:
-            raise ApiError(422, "this record is too long to show here")
-        self._open[key] = view
-        self._open.move_to_end(key)
-        while sum(v.nbytes for v in self._open.values()) > MAX_REPLAY_BYTES:
-            self._open.popitem(last=False)
-
     def open(self, record_id: str) -> ReplayView:
         """The replay of a listed or uploaded record; ApiError 404 for an id this server never gave out,
-        422 for a record that does not replay."""
+        422 for a record that does not replay. The replay is built outside the library's lock."""
         if not RECORD_ID.fullmatch(record_id):
             raise ApiError(404, "no record with that id")
-        with self._lock:
-            if record_id.startswith("u-"):
+        if record_id.startswith("u-"):
+            with self._lock:
                 if record_id not in self._uploads:
-                    raise ApiError(404, "no uploaded record with that id (uploads are forgotten after a while: upload it again)")
-                name, record = self._uploads[record_id]
+                    raise ApiError(404, "no uploaded record with that id (uploads are forgotten after a while: "
+                                        "upload it again)")
                 key: tuple = ("u", record_id)
-            else:
-                if record_id not in self._paths:
-                    self._scan()
-                if record_id not in self._paths:
-                    raise ApiError(404, "no record with that id in the records folder")
-                path = self._paths[record_id]
-                try:
-                    info = path.stat()
-                except OSError:
-                    raise ApiError(404, "that record file is gone from the records folder") from None
-                key = ("r", record_id, info.st_mtime_ns, info.st_size)
-                if key not in self._open:
-                    entry = self._parsed[path][1] if path in self._parsed else {"name": record_id}
-                    try:
-                        if info.st_size > MAX_RECORD_BYTES:
-                            raise ValueError(f"larger than the {MAX_RECORD_BYTES} bytes a record may have")
-                        record = parse_record(path.read_bytes())
-                    except (ValueError, OSError) as exc:
-                        raise ApiError(422, f"{entry['name']}: {exc}"[:600]) from None
-                    name = entry["name"]
-            if key in self._open:
-                self._open.move_to_end(key)
-                return self._open[key]
+                if key in self._open:
+                    self._open.move_to_end(key)
+                    return self._open[key]
+                name, record, _ = self._uploads[record_id]
+        else:
+            entry = self.index.get(record_id)
+            if entry is None:
+                self.index.maybe_refresh()
+                raise ApiError(404, "no record with that id in the records folder")
+            name = entry.name
             try:
-                view = ReplayView(record_id, name, record)
-            except ValueError as exc:
+                info = entry.path.stat()
+            except OSError:
+                raise ApiError(404, f"{name}: that record file is gone from the records folder") from None
+            key = ("r", record_id, info.st_mtime_ns, info.st_size)
+            with self._lock:
+                if key in self._open:
+                    self._open.move_to_end(key)
+                    return self._open[key]
+            try:
+                record = _read_record(entry.path, info.st_size)
+            except (ValueError, OSError) as exc:
                 raise ApiError(422, f"{name}: {exc}"[:600]) from None
-            self._keep(key, view)
-            return view
+        try:
+            view = ReplayView(record_id, name, record)
+        except ValueError as exc:
+            raise ApiError(422, f"{name}: {exc}"[:600]) from None
+        if view.nbytes > MAX_REPLAY_BYTES:
+            raise ApiError(422, f"{name}: this record is too long to show here")
+        with self._lock:
+            return self._keep(key, view)

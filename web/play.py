@@ -28,10 +28,15 @@ import numpy as np
 
 from meeple.envs import GAMES
 from meeple.envs.record import LiveGame, check_config
-from meeple.web.views import ApiError, AgentChoice, build_agent, check_agent_spec, draws_picture, png_bytes
+from meeple.web.errors import ApiError
+from meeple.web.library import _text_bytes, state_bytes
+from meeple.web.specs import AgentChoice, ModelIndex, build_agent, parse_agent_spec
+from meeple.web.views import draws_picture, png_bytes
 
 HUMAN_LABEL = "human"
 MAX_VARIANT_KEYS = 8
+MAX_PLAY_BYTES = 512 * 2**20  # live games together (their states, logs and the nets their opponents hold)
+SESSION_OVERHEAD_BYTES = 256 * 2**10  # a game's rules object, agents and bookkeeping
 
 
 def _integer(value: Any, name: str) -> int:
@@ -63,6 +68,17 @@ class PlaySession:
     @property
     def version(self) -> int:
         return len(self.live.actions)
+
+    @property
+    def nbytes(self) -> int:
+        """Real bytes the game holds: its state, moves, log and the weights of its opponents' nets."""
+        nets = 0
+        for agent in self.agents.values():
+            net = getattr(agent, "net", None)
+            if net is not None:
+                nets += sum(p.numel() * p.element_size() for p in net.parameters())
+        return (SESSION_OVERHEAD_BYTES + state_bytes(self.live.state) + _text_bytes(self.live.actions)
+                + _text_bytes(self.log) + nets)
 
     def labels(self) -> list[str]:
         """One label per seat: "human" for the person, the agent spec otherwise (as in records)."""
@@ -145,8 +161,8 @@ class PlaySession:
 class PlayStore:
     """The live games of one server (module docstring)."""
 
-    def __init__(self, models_dir: Path | None, max_games: int = 64, idle_seconds: float = 1800.0) -> None:
-        self.models_dir = models_dir
+    def __init__(self, models: ModelIndex | Path | None, max_games: int = 64, idle_seconds: float = 1800.0) -> None:
+        self.models = models if isinstance(models, ModelIndex) else ModelIndex(models)
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self._games: dict[str, PlaySession] = {}
@@ -161,6 +177,19 @@ class PlayStore:
         with self._lock:
             self._expire()
             return len(self._games)
+
+    def _check_room(self) -> None:
+        """503 unless a new game fits in the count and byte bounds (the caller holds the lock)."""
+        self._expire()
+        if len(self._games) >= self.max_games:
+            raise ApiError(503, f"this server already runs {self.max_games} games; try again later")
+        if sum(s.nbytes for s in self._games.values()) > MAX_PLAY_BYTES:
+            raise ApiError(503, f"this server's games already hold {MAX_PLAY_BYTES >> 20} MiB; try again later")
+
+    def stats(self) -> dict:
+        with self._lock:
+            self._expire()
+            return {"games": len(self._games), "game_bytes": sum(s.nbytes for s in self._games.values())}
 
     def create(self, body: Any) -> PlaySession:
         """A new game from the play form's JSON: {game, num_players, seat, opponents: a spec for every other
@@ -190,19 +219,15 @@ class PlayStore:
             opponents = [opponents] * len(others)
         if not isinstance(opponents, list) or len(opponents) != len(others):
             raise ApiError(400, f"opponents must be one agent spec, or a list of {len(others)} (one per other seat)")
-        choices = {p: check_agent_spec(spec, self.models_dir) for p, spec in zip(others, opponents)}
+        choices = {p: parse_agent_spec(spec, self.models) for p, spec in zip(others, opponents)}
         with self._lock:  # refuse before the costly part (building agents) when there is no room
-            self._expire()
-            if len(self._games) >= self.max_games:
-                raise ApiError(503, f"this server already runs {self.max_games} games; try again later")
-        agents = {p: build_agent(choice, game_name, config) for p, choice in choices.items()}
+            self._check_room()
+        agents = {p: build_agent(choice, game_name, config, self.models) for p, choice in choices.items()}
         session = PlaySession(game_name, config, seat, choices, agents)
         with session.lock:
             session.run_agents()
         with self._lock:
-            self._expire()
-            if len(self._games) >= self.max_games:
-                raise ApiError(503, f"this server already runs {self.max_games} games; try again later")
+            self._check_room()
             self._games[session.id] = session
         return session
 
