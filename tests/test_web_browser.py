@@ -50,6 +50,7 @@ if _missing() is not None:
 from PIL import Image  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from werkzeug.serving import WSGIRequestHandler, make_server  # noqa: E402
@@ -143,6 +144,17 @@ def assert_picture_drawn(driver, path: Path) -> None:
     assert max(count for count, _ in colours) < 0.9 * shot.width * shot.height  # not one flat colour
 
 
+def assert_board_drawn(driver, path: Path) -> None:
+    """The play page's board shows the picture: a screenshot of it has many colours."""
+    wait_for(driver, lambda d: d.execute_script(
+        "const i = document.getElementById('board-picture'); return i !== null && i.getBBox().width > 0;"), "no picture")
+    time.sleep(0.3)
+    png = driver.find_element(By.CSS_SELECTOR, ".board-frame").screenshot_as_png
+    path.write_bytes(png)
+    shot = Image.open(io.BytesIO(png)).convert("RGB")
+    assert len(shot.getcolors(1 << 24)) > 100, "the board shows no picture"
+
+
 def assert_no_console_errors(driver) -> None:
     errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     assert not errors, errors
@@ -222,7 +234,141 @@ def test_replay_viewer_opens_uploaded_files(server, browser, tmp_path):
     assert len(errors) == 1 and "422" in errors[0], errors  # the browser reports the refused upload, nothing else
 
 
+GAMES = ("roll_through_the_ages", "hadara", "carpe_diem", "attika", "utopia")
+BOARD_GAME_SECONDS = 420  # a whole game by clicks; 20-150 s here, depending on the game
+SCREENSHOTS_TO = os.environ.get("MEEPLE_SCREENSHOTS")  # set: the mid-game board pictures are saved there too
+
+# the page's state in one round trip: the targets on the board (with a point inside each, in viewport
+# coordinates, after scrolling it into view when asked), the version, the end, an error, an open menu
+PAGE_STATE = """
+const t = document.getElementById('table'), e = document.getElementById('error');
+const menu = document.getElementById('board-menu');
+return {version: t.dataset.version, done: t.dataset.done === 'true', error: e.hidden ? '' : e.textContent,
+  menu: menu.hidden ? [] : [...menu.querySelectorAll('button[data-action]')].map(b => b.dataset.action),
+  legal: [...document.querySelectorAll('#moves button.move')].map(b => b.dataset.action),
+  targets: [...document.querySelectorAll('#board g.target')].map(g => ({id: g.dataset.target,
+    actions: g.dataset.actions.split(' '), kind: g.classList[1]}))};
+"""
+
+# a point inside target `id`, scrolled into view: the middle of a line, the centre of any other shape; null
+# when another element covers it there
+TARGET_POINT = """
+const g = [...document.querySelectorAll('#board g.target')].find(x => x.dataset.target === arguments[0]);
+g.scrollIntoView({block: 'center', inline: 'center'});
+const shape = g.querySelector('.hit') || g.querySelector('.shape');
+let x, y;
+if (shape.tagName === 'path') {
+  const p = shape.getPointAtLength(shape.getTotalLength() / 2), m = shape.getScreenCTM();
+  x = p.x * m.a + p.y * m.c + m.e; y = p.x * m.b + p.y * m.d + m.f;
+} else {
+  const r = shape.getBoundingClientRect(); x = r.left + r.width / 2; y = r.top + r.height / 2;
+}
+const hit = document.elementFromPoint(x, y);
+return hit && hit.closest('g.target') === g ? [Math.round(x), Math.round(y)] : null;
+"""
+
+
+def click_at(driver, x: int, y: int) -> None:
+    """A real mouse click at viewport point (x, y)."""
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(x, y)
+    actions.pointer_action.click()
+    actions.perform()
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_play_a_whole_game_by_clicking_the_board(server, browser, screenshots, game_name):
+    """A whole game against random play, every move made by clicking the board (a highlighted target, and the
+    menu it opens where several moves share it): never the move list. The board's targets are exactly the
+    legal moves the move list offers."""
+    browser.set_window_size(1500, 1400)
+    browser.get(f"{server}/play")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"), "no games offered")
+    Select(browser.find_element(By.ID, "game")).select_by_value(game_name)
+    Select(browser.find_element(By.ID, "players")).select_by_value("2")
+    Select(browser.find_element(By.ID, "opponent")).select_by_value("random")
+    browser.find_element(By.ID, "start").click()
+    table = browser.find_element(By.ID, "table")
+    wait_for(browser, lambda d: table.is_displayed() and table.get_attribute("data-version") is not None, "no game", 120)
+    rng = np.random.default_rng(sum(map(ord, game_name)))
+    started, clicks, menus, shot = time.monotonic(), 0, 0, False
+    while True:
+        page = browser.execute_script(PAGE_STATE)
+        assert not page["error"], page["error"]
+        if page["done"]:
+            break
+        assert time.monotonic() - started < BOARD_GAME_SECONDS, f"the game took over {BOARD_GAME_SECONDS} s ({clicks} clicks)"
+        on_board = sorted(a for t in page["targets"] for a in t["actions"])
+        assert on_board == sorted(page["legal"]) and on_board, (page["version"], on_board, page["legal"])
+        if not shot and clicks >= 8 and sum(t["kind"] != "target-button" for t in page["targets"]) >= 2:
+            wait_for(browser, lambda d: d.execute_script(
+                "const i = document.getElementById('board-picture'); return i && i.getBBox().width > 0;"), "no picture")
+            time.sleep(0.3)  # the picture's pixels
+            png = browser.find_element(By.CSS_SELECTOR, ".board-frame").screenshot_as_png
+            (screenshots / f"play-{game_name}.png").write_bytes(png)
+            if SCREENSHOTS_TO:
+                (Path(SCREENSHOTS_TO) / f"play-{game_name}.png").write_bytes(png)
+            shot = True
+        order = rng.permutation(len(page["targets"]))
+        for k in order:  # a target no other element covers where it is clicked
+            target = page["targets"][int(k)]
+            point = browser.execute_script(TARGET_POINT, target["id"])
+            if point is not None:
+                break
+        assert point is not None, f"no target of {[t['id'] for t in page['targets']]} can be clicked"
+        click_at(browser, *point)
+        if len(target["actions"]) > 1:
+            wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board-menu button[data-action]"), "no menu")
+            options = browser.find_elements(By.CSS_SELECTOR, "#board-menu button[data-action]")
+            assert sorted(o.get_attribute("data-action") for o in options) == sorted(target["actions"])
+            options[int(rng.integers(len(options)))].click()
+            menus += 1
+        clicks += 1
+        wait_for(browser, lambda d, v=page["version"]: d.execute_script(
+            "return document.getElementById('table').dataset.version") != v or d.execute_script(
+            "const e = document.getElementById('error'); return !e.hidden;"), "the move was not played", 120)
+
+    result = browser.find_element(By.ID, "result")
+    wait_for(browser, lambda d: result.is_displayed(), "no result shown")
+    assert result.text.splitlines()[0] in ("You win", "You lose", "You share the win")
+    assert text_of(browser, "status").startswith("The game is over after")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board g.target")
+    href = browser.find_element(By.ID, "download").get_attribute("href")
+    with urllib.request.urlopen(href, timeout=30) as response:
+        record = parse_record(response.read())
+    final = replay(record)
+    assert final.game.scores(final.states[-1])[0].tolist() == record.scores
+    print(f"\n{game_name}: {clicks} board clicks ({menus} through a menu) in {time.monotonic() - started:.1f} s")
+    assert shot, "no mid-game position with board targets to photograph"
+    assert_no_console_errors(browser)
+
+
+def test_hovering_a_target_says_what_the_move_does(server, browser):
+    browser.set_window_size(1500, 1400)
+    browser.get(f"{server}/play")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"), "no games offered")
+    Select(browser.find_element(By.ID, "game")).select_by_value("utopia")
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board g.target"), "no targets", 120)
+    # the land edges and sea routes are drawn, with the districts' codes at 12 px or more on screen
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board path.land-edge")) > 10
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board path.sea-route")) > 5
+    sizes = browser.execute_script("return [...document.querySelectorAll('#board text')].map(t => "
+                                   "t.getBoundingClientRect().height);")
+    assert sizes and min(sizes) >= 12, sizes
+    target = browser.find_elements(By.CSS_SELECTOR, "#board g.target")[0]
+    point = browser.execute_script(TARGET_POINT, target.get_attribute("data-target"))
+    actions = ActionBuilder(browser)
+    actions.pointer_action.move_to_location(*point)
+    actions.perform()
+    hover = text_of(browser, "board-hover")
+    first = browser.find_element(By.CSS_SELECTOR, "#moves button.move").text
+    assert ":" in hover and "click" in hover.lower() or any(part in hover for part in first.split()[1:3]), hover
+    assert_no_console_errors(browser)
+
+
 def test_play_a_whole_game_against_random(server, browser, screenshots):
+    """The move list stays the keyboard path: a whole game by clicking its buttons."""
     browser.get(f"{server}/play")
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"), "no games offered")
     Select(browser.find_element(By.ID, "game")).select_by_value("roll_through_the_ages")
@@ -233,7 +379,7 @@ def test_play_a_whole_game_against_random(server, browser, screenshots):
     table = browser.find_element(By.ID, "table")
     wait_for(browser, lambda d: table.is_displayed() and table.get_attribute("data-version") is not None, "no game")
     assert "you are player_0 against random" in text_of(browser, "play-title")
-    assert_picture_drawn(browser, screenshots / "play-start.png")
+    assert_board_drawn(browser, screenshots / "play-start.png")
 
     rng = np.random.default_rng(7)
     started, clicks = time.monotonic(), 0
@@ -268,7 +414,7 @@ def test_play_a_whole_game_against_random(server, browser, screenshots):
     # the narration names the mover once per entry; the agent behind a seat is in the entry's tooltip
     assert any(re.match(r"\d+\.\s*player_1:", item.text) and item.get_attribute("title") == "player_1: random" for item in log)
     assert any(re.match(r"\d+\.\s*player_0 \(you\):", item.text) for item in log)
-    assert_picture_drawn(browser, screenshots / "play-end.png")
+    assert_board_drawn(browser, screenshots / "play-end.png")
     browser.save_screenshot(str(screenshots / "play-page.png"))
 
     href = browser.find_element(By.ID, "download").get_attribute("href")

@@ -31,6 +31,7 @@ from meeple.envs.record import LiveGame, check_config
 from meeple.web.errors import ApiError
 from meeple.web.library import _text_bytes, state_bytes
 from meeple.web.specs import AgentChoice, ModelIndex, build_agent, parse_agent_spec
+from meeple.web.targets import board_targets
 from meeple.web.views import draws_picture, png_bytes
 
 HUMAN_LABEL = "human"
@@ -130,8 +131,9 @@ class PlaySession:
         state, seat = self.live.state, self.seat
         done = self.live.done
         your_turn = not done and self.stopped is None and self.live.to_play == seat
-        legal = [{"action": int(a), "name": self.game.action_to_str(state, int(a), 0)}
-                 for a in self.live.legal_actions()] if your_turn else []
+        actions = [int(a) for a in self.live.legal_actions()] if your_turn else []
+        legal = [{"action": a, "name": self.game.action_to_str(state, a, 0)} for a in actions]
+        board = board_targets(self.live.game_name, self.game, state, seat, actions, self.picture)
         result = None
         if done:
             scores = self.game.scores(state)[0].astype(int).tolist()
@@ -142,7 +144,7 @@ class PlaySession:
         return {"id": self.id, "game": self.live.game_name, "config": self.live.config,
                 "num_players": self.game.num_players, "seat": seat, "agents": self.labels(),
                 "version": self.version, "to_play": self.live.to_play, "done": done, "your_turn": your_turn,
-                "legal": legal, "text": self.game.render_text(state, 0, seat), "picture": self.picture,
+                "legal": legal, "board": board, "text": self.game.render_text(state, 0, seat), "picture": self.picture,
                 "scores": self.game.scores(state)[0].astype(int).tolist(), "log": self.log, "result": result,
                 "stopped": self.stopped}
 

@@ -68,6 +68,7 @@ async function play(action) {
   game.pending = true;
   showError("");
   for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
+  $("board").classList.add("waiting");
   $("status").textContent = "Your move is played; the other players are thinking...";
   try {
     render(await postJson(`/api/play/${encodeURIComponent(game.view.id)}/move`, {action, version: game.view.version}));
@@ -76,6 +77,7 @@ async function play(action) {
     await resume(game.view.id);  // show the game as the server has it
   } finally {
     game.pending = false;
+    $("board").classList.remove("waiting");
   }
 }
 
@@ -107,8 +109,7 @@ function render(view) {
   } else {
     $("status").textContent = `Move ${view.version + 1}: player_${view.to_play} to play.`;
   }
-  $("picture").hidden = !view.picture;
-  if (view.picture) $("picture").src = `/api/play/${encodeURIComponent(view.id)}/picture.png?v=${view.version}`;
+  drawBoard(view, view.picture ? `/api/play/${encodeURIComponent(view.id)}/picture.png?v=${view.version}` : null, play);
   if (!view.picture) $("text-details").open = true;
   $("text-view").textContent = view.text;
   $("moves-heading").hidden = view.done;
@@ -146,9 +147,6 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("table").hidden = true;
     $("setup").hidden = false;
     showError("");
-  });
-  $("picture").addEventListener("error", () => {
-    if (game.view) showError("The picture could not be drawn; the text view shows the position.");
   });
   await loadOptions();
   const match = location.hash.match(/^#game=([A-Za-z0-9_-]+)$/);
