@@ -719,3 +719,52 @@ def test_server_memory_stays_bounded_over_400_uploads(tmp_path):
         process.terminate()
         process.wait(timeout=10)
         log.close()
+
+
+# --- the board: targets for every legal move -------------------------------------------------------
+
+
+@pytest.mark.parametrize("game_name", ["roll_through_the_ages", "hadara", "carpe_diem", "attika", "utopia"])
+def test_every_legal_move_is_one_target_on_the_board(client, game_name):
+    """The play view's board: each legal move in exactly one target, with a label and the move's text, and
+    in some positions of the first 60 targets on the picture itself rather than only on the action bar."""
+    view = new_game(client, game=game_name).get_json()
+    rng, on_picture, positions = np.random.default_rng(1), 0, 0
+    while not view["done"] and positions < 60:
+        board = view["board"]
+        placed = [m["action"] for t in board["targets"] for m in t["moves"]]
+        assert sorted(placed) == sorted(m["action"] for m in view["legal"])  # each exactly once
+        names = {m["action"]: m["name"] for m in view["legal"]}
+        for target in board["targets"]:
+            assert target["id"] and target["label"] and target["kind"] in ("rect", "circle", "hex", "line", "button")
+            assert all(m["label"] == names[m["action"]] for m in target["moves"])
+        x, y, w, h = board["view"]
+        assert w >= board["width"] and h >= board["height"] > 0
+        on_picture += any(t["kind"] != "button" for t in board["targets"])
+        positions += 1
+        move = {"action": int(rng.choice(placed)), "version": view["version"]}
+        view = client.post(f"/api/play/{view['id']}/move", json=move).get_json()
+    assert on_picture >= 3, (on_picture, positions)
+
+
+def test_utopia_draws_its_land_edges_and_sea_routes(client):
+    board = new_game(client, game="utopia").get_json()["board"]
+    kinds = [d["class"] for d in board["decor"] if d["kind"] == "line"]
+    assert kinds.count("land-edge") >= 20 and kinds.count("sea-route") >= 10  # the Water island is out at 2 players
+
+
+def test_attika_replays_chart_progress_toward_the_win(folders):
+    records, models = folders
+    live = LiveGame("attika", {"num_players": 2}, seed=3)
+    live.play_out([make_agent("random", "attika", 2)] * 2, np.random.default_rng(3))
+    client = create_app().test_client()
+    text = json.dumps(live.to_record(["random", "random"]).to_dict())
+    record_id = client.post("/api/records", data=text, content_type="application/json").get_json()["id"]
+    chart = client.get(f"/api/records/{record_id}").get_json()["chart"]
+    assert chart["title"].startswith("Buildings placed") and chart["high"] == 30
+    series = np.array(chart["series"])
+    assert series.shape == (len(live.actions) + 1, 2) and series[0].sum() == 0 and series[-1].max() > 0
+    assert (np.diff(series, axis=0) >= 0).all()  # buildings are never taken back
+    other = create_app(records).test_client()
+    scores = other.get(f"/api/records/{listing(other)['hadara.json']['id']}").get_json()
+    assert scores["chart"] == {"title": "Scores", "series": scores["scores"], "high": None}  # other games chart scores

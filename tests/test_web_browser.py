@@ -237,6 +237,9 @@ def test_replay_viewer_opens_uploaded_files(server, browser, tmp_path):
 GAMES = ("roll_through_the_ages", "hadara", "carpe_diem", "attika", "utopia")
 BOARD_GAME_SECONDS = 420  # a whole game by clicks; 20-150 s here, depending on the game
 SCREENSHOTS_TO = os.environ.get("MEEPLE_SCREENSHOTS")  # set: the mid-game board pictures are saved there too
+# the kind of target the mid-game picture of each game should show when the game offers one
+SHOWCASE = {"roll_through_the_ages": "target-rect", "hadara": "target-rect", "carpe_diem": "target-rect",
+            "attika": "target-hex", "utopia": "target-line"}
 
 # the page's state in one round trip: the targets on the board (with a point inside each, in viewport
 # coordinates, after scrolling it into view when asked), the version, the end, an error, an open menu
@@ -247,7 +250,9 @@ return {version: t.dataset.version, done: t.dataset.done === 'true', error: e.hi
   menu: menu.hidden ? [] : [...menu.querySelectorAll('button[data-action]')].map(b => b.dataset.action),
   legal: [...document.querySelectorAll('#moves button.move')].map(b => b.dataset.action),
   targets: [...document.querySelectorAll('#board g.target')].map(g => ({id: g.dataset.target,
-    actions: g.dataset.actions.split(' '), kind: g.classList[1]}))};
+    actions: g.dataset.actions.split(' '), kind: g.classList[1]})),
+  fonts: [...document.querySelectorAll('#board text')].map(x =>
+    parseFloat(getComputedStyle(x).fontSize) * document.getElementById('board').getScreenCTM().a)};
 """
 
 # a point inside target `id`, scrolled into view: the middle of a line, the centre of any other shape; null
@@ -291,16 +296,19 @@ def test_play_a_whole_game_by_clicking_the_board(server, browser, screenshots, g
     table = browser.find_element(By.ID, "table")
     wait_for(browser, lambda d: table.is_displayed() and table.get_attribute("data-version") is not None, "no game", 120)
     rng = np.random.default_rng(sum(map(ord, game_name)))
-    started, clicks, menus, shot = time.monotonic(), 0, 0, False
+    started, clicks, menus, shot = time.monotonic(), 0, 0, 0  # shot: 1 a mid-game picture, 2 one showing SHOWCASE
     while True:
         page = browser.execute_script(PAGE_STATE)
         assert not page["error"], page["error"]
         if page["done"]:
             break
         assert time.monotonic() - started < BOARD_GAME_SECONDS, f"the game took over {BOARD_GAME_SECONDS} s ({clicks} clicks)"
+        assert all(size >= 12 for size in page["fonts"]), f"board text below 12 px on screen: {page['fonts']}"
         on_board = sorted(a for t in page["targets"] for a in t["actions"])
         assert on_board == sorted(page["legal"]) and on_board, (page["version"], on_board, page["legal"])
-        if not shot and clicks >= 8 and sum(t["kind"] != "target-button" for t in page["targets"]) >= 2:
+        kinds = [t["kind"] for t in page["targets"]]
+        showcase = 2 if SHOWCASE[game_name] in kinds else 1
+        if shot < showcase and clicks >= 8 and sum(k != "target-button" for k in kinds) >= 2:
             wait_for(browser, lambda d: d.execute_script(
                 "const i = document.getElementById('board-picture'); return i && i.getBBox().width > 0;"), "no picture")
             time.sleep(0.3)  # the picture's pixels
@@ -308,7 +316,7 @@ def test_play_a_whole_game_by_clicking_the_board(server, browser, screenshots, g
             (screenshots / f"play-{game_name}.png").write_bytes(png)
             if SCREENSHOTS_TO:
                 (Path(SCREENSHOTS_TO) / f"play-{game_name}.png").write_bytes(png)
-            shot = True
+            shot = showcase
         order = rng.permutation(len(page["targets"]))
         for k in order:  # a target no other element covers where it is clicked
             target = page["targets"][int(k)]
@@ -350,20 +358,22 @@ def test_hovering_a_target_says_what_the_move_does(server, browser):
     Select(browser.find_element(By.ID, "game")).select_by_value("utopia")
     browser.find_element(By.ID, "start").click()
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#board g.target"), "no targets", 120)
-    # the land edges and sea routes are drawn, with the districts' codes at 12 px or more on screen
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#board path.land-edge")) > 10
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#board path.sea-route")) > 5
-    sizes = browser.execute_script("return [...document.querySelectorAll('#board text')].map(t => "
-                                   "t.getBoundingClientRect().height);")
-    assert sizes and min(sizes) >= 12, sizes
+    # the land edges and sea routes are drawn, each with its name as a tooltip
+    edges = browser.find_elements(By.CSS_SELECTOR, "#board path.land-edge")
+    assert len(edges) > 10 and len(browser.find_elements(By.CSS_SELECTOR, "#board path.sea-route")) > 5
+    assert edges[0].find_element(By.TAG_NAME, "title").get_attribute("textContent").startswith("land edge ")
     target = browser.find_elements(By.CSS_SELECTOR, "#board g.target")[0]
     point = browser.execute_script(TARGET_POINT, target.get_attribute("data-target"))
     actions = ActionBuilder(browser)
     actions.pointer_action.move_to_location(*point)
     actions.perform()
     hover = text_of(browser, "board-hover")
-    first = browser.find_element(By.CSS_SELECTOR, "#moves button.move").text
-    assert ":" in hover and "click" in hover.lower() or any(part in hover for part in first.split()[1:3]), hover
+    # the hover line is the target's description: its label and, in words, what its moves do (the same text
+    # as the move list's entries for those actions)
+    assert hover == target.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+    listed = {b.get_attribute("data-action"): b.text.split(None, 1)[1]
+              for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move")}
+    assert all(listed[a] in hover for a in target.get_attribute("data-actions").split()), (hover, listed)
     assert_no_console_errors(browser)
 
 

@@ -41,7 +41,7 @@ from meeple.envs import core
 from meeple.envs.record import MAX_RECORD_BYTES, GameRecord, parse_record, replay
 from meeple.web.errors import ApiError
 from meeple.web.folders import FolderIndex
-from meeple.web.views import draws_picture, png_bytes
+from meeple.web.views import draws_picture, png_bytes, replay_chart
 
 MAX_LISTED = 1000  # record files indexed in the records folder
 MAX_UPLOADS = 64  # uploaded records kept (the oldest is forgotten first)
@@ -142,7 +142,8 @@ class ReplayView:
                 "num_players": record.num_players, "agents": record.agents, "seed": record.seed, "deal": record.deal,
                 "meta": record.meta, "steps": self.steps, "done": bool(self.states.done[-1]),
                 "final": None if record.scores is None else {"scores": record.scores, "returns": record.returns},
-                "picture": self.picture, "seat": seat, "moves": moves, "scores": self.scores_table.tolist()}
+                "picture": self.picture, "seat": seat, "moves": moves, "scores": self.scores_table.tolist(),
+                "chart": replay_chart(record.game, self.states, self.scores_table)}
 
     def check_step(self, step: int) -> int:
         if not 0 <= step <= self.steps:

@@ -31,7 +31,7 @@ import numpy as np
 BAR_ROW_H = 40
 BAR_GAP = 8
 BUTTON_H = 30
-CHAR_W = 8.6  # width per character of the bar's 15 px labels
+CHAR_W = 9.2  # width per character of the bar's 16 px labels
 _SIZES: dict[tuple, tuple[int, int]] = {}
 
 
@@ -102,8 +102,9 @@ def _rtta(board: Board, legal: list[int], seat: int | None) -> None:
     r, c = divmod(p, 2)
     x0, y0 = 6 + c * (SHEET_W + 8), HEADER_H + r * (SHEET_H + 10)
     chip_w = (SHEET_W - 16) // 7
-    for i in range(data.MAX_DICE):
-        board.text(12 + 62 * i + 28, 132, f"die {i + 1}", "coord")
+    for i in range(data.MAX_DICE):  # the dice the moves name, numbered in their top left corners
+        if int(s.dice[0, i]) >= 0:
+            board.text(12 + 62 * i + 5, 66 + 15, f"{i + 1}", "coord")
     for a in legal:
         name = names[a]
         if name.startswith(("MARK_REROLL_", "LEADERSHIP_REROLL_")):
@@ -159,13 +160,24 @@ def _utopia(board: Board, legal: list[int], seat: int | None) -> None:
     routes = sorted({tuple(sorted((int(a), int(b)))) for a, b in data.SEA_ROUTES})
     for a, b in edges:
         if live[a] and live[b]:
-            board.line([*centre[a], *centre[b]], "land-edge")
+            board.line([*centre[a], *centre[b]], "land-edge", f"land edge {code[a]} - {code[b]}")
     for a, b in routes:
         if live[a] and live[b]:
-            board.line([*centre[a], *_bend(centre[a], centre[b]), *centre[b]], "sea-route", f"{code[a]}~{code[b]}")
-    for d in np.flatnonzero(live):
-        x, y, w, h = boxes[int(d)]
-        board.text(x + w - 4, y + 14, code[int(d)], "coord end")
+            board.line([*centre[a], *_bend(centre[a], centre[b]), *centre[b]], "sea-route", f"sea route {code[a]} ~ {code[b]}")
+    labelled: set[str] = set()
+
+    def label_path(key: str, a: int, b: int, bent: bool) -> None:
+        # the edge or route a move names, labelled at its middle (the picture labels the districts)
+        if key in labelled:
+            return
+        labelled.add(key)
+        (x1, y1), (x2, y2) = centre[a], centre[b]
+        if bent:
+            cx, cy = _bend(centre[a], centre[b])
+            mx, my = 0.25 * x1 + 0.5 * cx + 0.25 * x2, 0.25 * y1 + 0.5 * cy + 0.25 * y2
+        else:
+            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+        board.text(mx, my - 4, f"{code[a]}{'~' if bent else '-'}{code[b]}", "coord middle route-label")
     for a in legal:
         if a < data.ACTION_WONDER or data.ACTION_ADD <= a < data.ACTION_RAISE or data.ACTION_SPECIAL <= a < data.ACTION_PRIVILEGE:
             base = (data.ACTION_PLACE if a < data.ACTION_MONUMENT else data.ACTION_MONUMENT if a < data.ACTION_WONDER
@@ -184,11 +196,13 @@ def _utopia(board: Board, legal: list[int], seat: int | None) -> None:
             src, dst = (int(v) for v in data.LAND_EDGES[(a - data.ACTION_LAND) % data.NUM_LAND_EDGES])
             lo, hi = sorted((src, dst))
             board.add(f"edge:{lo}-{hi}", "line", [*centre[lo], *centre[hi]], f"land edge {code[lo]} - {code[hi]}", a)
+            label_path(f"edge:{lo}-{hi}", lo, hi, False)
         elif data.ACTION_SEA <= a < data.ACTION_ADD:
             src, dst = (int(v) for v in data.SEA_ROUTES[(a - data.ACTION_SEA) % data.NUM_SEA_ROUTES])
             lo, hi = sorted((src, dst))
             board.add(f"route:{lo}-{hi}", "line", [*centre[lo], *_bend(centre[lo], centre[hi]), *centre[hi]],
                       f"sea route {code[lo]} ~ {code[hi]}", a)
+            label_path(f"route:{lo}-{hi}", lo, hi, True)
         elif data.ACTION_RAISE <= a < data.ACTION_SPECIAL:
             c = (a - data.ACTION_RAISE) % data.NUM_CIVS
             v = int(s.scale[0, c])
@@ -231,7 +245,8 @@ def _attika(board: Board, legal: list[int], seat: int | None) -> None:
             q, r = (int(v) for v in name[5:].split("_"))
             cx, cy = at(q, r)
             board.add(f"hex:{q},{r}", "hex", [cx, cy, HEX - 1], f"field ({q},{r})", a)
-            board.text(cx, cy + 4, f"{q},{r}", "coord middle")
+            board.text(cx, cy - 1, f"{q},", "coord middle")  # (q, r) on two lines: one line is wider than a hex
+            board.text(cx, cy + 13, f"{r}", "coord middle")
         elif name.startswith("ROTATE_") and marked >= 0:
             cx, cy = at(int(SLOT_Q[marked]), int(SLOT_R[marked]))
             board.add("rotate", "hex", [cx, cy, HEX + 2], "the new tile: choose its rotation", a)

@@ -69,3 +69,16 @@ def game_options() -> list[dict]:
         out.append({"name": name, "players": counts, "default_players": default,
                     "picture": draws_picture(make(name, num_players=default))})
     return out
+
+
+def replay_chart(game_name: str, states: Any, scores: np.ndarray) -> dict:
+    """What the replay page charts over a record, per game: the running scores, except for Attika, which is
+    won or lost (its score is 0 or 1 at the end): there, each player's progress toward the win by building
+    all 30 buildings (the other way to win, connecting two shrines, shows in the narration)."""
+    if game_name == "attika":
+        from meeple.envs.attika.data import BUILDINGS_PER_PLAYER
+
+        P = scores.shape[1]
+        return {"title": f"Buildings placed (all {BUILDINGS_PER_PLAYER} win; so do two shrines connected)",
+                "series": np.asarray(states.placed)[:, :P].astype(int).tolist(), "high": BUILDINGS_PER_PLAYER}
+    return {"title": "Scores", "series": scores.astype(int).tolist(), "high": None}

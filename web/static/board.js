@@ -93,8 +93,6 @@ function drawBoard(view, pictureUrl, onMove) {
       const path = svgEl("path", {d: linePath(item.geometry), class: `decor ${item.class}`});
       if (item.text) path.append(svgEl("title", {}, item.text));
       svg.append(path);
-    } else if (item.kind === "text") {
-      svg.append(svgEl("text", {x: item.geometry[0], y: item.geometry[1], class: `decor-text ${item.class}`}, item.text));
     }
   }
   const hover = document.getElementById("board-hover");
@@ -119,6 +117,11 @@ function drawBoard(view, pictureUrl, onMove) {
       }
     });
     svg.append(group);
+  }
+  for (const item of spec.decor) {  // labels last, over the targets (they let clicks through)
+    if (item.kind === "text") {
+      svg.append(svgEl("text", {x: item.geometry[0], y: item.geometry[1], class: `decor-text ${item.class}`}, item.text));
+    }
   }
 }
 

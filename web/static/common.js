@@ -59,8 +59,9 @@ function showError(message) {
   box.hidden = !message;
 }
 
-// scores: one row per position, one column per seat; current: the position shown (a cursor line)
-function drawScoreChart(svg, scores, labels, current) {
+// scores: one row per position, one column per seat; current: the position shown (a cursor line); high: the
+// top of the scale (null: the largest value)
+function drawScoreChart(svg, scores, labels, current, high = null) {
   const NS = "http://www.w3.org/2000/svg";
   const width = 460, height = 200, left = 36, right = 10, top = 10, bottom = 24;
   const legendHeight = 18 * Math.ceil(labels.length / 2);
@@ -68,7 +69,8 @@ function drawScoreChart(svg, scores, labels, current) {
   svg.replaceChildren();
   const steps = Math.max(scores.length - 1, 1);
   const values = scores.flat();
-  const high = Math.max(1, ...values), low = Math.min(0, ...values);
+  high = high === null ? Math.max(1, ...values) : high;
+  const low = Math.min(0, ...values);
   const x = (k) => left + (k / steps) * (width - left - right);
   const y = (v) => top + (1 - (v - low) / (high - low)) * (height - top - bottom);
   const add = (tag, attrs, text) => {

@@ -116,7 +116,9 @@ async function showStep(step) {
   }
   const current = $("log").querySelector("li.current");
   if (current) scrollWithin($("log"), current);
-  drawScoreChart($("chart"), summary.scores, summary.agents.map((agent, seat) => seatLabel(seat, summary.agents)), step);
+  $("chart-title").textContent = summary.chart.title;
+  drawScoreChart($("chart"), summary.chart.series, summary.agents.map((agent, seat) => seatLabel(seat, summary.agents)), step,
+    summary.chart.high);
   const base = `/api/records/${encodeURIComponent(summary.id)}/steps/${step}`;
   if (summary.picture) $("picture").src = `${base}/picture.png?seat=${seatQuery()}`;
   try {
