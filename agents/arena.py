@@ -31,6 +31,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from meeple.envs import core
+from meeple.envs.batch import step_own
 
 
 def seat_agents(n_games: int, num_players: int, n_agents: int) -> np.ndarray:
@@ -209,9 +210,9 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
                     history[i].append(int(actions[i]))
             before = state
             if streams is None:
-                state = game.step(state, actions, env_rng, mask)
+                state = step_own(game, state, actions, mask, rng=env_rng)
             else:
-                state = game.apply(state, actions, streams.next(), mask)
+                state = step_own(game, state, actions, mask, u=streams.next())
             if after_step is not None:
                 after_step(game, before, actions, state, owner)
             steps += 1

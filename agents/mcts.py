@@ -40,6 +40,7 @@ import numpy as np
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import core
+from meeple.envs.batch import step_own
 from meeple.envs.jit import bits_to_uniform, splitmix64
 
 
@@ -234,7 +235,7 @@ class MCTSAgent:
             node = np.zeros(B, dtype=np.int64)
             while idx.size:
                 done = np.asarray(cur.done, dtype=np.bool_)
-                own_mask = game.legal_action_mask(cur)  # (the core believes its own mask of `cur` in apply)
+                own_mask = game.legal_action_mask(cur)  # (also the legality check of the apply below)
                 mask = own_mask & ~done[:, None]
                 kids = children[idx, node]  # (k, A)
                 legal_kids = mask & (kids >= 0)
@@ -279,7 +280,7 @@ class MCTSAgent:
                 if idx.size == 0:
                     break
                 if go.all():
-                    cur = game.apply(cur, chosen, rng.random((idx.size, K)), own_mask)
+                    cur = step_own(game, cur, chosen, own_mask, u=rng.random((idx.size, K)), copy=cur is root)
                 else:  # (a row subset is a new state: apply computes its mask)
                     cur = game.apply(core.take(cur, go), chosen[go], rng.random((idx.size, K)))
                 path.append((idx, node))
@@ -324,7 +325,6 @@ class MCTSAgent:
         """Play the rollout policy from `state` for `rollout_depth` steps; (B, P) leaf values."""
         limit = self.rollout_depth if self.rollout_depth is not None else int(game.info.max_game_length)
         K = int(game.uniforms_per_step)
-        inplace = getattr(game, "apply_inplace", None)  # optional: `apply` without the copy
         final = core.clone(state)
         live = ~np.asarray(state.done, dtype=np.bool_)
         rows = np.flatnonzero(live)  # rows of `final` still playing; `cur` holds them
@@ -337,10 +337,7 @@ class MCTSAgent:
                 actions = sample_masked(mask, rng)
             else:
                 actions = np.asarray(self.rollout_agent.act(game, cur, rng), dtype=np.int64)
-            if inplace is not None:  # `cur` is our own copy: skip apply's defensive copy
-                inplace(cur, actions, rng.random((rows.size, K)), mask)
-            else:
-                cur = game.apply(cur, actions, rng.random((rows.size, K)), mask)
+            cur = step_own(game, cur, actions, mask, u=rng.random((rows.size, K)), copy=False)  # (our own copy)
             finished = np.asarray(cur.done, dtype=np.bool_)
             if finished.any():  # finished rows leave, so later steps only pay for live ones
                 _scatter(final, rows[finished], cur, finished)
@@ -573,7 +570,6 @@ class RolloutAgent:
         n = int(seat.shape[0])
         K = int(game.uniforms_per_step)
         limit = self.max_steps if self.max_steps is not None else int(game.info.max_game_length)
-        inplace = getattr(game, "apply_inplace", None)
         chance = np.zeros((n, int(game.num_players)), dtype=np.int64)
         values = np.zeros(n, dtype=np.float64)
         ids = np.arange(n)  # playouts still running; `state` holds them
@@ -582,11 +578,8 @@ class RolloutAgent:
             actor = _ints(state.to_play)
             u = _hashed_uniforms(seed, stream[ids], actor, chance[ids, actor], K)
             mask = game.legal_action_mask(state)  # one legality check for both applies
-            other = game.apply(state, actions, np.mod(u + 0.5, 1.0), mask)
-            if inplace is not None:  # `state` is our own copy
-                inplace(state, actions, u, mask)
-            else:
-                state = game.apply(state, actions, u, mask)
+            other = step_own(game, state, actions, mask, u=np.mod(u + 0.5, 1.0))
+            state = step_own(game, state, actions, mask, u=u, copy=False)  # (`state` is our own copy)
             used_chance = _rows_differ(state, other)
             chance[ids[used_chance], actor[used_chance]] += 1
             done = np.asarray(state.done, dtype=np.bool_)

@@ -592,7 +592,7 @@ def step_observe_compact_nb(actions, u, mask, viewer, own_hand, hand_size, draw_
                             max_rounds, stream, queue, label, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     compact_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, obs[0, :0],
                       *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
                                      explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
@@ -604,7 +604,7 @@ def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_s
                            max_rounds, stream, queue, label, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     planes_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, obs[0, :0],
                      *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
                                     explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))

@@ -27,7 +27,7 @@ import gymnasium
 import numpy as np
 
 from meeple.envs import threads
-from meeple.envs.jit import compiled_entry, kernel, store_fence, stream_row
+from meeple.envs.jit import kernel, store_fence, stream_row
 
 Blocks = list[tuple[str, tuple[int, ...], str]]
 
@@ -159,7 +159,14 @@ class Encoder(ABC):
         """kernel(*config, out, scratch, *view) over the batch, large batches split into row chunks run on
         every core when that pays (`meeple.envs.threads`). Output larger than STREAM_BYTES is built row by
         row in a scratch row per chunk, made here for this call (so concurrent calls share nothing), and
-        streamed out; smaller output is written in place."""
+        streamed out; smaller output is written in place. A read outside an array (the kernels check every
+        index: docs/memory_safety.md) is a ValueError."""
+        try:
+            self._run(kernel, config, out, view)
+        except IndexError as error:
+            raise ValueError(f"invalid view: the encoder read outside an array ({error})") from None
+
+    def _run(self, kernel: Any, config: tuple, out: np.ndarray, view: Any) -> None:
         B = out.shape[0]
         stream = out.nbytes > STREAM_BYTES
         if B < threads.serial_below:
@@ -193,91 +200,6 @@ class Encoder(ABC):
             sl = self.slices[name]
             rows.append(f"| `{name}` | {shape} | {sl.start}..{sl.stop - 1} | {text} |")
         return "\n".join(rows)
-
-
-class StepObserve:
-    """One compiled call per AEC step at batch size one, into buffers allocated once.
-
-    The AEC env's step used to make four kernel calls (apply, legal-action mask, observe, encode), each
-    with its argument unboxing, its output allocation and its Python around it: at B = 1 that overhead
-    is most of a step. The encoder's fused kernel (`Encoder.step_observe`) runs the same four functions
-    in one call and writes the new mask, the seat to play and that seat's observation into the arrays
-    here; `tests/test_step_observe.py` checks it against the separate calls.
-
-    Args of the kernel, in order: actions (1,), u (1, K), mask (1, A), viewer (1,), the game's observe
-    outputs (its VIEW_FIELDS, batch 1), obs (1, size), the encoder's arguments, the KERNEL_ARGS it names,
-    and the state's fields.
-    """
-
-    def __init__(self, game: Any, encoder: Encoder) -> None:
-        kernel, encoder_args = encoder.step_observe()
-        self.game = game
-        self.kernel = kernel
-        self.actions = np.zeros(1, dtype=np.int64)
-        self.u = np.zeros((1, game.uniforms_per_step), dtype=np.float64)
-        self.mask = np.zeros((1, game.num_actions), dtype=np.bool_)
-        self.viewer = np.zeros(1, dtype=np.int8)
-        self.view_outputs = tuple(np.zeros((1, *shape), dtype=dtype) for shape, dtype in game.view_output_shapes())
-        self.obs = np.zeros((1, encoder.size), dtype=encoder.dtype)
-        self._head = (self.actions, self.u, self.mask, self.viewer, *self.view_outputs, self.obs, *encoder_args)
-        self._kernel_args = game.args_of(kernel)
-        self._lead = (*self._head, *self._kernel_args)  # every argument before the state's fields, unpacked once
-        # The kernel's compiled entry point for this object's buffers and a State whose fields are all
-        # C-contiguous, aligned and writeable (`jit.compiled_entry`): while the same State object comes
-        # back, the call skips the dispatcher's typing of ~60 arrays.
-        self._entry: Any = None
-        self._entry_state: Any = None
-        self._overloads_seen = -1  # how many compiled versions the kernel had when _entry was last looked up
-
-    def __call__(self, state: Any, action: int, rng: np.random.Generator) -> None:
-        """Apply `action` to the one-row `state` in place, drawing its uniforms from `rng` exactly as
-        `game.step_inplace` does; then `mask[0]`, `viewer[0]` and `obs[0]` describe the new position.
-
-        Checked before the kernel runs, so a bad input raises ValueError and changes nothing: the state
-        (one row of this game's State, every field of the right shape and dtype; on identity for the state
-        checked last) and the action (an int that the state's legal-action mask allows). The mask is the
-        one this object wrote for this state at its last step, if the core has stepped no state in place
-        since (its record of the masks it computed, `Game._issue`); otherwise it is computed, as after a
-        reset or for a state put in by hand."""
-        game = self.game
-        game.check_state(state)  # an owner's state passes on identity; anything else is checked in full
-        if state[0].shape[0] != 1:
-            raise ValueError("StepObserve steps a state of batch size 1")
-        mask, issued = self.mask, game._issued
-        entry = issued.get(id(mask))  # `Game._issued_mask`, inline: a dict operation is ~1% of this step
-        legal = mask if entry is not None and entry[1] is state and entry[0] is mask else game.legal_action_mask(state)
-        if type(action) is not int and (isinstance(action, (bool, np.bool_)) or not isinstance(action, np.integer)) \
-                or not 0 <= action < game.num_actions or not legal[0, action]:
-            raise ValueError(f"action {action!r} is not legal here; legal: {np.flatnonzero(legal[0]).tolist()[:20]}")
-        self.actions[0] = action
-        rng.random(out=self.u)  # the same draws as rng.random((1, K))
-        issued.clear()  # an in-place step: every mask the core issued is forgotten (see `Game._issue`)
-        if state is self._entry_state:
-            self._entry(*self._lead, state)  # the star arguments (the State's fields) as one tuple
-        else:
-            self.kernel(*self._lead, *state)
-            self._resolve_entry(state)
-        issued[id(mask)] = (mask, state)  # the kernel wrote the new position's mask
-
-    def _resolve_entry(self, state: Any) -> None:
-        """Use the compiled entry point for `state` from its next step on. `check_state` fixed every field's
-        dtype and shape; numba's type of an array adds only its layout and flags, so one entry point serves
-        every State whose fields are all C-contiguous, aligned and writeable (`flags.carray`, as the core
-        makes them): a few microseconds per new State, where looking the entry point up costs ~0.7 ms. It
-        is looked up once, and again only once the kernel has a new compiled version (a kernel running as
-        Python while its compile finishes has none)."""
-        self._entry_state = None
-        for field in state:
-            if not field.flags.carray:
-                return  # another layout: the dispatcher types it on every call
-        if self._entry is None:
-            seen = len(getattr(self.kernel, "overloads", ()))
-            if seen == self._overloads_seen:
-                return
-            self._overloads_seen = seen
-            self._entry = compiled_entry(self.kernel, (*self._lead, *state))
-        if self._entry is not None:
-            self._entry_state = state
 
 
 def encoder_of_kind(kinds: dict[str, Any], kind: Any, game: Any, title: str) -> Any:

@@ -948,7 +948,7 @@ def step_observe_compact_nb(actions, u, mask, viewer, own_hand, own_returned, ow
                             auto_forced, work, cellmask, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     compact_encode_nb(obs, obs[0, :0], *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
                                           score, auto_forced, work, cellmask, fields))
 
@@ -958,6 +958,6 @@ def step_observe_full_nb(actions, u, mask, viewer, own_hand, own_returned, own_d
                          auto_forced, work, cellmask, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     full_encode_nb(obs, obs[0, :0], *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
                                        score, auto_forced, work, cellmask, fields))

@@ -258,7 +258,7 @@ def step_observe_nb(actions, u, mask, viewer, colony_back, sold_colour, own_sold
                     obs, enc_advanced, enc_pile_top, auto_forced, pile_top, deck_cards, deck_count, scratch, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     K.apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields)
     K.legal_action_mask_nb(mask, *fields)
     s = State(*fields)

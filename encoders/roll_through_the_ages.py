@@ -219,7 +219,7 @@ def step_observe_nb(actions, u, mask, viewer, obs, enc_in_play, enc_trade, enc_m
                     in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     K.apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream,
                *fields)
     K.legal_action_mask_nb(mask, in_play, max_trade_offers, *fields)

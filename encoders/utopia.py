@@ -196,7 +196,7 @@ DEFAULT = UtopiaEncoder  # construct with the configured game: DEFAULT(game)
 def step_observe_nb(actions, u, mask, viewer, own_hand, pile_size, unseen, obs, auto_forced, work, row, *fields):
     """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
     automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`encoders.base.StepObserve`)."""
+    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
     K.apply_nb(actions, u, auto_forced, work, row, *fields)
     K.legal_action_mask_nb(mask, *fields)
     s = State(*fields)

@@ -83,9 +83,15 @@ def _entry(name: str) -> GameEntry:
 
 
 def make(name: str, num_players: int = 2, **variant: Any) -> Any:
-    """The batched rules core of game `name` for `num_players` with variant flags."""
+    """The batched rules core of game `name` for `num_players` with variant flags. On a cold compile cache
+    the game's kernels compile in a background process meanwhile (`first_use`; constructing a rules class
+    directly compiles each kernel on its first call instead)."""
+    from meeple.envs import first_use
+
     module, cls = _entry(name).rules.split(":")
-    return getattr(importlib.import_module(module), cls)(num_players=num_players, **variant)
+    game = getattr(importlib.import_module(module), cls)(num_players=num_players, **variant)
+    first_use.start(game.kernels, name, cls)
+    return game
 
 
 def make_env(name: str, raw: bool = False, **kwargs: Any) -> Any:

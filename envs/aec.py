@@ -31,7 +31,7 @@ docs/ says which uniforms decide what); `env.string_to_action(text)` inverts `en
 `env.state_dict()` saves the position as JSON-ready data and `env.reset(options={"state": saved})` loads
 one (validated like every saved state; a loaded position starts a new history).
 
-Speed: `step` is one compiled call (`encoders.base.StepObserve`: apply, the automatic steps, the new
+Speed: `step` is one compiled call (`envs.batch.StepObserve`: apply, the automatic steps, the new
 mask and the next seat's observation), and `observe` of that seat copies the encoded row out.
 """
 
@@ -46,7 +46,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from meeple.encoders.base import StepObserve
+from meeple.envs.batch import StepObserve
 from meeple.envs import make, make_encoder
 from meeple.envs.core import parse_state_json
 from meeple.envs.window import Window
@@ -112,14 +112,14 @@ class BoardGameAEC(AECEnv, EzPickle):
         for key, value in self.__dict__.items():
             if key == "_window" and value is not None:  # a window of its own, opened if the copy is drawn
                 new.__dict__[key] = Window(value.title, value.fps)
-            elif key == "_fused" and value is not None:  # its own buffers, holding the same position
-                fused = new.__dict__[key] = StepObserve(self.game, self.encoder)
-                for mine, theirs in zip((fused.mask, fused.viewer, fused.obs), (value.mask, value.viewer, value.obs)):
-                    mine[...] = theirs
+            elif key == "_fused" and value is not None:  # its own buffers (filled below)
+                new.__dict__[key] = StepObserve(self.game, self.encoder)
             else:
                 new.__dict__[key] = value if key in ("game", "encoder") else copy.deepcopy(value, memo)
-        if self._fused is not None and self._mask is not None and np.shares_memory(self._mask, self._fused.mask):
-            new._mask = new._fused.mask[0]  # the mask is a row of the step buffer, as in the original
+        if self._fused is not None:  # the same position, in the copy's own state
+            new._fused.copy_from(self._fused, new.state)
+            if self._mask is not None and np.shares_memory(self._mask, self._fused.mask):
+                new._mask = new._fused.mask[0]  # the mask is a row of the step buffer, as in the original
         return new
 
     # --- PettingZoo API -------------------------------------------------------------------------
@@ -213,7 +213,7 @@ class BoardGameAEC(AECEnv, EzPickle):
             self._refresh(self._fused.mask[0])
             self._fused_seat = int(self._fused.viewer[0])
         else:
-            self.game.step_inplace(self.state, np.array([action]), self._rng)  # (the core checks it on its own mask)
+            self.game.step_inplace(self.state, np.array([action]), self._rng)  # (checked again there)
             self._refresh()
         if self.state.done[0]:
             self._finish()

@@ -32,8 +32,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from meeple.envs.core import GameBase, clone, extend_uniforms, rank_returns
-from meeple.envs import first_use, threads
-from meeple.envs.jit import first_illegal, first_out_of_range
+from meeple.envs import threads
+from meeple.envs.jit import compiled_entry, first_field_outside, first_illegal, first_out_of_range
 
 PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
 VISIBILITIES = (PUBLIC, PRIVATE, HIDDEN)
@@ -95,6 +95,14 @@ def _bound(value: int | str, num_players: int) -> int:
     if isinstance(value, str):
         return int(eval(value, {"__builtins__": {}}, {"P": num_players}))  # table text, never user input
     return int(value)
+
+
+def _dtype_range(f: Field) -> tuple[int, int] | None:
+    """The (lo, hi) of a field's dtype (None for booleans)."""
+    if np.dtype(f.dtype) == np.bool_:
+        return None
+    info = np.iinfo(f.dtype)
+    return int(info.min), int(info.max)
 
 
 def field_range(f: Field, num_players: int) -> tuple[int, int] | None:
@@ -171,6 +179,58 @@ def others_best(scores: np.ndarray) -> np.ndarray:
 
 # --- the rules base -------------------------------------------------------------------------------
 
+CHEAP_FACTS = 8  # values per row up to which a field's range is checked on every call (`check_values`)
+
+
+class FieldRanges:
+    """The range checks of one field table: one compiled pass over every field whose range (lo..hi) is
+    narrower than its dtype's (with `max_per_row`, only the fields of at most that many values per row),
+    and a message naming the first field and rows out of range."""
+
+    def __init__(self, fields: tuple[Field, ...], num_players: int, max_per_row: int | None = None) -> None:
+        ranged = [(i, f, field_range(f, num_players)) for i, f in enumerate(fields)]
+        ranged = [(i, f, r) for i, f, r in ranged if r is not None and (r != _dtype_range(f) or f.dtype == np.bool_)
+                  and (max_per_row is None or int(np.prod(dims(f.shape, num_players))) <= max_per_row)]
+        self.fields = tuple(f for _, f, _ in ranged)
+        self.lo = np.array([r[0] for _, _, r in ranged], dtype=np.int64)
+        self.hi = np.array([r[1] for _, _, r in ranged], dtype=np.int64)
+        index = tuple(i for i, _, _ in ranged)
+        self.take = operator.itemgetter(*index) if len(index) > 1 else (
+            (lambda values: (values[index[0]],)) if index else None)
+        self._entry: Any = None  # the kernel's compiled entry point for the tuple `_entry_of`
+        self._entry_of: Any = None
+        self._last: Any = None  # the tuple of the call before
+
+    def _bind(self, values: tuple, arrays: tuple) -> None:
+        """Call the compiled entry point directly for `values`, a tuple checked twice in a row (an owner's
+        state): it skips the dispatcher's typing of every array on each later call (`jit.compiled_entry`).
+        One entry point serves every tuple of C-contiguous, aligned, writeable arrays (numba's types differ
+        only in layout and flags beyond dtype and shape), so it is looked up once (~0.5 ms)."""
+        if not all(type(a) is np.ndarray and a.flags.carray for a in arrays):
+            return
+        if self._entry is None:
+            self._entry = compiled_entry(first_field_outside, (self.lo, self.hi, arrays))
+        if self._entry is not None:
+            self._entry_of = values
+
+    def check(self, values: tuple, what: str) -> None:
+        """ValueError("<what>: <field> outside lo..hi (rows [...])") for the first field out of range."""
+        if self.take is None:
+            return
+        arrays = self.take(values)
+        if values is self._entry_of:
+            k = self._entry(self.lo, self.hi, arrays)
+        else:
+            k = first_field_outside(self.lo, self.hi, arrays)
+            if values is self._last:
+                self._bind(values, arrays)
+            self._last = values
+        if k >= 0:
+            lo, hi, value = int(self.lo[k]), int(self.hi[k]), arrays[k]
+            rows = np.flatnonzero(((value < lo) | (value > hi)).reshape(value.shape[0], -1).any(axis=1))
+            raise ValueError(f"{what}: {self.fields[k].name} outside {lo}..{hi} (rows {rows[:5].tolist()})")
+
+
 class RulesBase(GameBase, ABC):
     """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
 
@@ -202,8 +262,6 @@ class RulesBase(GameBase, ABC):
         self.uniforms_per_step = self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP  # what `step` draws per row
         self.scratch = make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players)
         self.configure()
-        # on a cold cache: compile in the background, run the kernels as Python meanwhile (first_use)
-        first_use.start(self.kernels, self.kernels.__name__.split(".")[-2], type(self).__name__)
         self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
         names = [n.strip() for n in self.kernels.KERNEL_ARGS.split(",")]
         if len(names) != len(self.kernel_args):
@@ -230,8 +288,12 @@ class RulesBase(GameBase, ABC):
                             else (self._view_shapes[i][0], np.dtype(self._view_shapes[i][1]))
                             for src, i in self.CLASSES.view_sources[1:]]
         self._view_dtypes = tuple(dtype for _, dtype in self._view_specs)
-        # the masks the core computed, by identity: {id(mask): (mask, state)}; see `_issue`
-        self._issued: dict[int, tuple[np.ndarray, Any]] = {}
+        # the values every public call checks before a kernel reads them (`check_values`): the cheap facts
+        # (seats, phases, counters: the fields of a few values per row), and all of them on a load
+        self._state_ranges = FieldRanges(self.FIELDS, self.num_players, CHEAP_FACTS)
+        self._all_ranges = FieldRanges(self.FIELDS, self.num_players)
+        view_fields = [self.FIELDS[i] if src == 1 else self.VIEW_FIELDS[i] for src, i in self.CLASSES.view_sources[1:]]
+        self._view_ranges = FieldRanges((Field("viewer", (), I8, 0, "P-1"), *view_fields), self.num_players, CHEAP_FACTS)
         self._apply_mask = hasattr(self.kernels, "apply_mask_nb")  # one pass per row (see fused_step_mask)
         self._apply_then_mask = hasattr(self.kernels, "apply_then_mask_nb") and not self._apply_mask
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
@@ -282,18 +344,19 @@ class RulesBase(GameBase, ABC):
     def run_kernel(self, entry: str, rows: tuple, state: Any) -> None:
         """kernels.<entry>(*rows, *its KERNEL_ARGS, *state): `rows` are the arrays with a batch axis
         before the KERNEL_ARGS (actions, uniforms, outputs). Large batches are split into row chunks run
-        on every core (`envs.threads`); the results are the same as one serial call."""
+        on every core (`envs.threads`); the results are the same as one serial call. A read outside an
+        array is a ValueError (`_kernel`)."""
         kernel = getattr(self.kernels, entry)
         B = state[0].shape[0]
         if B < threads.serial_below:
-            kernel(*rows, *self.args_of(entry), *state)
+            self._kernel(kernel, entry, *rows, *self.args_of(entry), *state)
             return
 
         def chunk(t: int, lo: int, hi: int) -> None:
             kernel(*[r[lo:hi] for r in rows], *self.args_of(entry, t), *[f[lo:hi] for f in state])
 
         cost = self._row_costs.get(entry) or self._row_costs.setdefault(entry, threads.RowCost())
-        cost.run(B, lambda: kernel(*rows, *self.args_of(entry), *state), chunk)
+        self._kernel(cost.run, entry, B, lambda: kernel(*rows, *self.args_of(entry), *state), chunk)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
@@ -326,175 +389,160 @@ class RulesBase(GameBase, ABC):
         """(B, A) bool legal actions of the seat in `to_play`; all True in finished rows."""
         B = self.check_state(state)
         mask = np.empty((B, self.num_actions), dtype=np.bool_)
-        if B < threads.serial_below:  # the direct call: run_kernel's bookkeeping is a measurable share at B = 1
-            self.kernels.legal_action_mask_nb(mask, *self.args_of("legal_action_mask_nb"), *state)
-        else:
-            self.run_kernel("legal_action_mask_nb", (mask,), state)
-        self._issue(state, mask)
+        self._mask_into(state, mask)
         return mask
 
-    # A step's `mask` argument saves the legality check a mask computation, and the kernels trust the
-    # check: an action the rules forbid can index outside an array in the older games' kernels. So a mask
-    # is believed only if the core computed it for that very state (`legal_action_mask`, or a step's
-    # `next_mask`) and the core has stepped no state in place since; any other mask (a copy, a row
-    # subset, one from before a step, one made by hand) is replaced by a fresh computation, which costs
-    # time and never safety. Identity is the test because states and masks are stepped in place: the core
-    # sees every step it makes, never an edit by hand (arrays the core returns are the caller's to read).
-    # An in-place step forgets every mask, of every state: cheaper than finding the state's own (the AEC
-    # step is ~40 us and each dict operation in it counts), and no caller here keeps a mask across
-    # another state's step (pure `step` and `apply` step a fresh copy, which forgets nothing).
-    _ISSUED_MASKS = 8  # masks remembered: a search or a rollout agent computes a few between its steps
+    def _mask_into(self, state: Any, mask: np.ndarray) -> None:
+        """The legal-action mask of a checked state into `mask` (B, A)."""
+        if state[0].shape[0] < threads.serial_below:  # the direct call: run_kernel's bookkeeping counts at B = 1
+            self._kernel(self.kernels.legal_action_mask_nb, "legal_action_mask_nb", mask, *self.args_of("legal_action_mask_nb"),
+                         *state)
+        else:
+            self.run_kernel("legal_action_mask_nb", (mask,), state)
 
-    def _issue(self, state: Any, mask: np.ndarray) -> None:
-        """Remember that `mask` is `state`'s legal-action mask now (replacing what `mask` held before)."""
-        issued = self._issued
-        issued[id(mask)] = (mask, state)
-        if len(issued) > self._ISSUED_MASKS:
-            del issued[next(iter(issued))]
+    # Legality is checked on every public step against a mask computed here for that state: no mask a
+    # caller hands in is believed, since an array the caller holds may have been edited, or may belong to
+    # a position edited since. Owners of a state that the core steps in place (`Batch`: the AEC env, the
+    # vector env, search) keep the mask the step itself computed, where nobody else can write it.
 
-    def _issued_mask(self, state: Any, mask: Any) -> np.ndarray | None:
-        """`mask` if the core computed it as `state`'s legal-action mask and has stepped no state in place
-        since, else None."""
-        entry = self._issued.get(id(mask))
-        return mask if entry is not None and entry[0] is mask and entry[1] is state else None
-
-    def forget_masks(self) -> None:
-        """Believe no mask the core has issued. An owner that writes into a state by hand (the vector env
-        deals a new game into a finished row) calls this: the core's record of masks (`_issue`) sees
-        only its own steps, and a mask of the old position must not pass for the new one's."""
-        self._issued.clear()
-
-    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None) -> Any:
+    def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any:
         """Apply one legal action per row, drawing the uniforms from `rng` (see `apply`); pure."""
         B = self.check_state(state)
-        mask = self._mask_for(state, mask, B)  # checked against `state`, before the copy
+        actions = self.check_actions(actions, B)
+        self._check_legal(state, actions, None)
         new = clone(state)
-        self._step_inplace(new, B, actions, rng, mask, None, copy=True)
+        self._apply(new, actions, rng.random((B, self.uniforms_per_step)), None)
         return new
 
-    def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator, mask: np.ndarray | None = None,
-                     next_mask: np.ndarray | None = None) -> None:
-        """`step` without the copy, for owners of the state (the AEC env, the self-play env).
-
-        `next_mask`, a (B, A) C-contiguous bool array, receives the new state's `legal_action_mask` in the
-        same pass (like pgx's `state.legal_action_mask`; it may be `mask` itself): games whose kernels
-        module has `apply_mask_nb` then skip the work the automatic steps and the mask would otherwise
-        repeat, and no row is read twice."""
+    def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None:
+        """`step` without the copy; the state is left unchanged when a check fails."""
         B = self.check_state(state)
-        self._step_inplace(state, B, actions, rng, self._mask_for(state, mask, B), next_mask)
+        actions = self.check_actions(actions, B)
+        self._check_legal(state, actions, None)
+        self._apply(state, actions, rng.random((B, self.uniforms_per_step)), None)
 
-    def _step_inplace(self, state: Any, B: int, actions: Any, rng: np.random.Generator, mask: np.ndarray | None,
-                      next_mask: np.ndarray | None, copy: bool = False) -> None:
-        """`step_inplace` on a checked state, `mask` its own (see `_mask_for`) or None; `copy`: the state
-        is a fresh copy nobody has a mask of (pure `step`)."""
-        if not self._one_legal_action(B, actions, mask):
-            actions = self.check_actions(actions, B)
-            self._check_legal(state, actions, mask)
+    def _step_owned(self, state: Any, actions: Any, u: np.ndarray | None, rng: np.random.Generator | None,
+                    mask: np.ndarray, next_mask: np.ndarray | None = None) -> None:
+        """A step in place of a state whose owner computed `mask` for it and kept it where nobody else
+        writes (`Batch`, the vector env, search on its own copies): legality is checked on that mask. The
+        values are checked again all the same (the owner's arrays may have been written into by hand), and
+        the kernels check every index, so even a broken promise cannot reach outside an array. The
+        uniforms come from `u`, or from `rng` as in `step`; `next_mask` receives the new mask."""
+        B = self._check_structure(state)
+        self.check_values(state)
+        actions = self.check_actions(actions, B)
+        if u is None:
+            u = rng.random((B, self.uniforms_per_step))
+        else:
+            u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
+        self._check_legal(state, actions, mask)
         if next_mask is not None:
             self._check_mask_out(next_mask, B)
-        u = rng.random((B, self.uniforms_per_step))
-        self._apply(state, actions, u, next_mask, copy)
-
-    def _mask_for(self, state: Any, mask: Any, B: int) -> np.ndarray | None:
-        """The `mask` a step was given if it is `state`'s own (`_issued_mask`), else None: the legality
-        check then computes one. A mask of the wrong shape or type is refused either way."""
-        if mask is None or self._issued_mask(state, mask) is not None:
-            return mask
-        if not isinstance(mask, np.ndarray) or mask.shape != (B, self.num_actions) or mask.dtype != np.bool_:
-            raise ValueError(f"mask must be the ({B}, {self.num_actions}) bool legal_action_mask of the state, got "
-                             f"{getattr(mask, 'shape', None)} {getattr(mask, 'dtype', None)}")
-        return None
-
-    @property
-    def fused_step_mask(self) -> bool:
-        """True if `step_inplace(..., next_mask=)` computes the new mask in the same pass over each row as
-        the step (the game's kernels have `apply_mask_nb`); otherwise, at batch size one, the step and then
-        the mask in one compiled call (`apply_then_mask_nb`), and above it the two kernels one after the other."""
-        return self._apply_mask
-
-    def mask_in_step(self, batch: int) -> bool:
-        """True if `step_inplace(..., next_mask=)` on `batch` rows computes the new mask inside the step's
-        compiled call, so a caller that keeps the returned mask skips a kernel call per step."""
-        return self._apply_mask or (batch == 1 and self._apply_then_mask)
-
-    def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None,
-               copy: bool = False) -> None:
-        """The apply kernel on checked input, and the new mask into next_mask if given; `copy`: `state` is
-        a fresh copy, so the masks of other states stay believed (see `_issue`)."""
-        B = state[0].shape[0]
-        kernels = self.kernels
-        if not copy:
-            self._issued.clear()
-        if next_mask is None:
-            if B < threads.serial_below:  # the direct call (see legal_action_mask)
-                kernels.apply_nb(actions, u, *self.args_of("apply_nb"), *state)
-            else:
-                self.run_kernel("apply_nb", (actions, u), state)
-        elif B == 1 and self._apply_then_mask:
-            # one row (search, the self-play env): one call instead of two saves unboxing every field again.
-            # Not for more rows: the composed kernel measured slower per row from B = 4 on (code layout)
-            kernels.apply_then_mask_nb(actions, u, next_mask, *self.args_of("apply_then_mask_nb"), *state)
-        elif self._apply_mask:
-            if B < threads.serial_below:
-                kernels.apply_mask_nb(actions, u, next_mask, *self.args_of("apply_mask_nb"), *state)
-            else:
-                self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
-        else:
-            self._apply(state, actions, u, None, copy)
-            self.run_kernel("legal_action_mask_nb", (next_mask,), state)
-        if next_mask is not None:
-            self._issue(state, next_mask)
+        self._apply(state, actions, u, next_mask)
 
     def _check_mask_out(self, out: Any, batch: int) -> None:
         """ValueError unless `out` can receive a (batch, A) legal-action mask."""
-        if type(out) is np.ndarray and out.dtype is _BOOL and out.shape == (batch, self.num_actions):
-            flags = out.flags
-            if flags.c_contiguous and flags.writeable:
-                return
         if not isinstance(out, np.ndarray) or out.shape != (batch, self.num_actions) or out.dtype != np.bool_ \
                 or not out.flags.c_contiguous or not out.flags.writeable:
             raise ValueError(f"next_mask must be a writeable C-contiguous ({batch}, {self.num_actions}) bool array, "
                              f"got {getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
 
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
+    def batch(self, rng: np.random.Generator, size: int = 1, state: Any = None, adopt: bool = False) -> Any:
+        """A `Batch`: the one owner of `size` new games (or of a copy of `state`, or `state` itself with
+        `adopt`) stepped in place, with its legal-action mask and generator (`meeple.envs.batch`)."""
+        from meeple.envs.batch import Batch
+
+        return Batch(self, rng, size, state, adopt)
+
+    def _apply(self, state: Any, actions: np.ndarray, u: np.ndarray, next_mask: np.ndarray | None) -> None:
+        """The apply kernel on checked input (actions legal in `state`), and the new mask into next_mask if
+        given (a writeable C-contiguous (B, A) bool array)."""
+        B = state[0].shape[0]
+        kernels = self.kernels
+        if next_mask is None:
+            if B < threads.serial_below:  # the direct call (see legal_action_mask)
+                self._kernel(kernels.apply_nb, "apply_nb", actions, u, *self.args_of("apply_nb"), *state)
+            else:
+                self.run_kernel("apply_nb", (actions, u), state)
+        elif B == 1 and self._apply_then_mask:
+            # one row (search, the self-play env): one call instead of two saves unboxing every field again.
+            # Not for more rows: the composed kernel measured slower per row from B = 4 on (code layout)
+            self._kernel(kernels.apply_then_mask_nb, "apply_then_mask_nb", actions, u, next_mask,
+                         *self.args_of("apply_then_mask_nb"), *state)
+        elif self._apply_mask:
+            if B < threads.serial_below:
+                self._kernel(kernels.apply_mask_nb, "apply_mask_nb", actions, u, next_mask,
+                             *self.args_of("apply_mask_nb"), *state)
+            else:
+                self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
+        else:
+            self._apply(state, actions, u, None)
+            self.run_kernel("legal_action_mask_nb", (next_mask,), state)
+
+    @property
+    def fused_step_mask(self) -> bool:
+        """True if a step that also computes the new mask (`Batch.step`) does both in the same pass over
+        each row (the game's kernels have `apply_mask_nb`); otherwise, at batch size one, the step and then
+        the mask in one compiled call (`apply_then_mask_nb`), and above it the two kernels one after the other."""
+        return self._apply_mask
+
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
         """Deterministic step: the chance outcomes are read from u (B, UNIFORMS_PER_STEP) in [0, 1).
 
-        Everything is checked before anything changes: the state's structure, every action (an integer,
-        in range, and legal in its row; finished rows take any action and stay as they are) and the
-        uniforms (finite, in [0, 1)). `mask`: this state's `legal_action_mask` if the caller has it; the
-        legality check then costs one gather instead of a mask computation, if the core computed that
-        mask for this very state and has stepped no state in place since (else it computes one: `_issue`).
-        Raises ValueError
-        naming the problem (for actions: the rows and their legal actions).
+        Everything is checked before anything changes: the state's structure and the ranges of its fields
+        (`check_state`), every action (an integer, in range, and legal in its row; finished rows take any
+        action and stay as they are) and the uniforms (finite, in [0, 1)). Raises ValueError naming the
+        problem (for actions: the rows and their legal actions).
         """
         B = self.check_state(state)
-        mask = self._mask_for(state, mask, B)  # checked against `state`, before the copy
+        actions, u = self._checked_step_input(state, B, actions, u)
         new = clone(state)
-        self._apply_inplace(new, B, actions, u, mask, None, copy=True)
+        self._apply(new, actions, u, None)
         return new
 
-    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None,
-                      next_mask: np.ndarray | None = None) -> None:
-        """`apply` without the copy; the state is left unchanged when a check fails. `next_mask` as in
-        `step_inplace`."""
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None:
+        """`apply` without the copy; the state is left unchanged when a check fails."""
         B = self.check_state(state)
-        self._apply_inplace(state, B, actions, u, self._mask_for(state, mask, B), next_mask)
+        actions, u = self._checked_step_input(state, B, actions, u)
+        self._apply(state, actions, u, None)
 
-    def _apply_inplace(self, state: Any, B: int, actions: Any, u: Any, mask: np.ndarray | None,
-                       next_mask: np.ndarray | None, copy: bool = False) -> None:
-        """`apply_inplace` on a checked state, `mask` its own (see `_mask_for`) or None; `copy` as in
-        `_step_inplace`."""
+    def _checked_step_input(self, state: Any, B: int, actions: Any, u: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(actions, u) of a step of a checked state, or ValueError (legality on a mask computed here)."""
         actions = self.check_actions(actions, B)
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
-        self._check_legal(state, actions, mask)
-        if next_mask is not None:
-            self._check_mask_out(next_mask, B)
-        self._apply(state, actions, u, next_mask, copy)
+        self._check_legal(state, actions, None)
+        return actions, u
+
+    def _kernel(self, kernel: Any, entry: str, *args: Any) -> None:
+        """kernel(*args), a kernel that read outside an array (`jit.KERNEL_OPTIONS` checks every index)
+        reported as ValueError: only a state no rules step can reach gets there."""
+        try:
+            kernel(*args)
+        except IndexError as error:
+            raise ValueError(f"invalid state: {entry} read outside an array ({error}); "
+                             f"validate() names the broken rule") from None
 
     def check_state(self, state: Any) -> int:
         """The batch size of `state`, or ValueError unless it is this game's State with every field of the
-        right shape and dtype (kernels size their loops from the arrays). The last state that passed is
-        remembered, so an owner stepping one state in place pays this once."""
+        right shape and dtype (kernels size their loops from the arrays) and every value in its field's
+        range (`check_values`)."""
+        B = self._check_structure(state)
+        self.check_values(state)
+        return B
+
+    def check_values(self, state: Any, every_field: bool = False) -> None:
+        """ValueError naming the first field of a structurally checked state with a value outside its range
+        in the field table, and its rows. Every public call checks the cheap facts (the fields of at most
+        CHEAP_FACTS values per row: seats, phases, counters, what kernels index with first), since anyone
+        holding the arrays may have written into them since the last call; `every_field` checks all ranges
+        (a state handed to an owner, a load). A value out of range in a larger field (a board, a deck) that
+        a kernel indexes with is caught by the kernel's own index check (`_kernel`)."""
+        (self._all_ranges if every_field else self._state_ranges).check(state, "invalid state")
+
+    def _check_structure(self, state: Any) -> int:
+        """The batch size of `state`, or ValueError unless it is this game's State with every field of the
+        right shape and dtype. A state's structure cannot change in place, so the last state that passed is
+        remembered: an owner stepping one state pays this once."""
         if state is self._checked_state:
             return state[0].shape[0]
         if type(state) is not self.State:
@@ -517,10 +565,12 @@ class RulesBase(GameBase, ABC):
 
     def check_view(self, view: Any) -> int:
         """The batch size of `view`, or ValueError unless it is this game's View as `observe` makes it:
-        every field of this configuration's shape and dtype, and seats in range in `viewer` (the encoders'
-        kernels size their loops and offsets from the configuration, not from the arrays). The last view
-        that passed is remembered, as `check_state` remembers its state."""
-        if view is self._checked_view:
+        every field of this configuration's shape and dtype (the encoders' kernels size their loops and
+        offsets from the configuration, not from the arrays) and every value in its field's range (seats
+        in `viewer`, and the ranges of the field table), checked on every call."""
+        if view is self._checked_view:  # (its structure cannot change in place; its values can)
+            self._check_viewer_seats(view[0])
+            self._view_ranges.check(view, "invalid view")
             return view[0].shape[0]
         if type(view) is not self.View:
             raise ValueError(f"expected a {type(self).__name__} View (from observe), got {type(view).__name__}")
@@ -532,6 +582,7 @@ class RulesBase(GameBase, ABC):
         batch = (B,)
         if _arrays_of(view[1:], self._shapes_of("view", B), self._view_dtypes):
             self._check_viewer_seats(viewer)
+            self._view_ranges.check(view, "invalid view")
             self._checked_view = view
             return B
         for name, value, (shape, dtype) in zip(self.View._fields[1:], view[1:], self._view_specs):
@@ -541,6 +592,7 @@ class RulesBase(GameBase, ABC):
                 raise ValueError(f"view field {name!r}: {got}, expected {(B, *shape)} {dtype} "
                                  f"(a view of another configuration?)")
         self._check_viewer_seats(viewer)
+        self._view_ranges.check(view, "invalid view")
         self._checked_view = view
         return B
 
@@ -559,22 +611,13 @@ class RulesBase(GameBase, ABC):
             shapes = self._full_shapes[(kind, batch)] = tuple((batch, *t) for t, _ in specs)
         return shapes
 
-    def _one_legal_action(self, B: int, actions: Any, mask: Any) -> bool:
-        """True for the common one-row step whose action is an int64 array of one in-range action that
-        the given bool mask allows: the checks of `check_actions` and `_check_legal` in a few numpy reads
-        (their separate calls are ~7% of a step at B = 1). False means: run the full checks."""
-        if B != 1 or type(actions) is not np.ndarray or actions.dtype is not _INT64 or actions.shape != (1,) \
-                or type(mask) is not np.ndarray or mask.dtype is not _BOOL or mask.shape != (1, self.num_actions):
-            return False
-        a = int(actions[0])
-        return 0 <= a < self.num_actions and bool(mask[0, a])
-
     def _check_legal(self, state: Any, actions: np.ndarray, mask: np.ndarray | None) -> None:
         """ValueError unless actions[b] is legal in every row b (checked actions, see `check_actions`;
-        `mask` the state's own, see `_mask_for`, or None to compute it)."""
+        `mask` the state's own, kept by its owner (`Batch`), or None to compute it)."""
         B = actions.shape[0]
         if mask is None:
-            mask = self.legal_action_mask(state)
+            mask = np.empty((B, self.num_actions), dtype=np.bool_)
+            self._mask_into(state, mask)
         # one row (search at B = 1): a numpy index costs less than a kernel call's argument unboxing
         legal = bool(mask[0, actions[0]]) if B == 1 else first_illegal(mask, actions) < 0
         if not legal:
@@ -613,11 +656,17 @@ class RulesBase(GameBase, ABC):
 
     @staticmethod
     def check_uniforms(u: np.ndarray, batch: int | None, width: int) -> np.ndarray:
-        """u as a C-contiguous float64 (B, >= width) array of values in [0, 1), or ValueError."""
-        try:
-            u = np.ascontiguousarray(u, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("u must be an array of floats in [0, 1)") from None
+        """u as a C-contiguous float64 (B, >= width) array of values in [0, 1), or ValueError (strings,
+        complex numbers and bools are refused, not parsed or truncated, as actions are)."""
+        if not (type(u) is np.ndarray and u.dtype == np.float64):
+            try:
+                raw = np.asarray(u)
+            except (TypeError, ValueError):
+                raise ValueError("u must be an array of floats in [0, 1)") from None
+            if raw.dtype.kind not in "fiu":
+                raise ValueError(f"u must be an array of floats in [0, 1), got dtype {raw.dtype}")
+            u = raw
+        u = np.ascontiguousarray(u, dtype=np.float64)
         if u.ndim != 2 or u.shape[1] < width or (batch is not None and u.shape[0] != batch):
             raise ValueError(f"u must have shape (B, >={width}) with B = {batch}, got {u.shape}")
         if u.size and not (u.min() >= 0.0 and u.max() < 1.0):  # NaN fails both comparisons

@@ -60,10 +60,10 @@ class Game(Protocol):
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any: ...
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # pure; u (B, K) in [0, 1)
     def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None: ...  # for state owners
-    # step_inplace(state, actions, rng, mask=None, next_mask=None): in place; next_mask receives the new mask.
-    # `mask=` (every step) spares the legality check a mask computation only if it is the core's own mask
-    # of that very state (from legal_action_mask or a next_mask, no in-place step since): else recomputed
+    # every step checks legality on a mask it computes for the state it is given; an owner that steps the
+    # same games again and again keeps the mask each step returns instead (`batch`, envs/batch.py)
     def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None: ...
+    def batch(self, rng: np.random.Generator, size: int = 1, state: Any = None) -> Any: ...  # an owner: envs/batch.py
     def advance(self, state: Any, u: np.ndarray | None = None) -> Any: ...  # automatic steps of a hand-built position
     def returns(self, state: Any) -> np.ndarray: ...  # (B, P) float32, 0 until done
     def scores(self, state: Any) -> np.ndarray: ...  # (B, P) int, the game's own score
@@ -250,10 +250,14 @@ class GameBase:
         """The action's name with what it means in `state` (row `row`); ValueError for a row the state
         does not have or an action outside 0..num_actions-1."""
         row = self.check_row(state, row)
+        return import_module(self.render_module).action_to_str(self, state, self.check_action(action), row)
+
+    def check_action(self, action: Any) -> int:
+        """`action` as an int, or ValueError unless it is an integer 0..num_actions-1 (not a bool or float)."""
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= action < self.num_actions:  # type: ignore[attr-defined]
             raise ValueError(f"action must be an integer 0..{self.num_actions - 1}, got {action!r}")  # type: ignore[attr-defined]
-        return import_module(self.render_module).action_to_str(self, state, int(action), row)
+        return int(action)
 
     def _view_module(self, name: str) -> Any:
         """The game package's sibling module `name` of its text-view module (None if it has none)."""
@@ -295,12 +299,13 @@ class GameBase:
         chance outcomes and automatic events it led to (dice, draws, disasters, scoring), as `seat` may
         see them (None: public information only)."""
         row = self.check_row(before, row)
+        action = self.check_action(action)
         if self.check_state(after) != before[0].shape[0]:  # type: ignore[attr-defined]
             raise ValueError("narrate: `before` and `after` must be states of the same batch size")
         module = self._view_module("narration")
         if module is None:
             return [self.action_to_str(before, action, row)]
-        return module.narrate(self, before, int(action), after, row, seat=self.check_seat_view(seat))
+        return module.narrate(self, before, action, after, row, seat=self.check_seat_view(seat))
 
 
 def save_state(game: Game, state: tuple, path: str | Path) -> None:

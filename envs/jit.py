@@ -26,13 +26,24 @@ import numpy as np
 from llvmlite import ir
 from numba import config as numba_config
 from numba.core import caching as numba_caching
-from numba import njit, types
+from numba import literal_unroll, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 # nogil: a kernel releases the GIL while it runs, so `envs.threads` can run row chunks of one batch on
-# every core from a small thread pool.
-KERNEL_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True}
+# every core from a small thread pool. boundscheck: every array index is checked, and one outside its
+# array raises IndexError (a ValueError at the rules base) instead of reading or writing another row's
+# memory or the heap. Kernels trust nothing they index with: a state edited by hand into an unreachable
+# position, however inconsistent, cannot crash the process (docs/performance.md has its cost).
+# NUMBA_BOUNDSCHECK=0 in the environment turns the checks off (numba's own switch, for measuring them).
+KERNEL_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False, "nogil": True, "boundscheck": True}
+
+
+def bounds_checked() -> bool:
+    """Whether the kernels compiled in this process check their indices (numba's NUMBA_BOUNDSCHECK, when
+    set, overrides the option above)."""
+    forced = numba_config.BOUNDSCHECK
+    return bool(KERNEL_OPTIONS["boundscheck"] if forced is None else forced)
 
 
 def kernel(fn: Any = None, *, python: Any = None, **options: Any) -> Any:
@@ -128,22 +139,36 @@ KERNELS: list[Any] = []  # every kernel of the package
 
 # numba's cache (`cache=True`) keeps a kernel's machine code until the kernel's own source file changes.
 # Kernels inline helpers from other files (this module's shuffles, a game's kernels inside its encoder's
-# fused step), so after an edit or an update of one of those files the cache would go on serving code
-# built from the old helper: wrong results, or indexing with the old column layout. Every cache entry of
-# this package is therefore stamped with a fingerprint of all of its kernel sources as well; any change
-# to any of them recompiles (once, into the same cache).
+# fused step) and close over the tables of a game's data and state modules, so after an edit or an update
+# of one of those files the cache would go on serving code built from the old helper: wrong results, or
+# indexing with the old column layout. Every cache entry of this package is therefore stamped with a
+# fingerprint of all of its kernel sources as well; any change to any of them recompiles (once, into the
+# same cache). The kernel sources are the modules that define kernels and the data and state tables of
+# every game; a module of plain Python (an env, an agent's search, the rules base) is not one, so editing
+# it costs no compile.
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 _KERNEL_SOURCE_DIRS = ("envs", "encoders", "agents")
+_DEFINES_KERNELS = ("@kernel", "njit", "@intrinsic", "@overload")
+_TABLE_MODULES = ("data.py", "state.py")
+
+
+def kernel_source_files() -> list[Path]:
+    """The files whose contents every cache entry of this package is stamped with (see above)."""
+    files = []
+    for sub in _KERNEL_SOURCE_DIRS:
+        for path in sorted((_PACKAGE_ROOT / sub).rglob("*.py")):
+            if path.name in _TABLE_MODULES or any(mark in path.read_text() for mark in _DEFINES_KERNELS):
+                files.append(path)
+    return files
 
 
 @functools.cache
 def kernel_sources_fingerprint() -> bytes:
-    """sha256 over the path and contents of every .py file in the packages that hold kernels."""
+    """sha256 over the path and contents of every kernel source file (`kernel_source_files`)."""
     digest = hashlib.sha256()
-    for sub in _KERNEL_SOURCE_DIRS:
-        for path in sorted((_PACKAGE_ROOT / sub).rglob("*.py")):
-            digest.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
-            digest.update(path.read_bytes())
+    for path in kernel_source_files():
+        digest.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.digest()
 
 
@@ -160,7 +185,9 @@ def _fingerprint_cache_locators() -> None:
     for base in bases:
         class Fingerprinted(base):  # type: ignore[misc, valid-type]
             def get_source_stamp(self) -> Any:
-                return super().get_source_stamp(), kernel_sources_fingerprint()
+                # (the bounds checks change the machine code, not the sources: stamped too, so entries
+                # compiled with and without them can share a cache folder)
+                return super().get_source_stamp(), kernel_sources_fingerprint(), bounds_checked()
 
             @classmethod
             def from_function(cls, py_func: Any, py_file: str) -> Any:
@@ -712,4 +739,22 @@ def first_illegal(mask, actions):
     for b in range(actions.shape[0]):
         if not mask[b, actions[b]]:
             return b
+    return -1
+
+
+@kernel
+def first_field_outside(lo, hi, fields):
+    """The position k in `fields` (a tuple of arrays of any shapes, dtypes and layouts) of the first array
+    holding a value outside [lo[k], hi[k]], or -1. The cheap facts every kernel indexes with (seats,
+    counters, card and cell ids) are such ranges, so a state that passes cannot send a kernel outside an
+    array through them, whatever was written into it by hand (`RulesBase.check_values`)."""
+    k = 0
+    for field in literal_unroll(fields):
+        low, high = lo[k], hi[k]
+        bad = False
+        for value in field.flat:  # (no early exit inside a field: the loop vectorises)
+            bad |= (value < low) | (value > high)
+        if bad:
+            return k
+        k += 1
     return -1

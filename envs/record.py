@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from meeple.envs import GAMES, make
+from meeple.envs.batch import step_own
 
 FORMAT = "meeple.record"
 VERSION = 2
@@ -254,7 +255,7 @@ class LiveGame:
             raise ValueError(f"action {a} is not legal now; legal: {np.flatnonzero(mask[0]).tolist()[:30]}")
         before = self.state
         u = self._chance.random((1, self.game.uniforms_per_step))
-        self.state = self.game.apply(before, np.array([a], dtype=np.int64), u, mask)
+        self.state = step_own(self.game, before, np.array([a], dtype=np.int64), mask, u=u)
         self.actions.append(a)
         return before, self.state
 

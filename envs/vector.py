@@ -72,7 +72,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from meeple.encoders.base import StepObserve
+from meeple.envs.batch import StepObserve
 from meeple.envs import make, make_encoder
 from meeple.envs.window import Window
 
@@ -254,7 +254,7 @@ class BoardGameVectorEnv(VectorEnv):
         if fused is not None:
             fused(state, self._one_action(actions), self._env_rng)
         else:
-            game.step_inplace(state, self._check_actions(actions), self._env_rng, self._mask)
+            game._step_owned(state, self._check_actions(actions), None, self._env_rng, self._mask)  # (its own mask)
         self.ep_len += 1
         self.timing["game_steps"] += self.num_envs
         self._play_opponents()
@@ -446,7 +446,8 @@ class BoardGameVectorEnv(VectorEnv):
             fresh = self.game.init(self._env_rng, len(rows))
             for dst, src in zip(self.state, fresh):
                 dst[rows] = src
-            self.game.forget_masks()  # a mask of a finished game must not pass for the new one (`forget_masks`)
+            if self._fused is not None:
+                self._fused.forget()  # a mask of a finished game must not pass for the new one
             self.episode_count[rows] += 1
             if seats is not None:
                 self.learner_seat[rows] = seats
@@ -518,7 +519,7 @@ class BoardGameVectorEnv(VectorEnv):
             mask[waiting] = True  # frozen rows (marked done below) take any action and stay as they are
             state.done[waiting] = True
             try:
-                game.step_inplace(state, actions, self._env_rng, mask)
+                game._step_owned(state, actions, None, self._env_rng, mask)  # (the mask computed just above)
             finally:
                 state.done[waiting] = False
             self.timing["game_steps"] += int(pending.sum())

@@ -21,6 +21,7 @@ import numpy as np
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import GAMES, default_encoder, make, make_env
+from meeple.envs.batch import step_own
 
 
 def warm(name: str) -> float:
@@ -42,12 +43,11 @@ def warm(name: str) -> float:
         for step in range(12):
             mask = game.legal_action_mask(state)
             actions = heuristic.act(game, state, rng) if step % 2 else sample_masked(mask, rng)
-            state = game.step(state, actions, rng, mask)
-        # the one-row step that returns the next mask (apply_then_mask_nb / apply_mask_nb: search, tests)
-        one = game.init(rng, 1)
-        one_mask = game.legal_action_mask(one)
+            state = step_own(game, state, actions, mask, rng=rng)
+        # the one-row step that returns the next mask (apply_then_mask_nb / apply_mask_nb: Batch, search)
+        one = game.batch(rng, 1)
         for _ in range(4):
-            game.step_inplace(one, sample_masked(one_mask, rng), rng, one_mask, next_mask=one_mask)
+            one.step(sample_masked(one.mask, rng))
         view = game.observe(state, state.to_play)
         encoder.encode(view)
         game.validate(game.from_dict(game.to_dict(state)))

@@ -875,7 +875,7 @@ def legal_action_mask_nb(mask, *fields):
 @kernel
 def apply_then_mask_nb(actions, u, mask, auto_forced, deck_cards, deck_count, scratch, *fields):
     """`apply_nb`, then `legal_action_mask_nb` of the new state, in one compiled call, for batch size one
-    (`step_inplace(..., next_mask=)`): the second call's dispatch, unboxing every state field again, is a
+    (`Batch.step`): the second call's dispatch, unboxing every state field again, is a
     sixth of a one-row step."""
     apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields)
     legal_action_mask_nb(mask, *fields)

@@ -689,7 +689,7 @@ def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
 def apply_then_mask_nb(actions, u, mask, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
                        cursor, stream, *fields):
     """`apply_nb`, then `legal_action_mask_nb` of the new state, in one compiled call, for batch size one
-    (`step_inplace(..., next_mask=)`): the second call's dispatch, unboxing every state field again, is a
+    (`Batch.step`): the second call's dispatch, unboxing every state field again, is a
     sixth of a one-row step."""
     apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream,
              *fields)
