@@ -46,35 +46,37 @@ def test_step_is_pure(game_case, rng):
         state = new
 
 
-def test_step_returns_the_next_mask_in_the_same_pass(game_case, rng):
-    """step_inplace(..., next_mask=) gives the same states as the plain step and the new state's
-    legal_action_mask (the fused kernel where the game has one, in place over the mask it was given), at
-    batch size one (one compiled call for every game) and above it."""
+def test_batch_returns_the_next_mask_in_the_same_pass(game_case, rng):
+    """A `Batch` steps its games in place and returns the new state's legal_action_mask (computed in the
+    step's own compiled call where the game has one): the same states as the plain step, at batch size
+    one (one compiled call for every game) and above it; its mask cannot be written through."""
     name, _, game = game_case
     assert game.fused_step_mask is (name == "attika")  # the games with a one-pass apply_mask_nb kernel
-    assert game.mask_in_step(1) and game.mask_in_step(48) is game.fused_step_mask
     for B in (1, 48):
         plain = game.init(np.random.default_rng(3), B)
-        fused = core.clone(plain)
-        mask = game.legal_action_mask(fused)
-        rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+        owner = game.batch(np.random.default_rng(4), state=plain)
+        assert owner.state is not plain and core.states_equal(owner.state, plain)
+        rng_a = np.random.default_rng(4)
+        mask = owner.mask
         for step in range(400):
             actions = sample_masked(mask, rng)
             game.step_inplace(plain, actions, rng_a)
-            game.step_inplace(fused, actions, rng_b, mask, next_mask=mask)
-            assert core.states_equal(plain, fused), f"B={B} step {step}"
+            mask = owner.step(actions)
+            assert core.states_equal(plain, owner.state), f"B={B} step {step}"
             assert np.array_equal(mask, game.legal_action_mask(plain)), f"B={B} step {step}"
             if plain.done.all():
                 break
-    # a wrong buffer is refused before anything changes
-    before = core.clone(fused)
-    read_only = np.zeros((B, game.num_actions), dtype=bool)
-    read_only.flags.writeable = False
-    for bad in (np.zeros((B, game.num_actions), dtype=np.int8), np.zeros((B + 1, game.num_actions), dtype=bool),
-                np.zeros((game.num_actions, B), dtype=bool).T, [[True] * game.num_actions] * B, read_only):
-        with pytest.raises(ValueError, match="next_mask"):
-            game.step_inplace(fused, sample_masked(mask, rng), rng, mask, next_mask=bad)
-    assert core.states_equal(before, fused)
+        with pytest.raises(ValueError, match="read-only"):
+            mask[0, 0] = not mask[0, 0]
+    # rows restart with new games, and the mask follows
+    owner = game.batch(np.random.default_rng(5), 6)
+    before = core.clone(owner.state)
+    owner.reset_rows(np.array([1, 4]))
+    assert core.states_equal(core.take(owner.state, [0, 2, 3, 5]), core.take(before, [0, 2, 3, 5]))
+    np.testing.assert_array_equal(owner.mask, game.legal_action_mask(owner.state))
+    for bad in (np.array([6]), np.array([-1]), np.zeros(5, dtype=bool), np.array([0.5])):
+        with pytest.raises(ValueError, match="rows"):
+            owner.reset_rows(bad)
 
 
 def test_done_rows_are_unchanged(game_case, rng):

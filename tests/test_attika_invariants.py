@@ -131,7 +131,7 @@ def test_random_games_keep_the_invariants(num_players: int) -> None:
         prev_done = state.done.copy()
         mask = game.legal_action_mask(state)
         assert mask.any(axis=1).all(), "a position with no legal action"
-        game.step_inplace(state, sample_masked(mask, rng), rng, mask)
+        game.step_inplace(state, sample_masked(mask, rng), rng)
         check_step(state, prev_done, num_players)
         step += 1
         if step % MAP_CHECK_EVERY == 0:

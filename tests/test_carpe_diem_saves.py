@@ -28,7 +28,7 @@ def saved(game, predicate, seed: int = 0) -> dict:
             if predicate(state):
                 return game.to_dict(state)
             mask = game.legal_action_mask(state)
-            state = game.apply(state, sample_masked(mask, rng), rng.random((1, game.uniforms_per_step)), mask)
+            state = game.apply(state, sample_masked(mask, rng), rng.random((1, game.uniforms_per_step)))
     raise AssertionError("no such position in 20 random games")
 
 

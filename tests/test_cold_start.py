@@ -34,7 +34,7 @@ game = env.game
 state = game.init(np.random.default_rng(0), 8)
 for _ in range(4):
     mask = game.legal_action_mask(state)
-    state = game.step(state, sample_masked(mask, np.random.default_rng(1)), np.random.default_rng(2), mask)
+    state = game.step(state, sample_masked(mask, np.random.default_rng(1)), np.random.default_rng(2))
 default_encoder(name, game).encode(game.observe(state, state.to_play))
 game.validate(game.determinize(state, 0, np.random.default_rng(3)))
 compiled = sorted({f"{m}.{k}" for m, mod in list(sys.modules.items()) if m.startswith("meeple")

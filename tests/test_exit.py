@@ -414,9 +414,13 @@ def test_search_on_hidden_information_reads_only_determinized_states():
             np.testing.assert_array_equal(player, s.to_play)
             return game.determinize(s, player, rng)
 
-        def apply(self, s: Any, actions: Any, u: Any, mask: Any = None) -> Any:
+        def apply(self, s: Any, actions: Any, u: Any) -> Any:
             applied.append(s)
-            return game.apply(s, actions, u, mask)
+            return game.apply(s, actions, u)
+
+        def _step_owned(self, s: Any, actions: Any, u: Any, rng: Any, mask: Any, next_mask: Any = None) -> None:
+            applied.append(s)
+            game._step_owned(s, actions, u, rng, mask, next_mask)
 
         def observe(self, s: Any, player: Any) -> Any:
             observed.append(np.array_equal(player, s.to_play))

@@ -56,7 +56,7 @@ def digest(name: str, aec_steps: int = 40, batch_steps: int = 12) -> str:
         h.update(mask.tobytes())
         actions = heuristic.act(game, state, rng) if step % 3 == 0 else sample_masked(mask, rng)
         h.update(np.asarray(actions, dtype=np.int64).tobytes())
-        state = game.step(state, actions, rng, mask)
+        state = game.step(state, actions, rng)
         for field in state:
             h.update(np.ascontiguousarray(field).tobytes())
     return h.hexdigest()

@@ -28,7 +28,7 @@ def reach(game, wanted, seed: int = 0, batch: int = 32):
                 row = core.take(state, [b])
                 return game.to_dict(row), row
         mask = game.legal_action_mask(state)
-        state = game.apply(state, sample_masked(mask, rng), rng.random((batch, game.uniforms_per_step)), mask)
+        state = game.apply(state, sample_masked(mask, rng), rng.random((batch, game.uniforms_per_step)))
     raise AssertionError("random play never reached the wanted position")
 
 

@@ -2,7 +2,7 @@
 
 Each bad action, seat, uniform array, state or saved payload must raise ValueError naming the problem
 and leave the state it was given unchanged. The saved-state fuzzer (envs/fuzz.py) runs briefly here;
-`benchmarks/soak.py --fuzz N` runs it long. scripts/test.sh runs this module with NUMBA_BOUNDSCHECK=1, so
+`benchmarks/soak.py --fuzz N` runs it long. The kernels check every index (docs/memory_safety.md), so
 an out-of-bounds index in a kernel fails a test instead of writing into another row.
 """
 
@@ -81,64 +81,65 @@ def test_masked_out_action_in_one_row_changes_no_row(case) -> None:
     _unchanged_after(lambda: game.apply_inplace(state, actions, np.zeros((4, game.uniforms_per_step))), state)
 
 
-def test_a_mask_the_core_did_not_compute_for_the_state_is_not_believed(case) -> None:
-    """A step's `mask` argument spares it a mask computation, but the kernels trust the legality check
-    (an illegal action can index outside an array), so a mask that lies must not let an illegal action
-    through: all-True, a copy, one from before a step, one of another state. Each is refused like no mask."""
+def test_no_mask_from_outside_is_believed(case) -> None:
+    """Legality is checked on a mask the core computes for the very state it steps: the pure calls take
+    no mask at all, and an owner (`Batch`) keeps its own where nobody writes it. A mask edited into a lie
+    (the issue's reproduction: the array legal_action_mask returned, set all True) gets no illegal action
+    through; the owner's mask refuses writes; the state is unchanged after each refusal."""
     _, _, game, state = case
     mask = game.legal_action_mask(state)
     actions, row = _illegal_actions(state, mask)
     u = np.zeros((4, game.uniforms_per_step))
     rng = np.random.default_rng(0)
-    other = random_steps(game, np.random.default_rng(99), 4, 3)
-    lies = {"all True": np.ones_like(mask), "a copy edited": mask.copy(), "another state's": game.legal_action_mask(other)}
-    lies["a copy edited"][row] = True
-    lies["another state's"][row] = True
-    for what, lie in lies.items():
-        for call in (lambda m=lie: game.apply_inplace(state, actions, u, m),
-                     lambda m=lie: game.step_inplace(state, actions, rng, m),
-                     lambda m=lie: game.apply(state, actions, u, m), lambda m=lie: game.step(state, actions, rng, m)):
-            before = core.clone(state)
-            with pytest.raises(ValueError, match=f"row {row}"):
-                call()
-            assert core.states_equal(state, before), f"{what}: a refused step changed the state"
+    mask[:] = True  # edited, as a user would
+    for call in (lambda: game.apply_inplace(state, actions, u), lambda: game.step_inplace(state, actions, rng),
+                 lambda: game.apply(state, actions, u), lambda: game.step(state, actions, rng)):
+        before = core.clone(state)
+        with pytest.raises(ValueError, match=f"row {row}"):
+            call()
+        assert core.states_equal(state, before), "a refused step changed the state"
+    for call in (lambda: game.step(state, actions, rng, mask), lambda: game.apply(state, actions, u, mask)):
+        with pytest.raises(TypeError):
+            call()  # no mask argument to lie with
+    owner = game.batch(rng, state=state)
+    with pytest.raises(ValueError, match="read-only"):
+        owner.mask[row] = True
+    before = core.clone(owner.state)
+    with pytest.raises(ValueError, match=f"row {row}"):
+        owner.step(actions)
+    assert core.states_equal(owner.state, before)
     # a mask from before a step: legal then, perhaps not now
-    before_mask = game.legal_action_mask(state)
-    game.step_inplace(state, np.argmax(before_mask, axis=1), rng)
-    now = game.legal_action_mask(state)
-    stale = np.argwhere(before_mask & ~now & ~state.done[:, None])
+    before_mask = owner.mask.copy()
+    owner.step(np.argmax(before_mask, axis=1))
+    now = owner.mask
+    stale = np.argwhere(before_mask & ~now & ~owner.state.done[:, None])
     if stale.size:
         actions = np.argmax(now, axis=1)
         actions[stale[0, 0]] = stale[0, 1]
-        _unchanged_after(lambda: game.step_inplace(state, actions, rng, before_mask), state)
-    # the core's own masks are believed, and give the same game as no mask
-    twin = core.clone(state)
-    actions = np.argmax(now, axis=1)
-    game.apply_inplace(state, actions, u, now, next_mask=now)
-    game.apply_inplace(twin, actions, u)
-    assert core.states_equal(state, twin)
-    np.testing.assert_array_equal(now, game.legal_action_mask(twin))
+        _unchanged_after(lambda: owner.step(actions), owner.state)
 
 
-def test_a_lying_mask_never_reaches_a_kernel_in_random_games(case) -> None:
-    """Illegal actions under an all-True mask at every step of random games: each is refused (with the
-    bounds checks of scripts/test.sh on, an index outside an array would fail here instead)."""
+def test_illegal_actions_never_reach_a_kernel_in_random_games(case) -> None:
+    """Random in-range illegal actions at every step of random games, through the pure calls and through an
+    owner: each is refused, nothing changes (with the kernels' index checks, an index outside an array
+    would fail here as a ValueError instead)."""
     _, _, game, _ = case
     rng = np.random.default_rng(5)
-    state = game.init(rng, 8)
-    lie = np.ones((8, game.num_actions), dtype=np.bool_)
+    owner = game.batch(rng, 8)
+    state = owner.state
     refused = 0
     for _ in range(60):
-        mask = game.legal_action_mask(state)
+        mask = owner.mask
         live = np.flatnonzero(~state.done & ~mask.all(axis=1))
         if live.size == 0:
             break
         actions = sample_masked(mask, rng)
         row = int(rng.choice(live))
         actions[row] = int(rng.choice(np.flatnonzero(~mask[row])))
-        _unchanged_after(lambda a=actions: game.apply_inplace(state, a, rng.random((8, game.uniforms_per_step)), lie), state)
+        _unchanged_after(lambda a=actions: game.apply_inplace(state, a, rng.random((8, game.uniforms_per_step))), state)
+        _unchanged_after(lambda a=actions: owner.step(a), state)
         refused += 1
-        game.step_inplace(state, sample_masked(mask, rng), rng, mask, next_mask=mask)
+        owner.step(sample_masked(mask, rng))
     assert refused >= 10
 
 
@@ -201,6 +202,12 @@ def test_uniforms_must_be_finite_and_in_unit_interval(case) -> None:
         _unchanged_after(lambda u=u: game.apply_inplace(state, actions, u), state)
         with pytest.raises(ValueError, match="u must"):
             game.init_from_uniforms(u)
+    # strings and complex numbers are refused, not parsed or cut to their real part
+    for bad in (np.full((4, game.uniforms_per_step), "0.5"), np.full((4, game.uniforms_per_step), 0.5 + 0.1j),
+                np.full((4, game.uniforms_per_step), False), [["0.5"] * game.uniforms_per_step] * 4):
+        _unchanged_after(lambda u=bad: game.apply_inplace(state, actions, u), state)
+        with pytest.raises(ValueError, match="u must"):
+            game.init_from_uniforms(bad)
 
 
 def player_range(name: str, config: dict) -> tuple[int, int]:

@@ -83,13 +83,17 @@ class CountingGame:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.game, name)
 
-    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> Any:
+    def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
         self.applied.append(state)
-        return self.game.apply(state, actions, u, mask)
+        return self.game.apply(state, actions, u)
 
-    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray, mask: np.ndarray | None = None) -> None:
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None:
         self.applied.append(state)
-        self.game.apply_inplace(state, actions, u, mask)
+        self.game.apply_inplace(state, actions, u)
+
+    def _step_owned(self, state: Any, actions: Any, u: Any, rng: Any, mask: np.ndarray, next_mask: Any = None) -> None:
+        self.applied.append(state)
+        self.game._step_owned(state, actions, u, rng, mask, next_mask)
 
     def determinize(self, state: Any, player: Any, rng: np.random.Generator) -> Any:
         out = self.game.determinize(state, player, rng)

@@ -49,6 +49,17 @@ def test_random_games_are_narrated_without_leaks(name, config):
                 assert game.narrate(other_before, action, other_after, 0, seat=seat) == lines, (seat, viewer, lines)
 
 
+@pytest.mark.parametrize("name", list(GAMES))
+def test_narrate_refuses_actions_out_of_range_as_action_to_str_does(name):
+    game = make(name, num_players=2)
+    before, _, after = next(_steps(game, 3, 1))
+    for bad in (-1, game.num_actions, 10**12, 1.5, True, "0", None):
+        with pytest.raises(ValueError, match="action must be an integer"):
+            game.action_to_str(before, bad)
+        with pytest.raises(ValueError, match="action must be an integer"):
+            game.narrate(before, bad, after)
+
+
 @pytest.mark.parametrize("num_players", [1, 2, 4])
 def test_rtta_narration_tells_the_dice_and_the_disasters(num_players):
     game = make("roll_through_the_ages", num_players=num_players)

@@ -15,7 +15,7 @@ import pytest
 from helpers import case_id
 
 from meeple.agents.random_agent import sample_masked
-from meeple.encoders.base import StepObserve
+from meeple.envs.batch import StepObserve
 from meeple.envs import GAMES, core, encoder_kinds, make, make_encoder
 
 CASES = [pytest.param(name, config, id=case_id(name, config))
@@ -35,7 +35,7 @@ def test_a_random_game_encodes_every_seat_in_every_kind(name, config):
         if state.done.all():
             state = game.init(rng, 1)
         mask = game.legal_action_mask(state)
-        state = game.step(state, sample_masked(mask, rng), rng, mask)
+        state = game.step(state, sample_masked(mask, rng), rng)
         for seat in range(game.num_players):
             view = game.observe(state, seat)
             for encoder in encoders:

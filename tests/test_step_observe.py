@@ -1,4 +1,4 @@
-"""One compiled call per AEC step: the encoders' fused kernels (`encoders.base.StepObserve`) give exactly
+"""One compiled call per AEC step: the encoders' fused kernels (`envs.batch.StepObserve`) give exactly
 what the separate calls give (apply, legal-action mask, observe, encode), for every game configuration
 and encoder kind, through whole random games at batch size one."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from meeple.agents.random_agent import sample_masked
-from meeple.encoders.base import StepObserve
+from meeple.envs.batch import StepObserve
 from meeple.envs import GAMES, core, encoder_kinds, jit, make, make_encoder
 
 from helpers import case_id
@@ -32,7 +32,7 @@ def test_fused_step_equals_the_separate_calls(name, config, kind):
             action = int(sample_masked(mask, rng)[0])
             seed = int(rng.integers(1 << 62))
             expected = core.clone(state)
-            game.step_inplace(expected, np.array([action]), np.random.default_rng(seed), mask)
+            game.step_inplace(expected, np.array([action]), np.random.default_rng(seed))
             fused(state, action, np.random.default_rng(seed))
             assert core.states_equal(state, expected), f"game {game_index} step {steps}: states differ"
             np.testing.assert_array_equal(fused.mask, game.legal_action_mask(expected))

@@ -40,7 +40,7 @@ def _play(name: str, config: dict, num_threads: int, steps: int = 40) -> list[np
         mask = game.legal_action_mask(state)
         out.append(mask)
         actions = sample_masked(mask, rng)
-        state = game.apply(state, actions, rng.random((BATCH, game.uniforms_per_step)), mask)
+        state = game.apply(state, actions, rng.random((BATCH, game.uniforms_per_step)))
         if t % 10 == 9:
             seats = state.to_play.astype(np.int64)
             out.append(encoder.encode(game.observe(state, seats)))

@@ -149,7 +149,7 @@ def sweep(num_players: int, games: int, batch: int = BATCH, seed: int = 0) -> di
             mask = game.legal_action_mask(state)
             assert mask.any(axis=1).all()
             actions = sample_masked(mask, rng)
-            after = game.apply(state, actions, rng.random((n, game.uniforms_per_step)), mask)
+            after = game.apply(state, actions, rng.random((n, game.uniforms_per_step)))
             _check_step(state, after, actions, pending)
             steps += int((~state.done).sum())
             state = after

@@ -83,7 +83,7 @@ def test_moves_and_builds_in_the_mask_follow_the_rules_edge_by_edge(P):
             if dec != D.DEC_CONVERT:
                 assert np.array_equal(mask[b, BUILDS], expected_builds(state, b, p, P)), (P, b, dec)
             checked[dec] += 1
-        game.step_inplace(state, sample_masked(mask, rng), rng, mask)
+        game.step_inplace(state, sample_masked(mask, rng), rng)
         done = np.flatnonzero(state.done)
         if len(done):
             fresh = game.init(rng, len(done))
