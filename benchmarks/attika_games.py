@@ -54,7 +54,7 @@ def play(game: Attika, heuristic_seat: np.ndarray | None, all_heuristic: bool, r
         if use.any():
             actions = np.where(use, heuristic.act(game, state, rng), actions)
         decisions += ~state.done
-        game.step_inplace(state, actions, rng, mask)
+        game.step_inplace(state, actions, rng)
     return state, decisions
 
 

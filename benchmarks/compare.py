@@ -108,6 +108,11 @@ def spawn(tree: Path, game: str, args: Args, site: Path) -> subprocess.Popen:
     """A worker stepping `game` with `tree`'s code."""
     env = {**os.environ, "MEEPLE_COMPILE": "wait"}  # timed code never runs as Python while a cache fills
     if tree != REPO:
+        # a compile cache per commit, kept between runs: another run against the same tree loads its kernels
+        # instead of compiling them again (each worktree is new, and numba's in-tree cache goes with it)
+        commit = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        env["NUMBA_CACHE_DIR"] = str(Path.home() / ".cache" / "meeple-compare" / commit)
         site.mkdir(parents=True, exist_ok=True)
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE.format(checkout=str(REPO), tree=str(tree)))
         env["PYTHONPATH"] = str(site)

@@ -9,8 +9,8 @@ Then, for every decision kind (the game's `data.DECISION_NAMES`), it builds a ba
 that decision and times, on one thread (so the figures are per row of work, not shared by cores):
 
 - mask: `legal_action_mask` of those positions;
-- step: `step_inplace` with one random legal action per row and the mask of the next position written
-  in the same call (`next_mask=`, the core row's path); this includes the automatic steps and the mask
+- step: `Batch.step` with one random legal action per row and the mask of the next position written
+  in the same call (`Batch.step`, the core row's path); this includes the automatic steps and the mask
   of whatever decision comes next, so it is the cost of leaving this decision.
 
 `share` is how often a live row is at that decision in random play, and the last line weighs the step
@@ -60,20 +60,14 @@ def decision_names(name: str) -> tuple[str, ...]:
 
 def collect(game, args: Args, rng: np.random.Generator):
     """Snapshots of a batch in random play, concatenated into one state."""
-    state = game.init(rng, args.batch)
-    mask = game.legal_action_mask(state)
-    fused = game.mask_in_step(args.batch)
+    owner = game.batch(rng, args.batch)
+    state, mask = owner.state, owner.mask
     snapshots = []
     for i in range(args.steps):
-        game.step_inplace(state, sample_masked(mask, rng), rng, mask, next_mask=mask if fused else None)
-        if not fused:
-            mask = game.legal_action_mask(state)
+        mask = owner.step(sample_masked(mask, rng))
         done = np.flatnonzero(state.done)
         if len(done) >= max(1, args.batch // 64):
-            fresh = game.init(rng, len(done))
-            for f_new, f in zip(fresh, state):
-                f[done] = f_new
-            mask = game.legal_action_mask(state)
+            mask = owner.reset_rows(done)
         if i >= 150 and i % 25 == 0:
             snapshots.append(type(state)(*(np.copy(f) for f in state)))
     return type(state)(*(np.concatenate(fields) for fields in zip(*snapshots)))
@@ -110,11 +104,9 @@ def profile(args: Args) -> dict:
             return time.perf_counter() - t
 
         def time_step(batch=batch, actions=actions) -> float:
-            fresh = type(batch)(*(np.copy(f) for f in batch))
-            own = game.legal_action_mask(fresh)
-            out = np.empty_like(own)
+            owner = game.batch(rng, state=batch)
             t = time.perf_counter()
-            game.step_inplace(fresh, actions, rng, own, next_mask=out)
+            owner.step(actions)
             return time.perf_counter() - t
 
         rows.append({

@@ -72,10 +72,9 @@ def profile(name: str, args: Args) -> dict:
     encoder = default_encoder(name, game)
     rng = np.random.default_rng(args.seed)
     B = args.batch
-    state = game.init(rng, B)
+    owner = game.batch(rng, B)
+    state, mask = owner.state, owner.mask
     out = np.empty((B, *encoder.shape), dtype=encoder.dtype)
-    fused = game.mask_in_step(B)
-    mask = game.legal_action_mask(state)
     parts = {"sample": 0.0, "step": 0.0, "encode": 0.0, "restart": 0.0}
     rows = 0
     for i in range(100 + args.steps):
@@ -84,18 +83,13 @@ def profile(name: str, args: Args) -> dict:
         actions = sample_masked(mask, rng)
         t1 = time.perf_counter()
         live = B - int(np.count_nonzero(state.done))
-        game.step_inplace(state, actions, rng, mask, next_mask=mask if fused else None)
-        if not fused:
-            mask = game.legal_action_mask(state)
+        mask = owner.step(actions)
         t2 = time.perf_counter()
         encoder.encode(game.observe(state, state.to_play), out=out)
         t3 = time.perf_counter()
         done = np.flatnonzero(state.done)
         if len(done) >= max(1, B // 64):
-            fresh = game.init(rng, len(done))
-            for f_new, f in zip(fresh, state):
-                f[done] = f_new
-            mask[done] = game.legal_action_mask(fresh)
+            mask = owner.reset_rows(done)
         t4 = time.perf_counter()
         if timed:
             parts["sample"] += t1 - t0
