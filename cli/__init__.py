@@ -87,21 +87,14 @@ def game_rows() -> list[dict]:
     the fewest the game allows, default variant), the variants that change the action count, Gymnasium id."""
     import numpy as np
 
-    from meeple.envs import GAMES, make, make_encoder
+    from meeple.envs import GAMES, make, make_encoder, player_range
     from meeple.envs.single_agent import GYMNASIUM_IDS
 
     rows = []
     with quiet_first_use():
         for name, entry in GAMES.items():
-            module, cls = entry.rules.split(":")
-            config = getattr(importlib.import_module(module), cls).Config
-            players = []
-            for p in range(1, 9):
-                try:
-                    config(num_players=p)
-                except ValueError:
-                    continue
-                players.append(p)
+            lo, hi = player_range(name)
+            players = list(range(lo, hi + 1))
             P = 2 if 2 in players else players[0]
             game = make(name, num_players=P)
             variants = {}  # the test configurations whose variant flags change the action count

@@ -75,6 +75,12 @@ def list_games() -> list[str]:
     return sorted(GAMES)
 
 
+def player_range(name: str) -> tuple[int, int]:
+    """The (fewest, most) players game `name` allows, read from its rules class (nothing is built)."""
+    module, cls = _entry(name).rules.split(":")
+    return tuple(getattr(importlib.import_module(module), cls).PLAYERS)
+
+
 def _entry(name: str) -> GameEntry:
     try:
         return GAMES[name]

@@ -244,6 +244,7 @@ class RulesBase(GameBase, ABC):
     VIEW_FIELDS: tuple[Field, ...] = ()
     SCRATCH: tuple[Field, ...] = ()
     CLASSES: GameClasses  # state_classes(FIELDS, VIEW_FIELDS, SCRATCH), built in the game's state.py
+    PLAYERS: tuple[int, int]  # the player counts the rules allow (inclusive), checked by the Config
     Config: type
     kernels: Any  # the game's kernels module (entry points in the module docstring above)
     render_module: str
@@ -262,6 +263,10 @@ class RulesBase(GameBase, ABC):
         self.uniforms_per_step = self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP  # what `step` draws per row
         self.scratch = make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players)
         self.configure()
+        self.info = self.info._replace(
+            min_players=self.PLAYERS[0], max_players=self.PLAYERS[1],
+            hidden_fields=tuple(f.name for f in self.FIELDS if f.visibility != PUBLIC),
+            render_modes=tuple(self.render_modes()))
         self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
         names = [n.strip() for n in self.kernels.KERNEL_ARGS.split(",")]
         if len(names) != len(self.kernel_args):

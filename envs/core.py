@@ -35,6 +35,11 @@ class GameInfo(NamedTuple):
     max_game_length: int  # an upper bound on decisions (steps) in one game
     has_chance: bool
     has_hidden_information: bool
+    # filled in by the rules base from the rules class and its field table (envs/base.py)
+    min_players: int = 0  # the player counts the game's rules allow: min_players..max_players
+    max_players: int = 0
+    hidden_fields: tuple[str, ...] = ()  # state fields not every seat may see (PRIVATE or HIDDEN)
+    render_modes: tuple[str, ...] = ("ansi",)  # what the AEC env can render: "ansi", and a picture
 
 
 class Game(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meeple.encoders import attika, carpe_diem, hadara, roll_through_the_ages
+from meeple.encoders import attika, carpe_diem, hadara, roll_through_the_ages, utopia
 from meeple.encoders.base import block_offsets, seat_of, unwritten_blocks
 
 
@@ -27,6 +27,7 @@ KERNELS = [
     pytest.param(_without(attika.AT_PLANES, _ATTIKA_SHARED), "AT_PLANES", (attika.planes_encode_nb,),
                  id="attika-planes"),
     pytest.param(_ATTIKA_SHARED, "VEC", (attika._vectors,), id="attika-vectors"),
+    pytest.param(utopia.AT, "AT", (utopia.encode_nb,), id="utopia"),
 ]
 
 
@@ -43,6 +44,7 @@ def test_every_block_is_written_by_name(offsets, alias, kernels):
     pytest.param(attika.AT, attika.COMPACT_BLOCKS, id="attika-compact"),
     pytest.param(attika.AT_PLANES, attika.PLANES_BLOCKS, id="attika-planes"),
     pytest.param(attika.VEC, attika.VECTOR_BLOCKS, id="attika-vectors"),
+    pytest.param(utopia.AT, utopia.BLOCKS, id="utopia"),
 ])
 def test_offsets_follow_the_block_table(offsets, blocks):
     starts = np.cumsum([0] + [int(np.prod(shape)) for _, shape, _ in blocks])[:-1]

@@ -7,7 +7,6 @@ carrying the HTTP status the app answers with (4xx, with a message meant for the
 
 from __future__ import annotations
 
-import importlib
 import io
 import re
 import functools
@@ -15,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from meeple.envs import GAMES, list_games, make
+from meeple.envs import list_games, make, player_range
 from meeple.web.errors import ApiError
 
-MAX_PLAYERS_TRIED = 8  # player counts looked for in a game's Config (no game allows more)
 
 
 def png_bytes(picture: np.ndarray) -> bytes:
@@ -45,17 +43,9 @@ def parse_seat(raw: str | None, num_players: int) -> int | None:
 
 
 def player_counts(game_name: str) -> list[int]:
-    """The player counts game `game_name` allows (its Config's checks decide, as in `meeple games`)."""
-    module, cls = GAMES[game_name].rules.split(":")
-    config = getattr(importlib.import_module(module), cls).Config
-    counts = []
-    for p in range(1, MAX_PLAYERS_TRIED + 1):
-        try:
-            config(num_players=p)
-        except ValueError:
-            continue
-        counts.append(p)
-    return counts
+    """The player counts game `game_name` allows (its rules class's PLAYERS, as in `meeple games`)."""
+    lo, hi = player_range(game_name)
+    return list(range(lo, hi + 1))
 
 
 @functools.cache

@@ -84,6 +84,8 @@ VALIDATE_ERRORS = {
 class Attika(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
+    PLAYERS = (data.MIN_PLAYERS, data.MAX_PLAYERS)
+
     FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
     Config = Config
     kernels = kernels

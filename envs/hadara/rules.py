@@ -86,6 +86,8 @@ class Hadara(base.RulesBase):
     has seen (stack and plundered colonies, one's own included) is reshuffled.
     """
 
+    PLAYERS = (data.MIN_PLAYERS, data.MAX_PLAYERS)
+
     FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
     Config = Config
     kernels = kernels

@@ -27,6 +27,9 @@ from meeple.envs.roll_through_the_ages.data import GOODS_MAX, MONUMENT_FIRST, MO
 from meeple.envs.roll_through_the_ages.state import State, View  # noqa: F401  (re-exported)
 
 
+PLAYERS = (1, 4)  # the solitaire game and 2-4 players
+
+
 @dataclass(frozen=True)
 class Config:
     """Variant flags (all JSON-serialisable)."""
@@ -43,7 +46,7 @@ class Config:
     """Let a 5th development or all monuments end a solo game early."""
 
     def __post_init__(self) -> None:
-        base.check_int(self, "num_players", 1, 4)
+        base.check_int(self, "num_players", *PLAYERS)
         base.check_bool(self, "trade", "solo_standard_end_triggers")
         if self.trade and self.num_players == 1:
             raise ValueError("the trade variant needs at least 2 players")
@@ -53,6 +56,8 @@ class Config:
 
 class RollThroughTheAges(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
+
+    PLAYERS = PLAYERS
 
     FIELDS, SCRATCH, CLASSES = state.FIELDS, state.SCRATCH, state.CLASSES
     Config = Config
