@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import inspect
 import operator
+from importlib import import_module
 from abc import ABC, abstractmethod
 from collections import namedtuple
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from meeple.envs.core import GameBase, clone, extend_uniforms, rank_returns
+from meeple.envs.core import clone, extend_uniforms, rank_returns, state_from_dict, state_to_dict
 from meeple.envs import threads
 from meeple.envs.jit import compiled_entry, first_field_outside, first_illegal, first_out_of_range
 
@@ -231,7 +232,7 @@ class FieldRanges:
             raise ValueError(f"{what}: {self.fields[k].name} outside {lo}..{hi} (rows {rows[:5].tolist()})")
 
 
-class RulesBase(GameBase, ABC):
+class RulesBase(ABC):
     """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
 
     A subclass sets the class attributes below and `configure()` (info, action names, kernel config);
@@ -760,9 +761,93 @@ class RulesBase(GameBase, ABC):
             for array in scratch:
                 array.fill(0)
 
+    # --- saves and views (`core.Views`) --------------------------------------------------------
+    # `render_module` is the dotted path of the game's text-view module (`action_to_str`, `score_sheet`);
+    # two sibling modules of the game package complete the views: `picture` (`render_rgb`, the drawn
+    # picture) and `narration` (`narrate`, what a step did, in words). `seat` in the views: None shows
+    # what a spectator at the table sees (public information only); seat p adds what player p alone may
+    # see (its own hidden cards), never another player's.
+
+    def to_dict(self, state: Any) -> dict:
+        """A JSON-ready dict of `state` (see `state_to_dict`)."""
+        return state_to_dict(self, state)
+
+    def from_dict(self, payload: object) -> Any:
+        """The validated state saved by `to_dict`; malformed input raises ValueError."""
+        return state_from_dict(self, payload, self.empty(1))
+
+    def check_row(self, state: Any, row: Any) -> int:
+        """`row` as an int, or ValueError unless `state` is this game's State and `row` one of its rows (an
+        integer 0..B-1: a negative index would quietly show another row, a bool or a float is a mistake)."""
+        B = self.check_state(state)
+        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not 0 <= row < B:
+            raise ValueError(f"row must be an integer 0..{B - 1} (a row of the state), got {row!r}")
+        return int(row)
+
+    def action_to_str(self, state: Any, action: int, row: int = 0) -> str:
+        """The action's name with what it means in `state` (row `row`); ValueError for a row the state
+        does not have or an action outside 0..num_actions-1."""
+        row = self.check_row(state, row)
+        return import_module(self.render_module).action_to_str(self, state, self.check_action(action), row)
+
+    def check_action(self, action: Any) -> int:
+        """`action` as an int, or ValueError unless it is an integer 0..num_actions-1 (not a bool or float)."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < self.num_actions:
+            raise ValueError(f"action must be an integer 0..{self.num_actions - 1}, got {action!r}")
+        return int(action)
+
+    def _view_module(self, name: str) -> Any:
+        """The game package's sibling module `name` of its text-view module (None if it has none)."""
+        package = self.render_module.rsplit(".", 1)[0]
+        try:
+            return import_module(f"{package}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.{name}":
+                raise
+            return None
+
+    def check_seat_view(self, seat: int | None) -> int | None:
+        """seat for a view: None (spectator) or a seat number of this game, else ValueError."""
+        if seat is None:
+            return None
+        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
+                or not 0 <= int(seat) < self.num_players:
+            raise ValueError(f"seat must be None or 0..{self.num_players - 1}, got {seat!r}")
+        return int(seat)
+
+    def render_text(self, state: Any, row: int = 0, seat: int | None = None) -> str:
+        """A readable text view of row `row` (the ansi render); `seat` adds that player's own hidden cards."""
+        return import_module(self.render_module).score_sheet(self, state, self.check_row(state, row),
+                                                             seat=self.check_seat_view(seat))
+
+    def render_modes(self) -> list[str]:
+        """The AEC render modes: "ansi", plus "rgb_array" and "human" if the game draws a picture."""
+        return ["ansi"] + (["rgb_array", "human"] if self._view_module("picture") is not None else [])
+
+    def render_rgb(self, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
+        """An (H, W, 3) uint8 picture of row `row` (the rgb_array render); `seat` as in `render_text`."""
+        module = self._view_module("picture")
+        if module is None:
+            raise ValueError(f"{type(self).__name__} draws no picture; its render modes are {self.render_modes()}")
+        return module.render_rgb(self, state, self.check_row(state, row), seat=self.check_seat_view(seat))
+
+    def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]:
+        """What the step `before` --action--> `after` did in row `row`, as lines of text: the move, and the
+        chance outcomes and automatic events it led to (dice, draws, disasters, scoring), as `seat` may
+        see them (None: public information only)."""
+        row = self.check_row(before, row)
+        action = self.check_action(action)
+        if self.check_state(after) != before[0].shape[0]:
+            raise ValueError("narrate: `before` and `after` must be states of the same batch size")
+        module = self._view_module("narration")
+        if module is None:
+            return [self.action_to_str(before, action, row)]
+        return module.narrate(self, before, action, after, row, seat=self.check_seat_view(seat))
+
     # --- validation ----------------------------------------------------------------------------
 
-    def validate_rules(self, state: Any) -> None:
+    def validate_rules(self, state: Any) -> None:  # noqa: B027 (an optional hook, not abstract)
         """Consistency checks a game writes in numpy (after the ranges, before `validate_nb`)."""
 
     def validate(self, state: Any) -> None:

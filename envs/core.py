@@ -12,7 +12,6 @@ game's own consistency rules (`Game.validate`) before anything is returned.
 from __future__ import annotations
 
 import json
-from importlib import import_module
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -42,14 +41,14 @@ class GameInfo(NamedTuple):
     render_modes: tuple[str, ...] = ("ansi",)  # what the AEC env can render: "ansi", and a picture
 
 
-class Game(Protocol):
-    """The rules-core protocol every game implements (all through `envs.base.RulesBase`) and the AEC env,
-    the self-play env, the encoders, the agents, search and the generic tests rely on.
+class Rules(Protocol):
+    """The rules verbs every game implements (all through `envs.base.RulesBase`) and the AEC env, the
+    vector envs, the encoders, the agents, search and the generic tests rely on.
 
     B = batch, P = players, A = actions, K = uniforms per step.
     """
 
-    info: GameInfo
+    info: GameInfo  # static facts of this configuration: players, actions, the player range, hidden fields
     config: Any  # frozen dataclass of the variant flags (JSON-serialisable)
     num_players: int
     num_actions: int  # A
@@ -64,7 +63,7 @@ class Game(Protocol):
     def legal_action_mask(self, state: Any) -> np.ndarray: ...  # (B, A) bool; all True when done
     def step(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> Any: ...
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any: ...  # pure; u (B, K) in [0, 1)
-    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None: ...  # for state owners
+    def apply_inplace(self, state: Any, actions: np.ndarray, u: np.ndarray) -> None: ...
     # every step checks legality on a mask it computes for the state it is given; an owner that steps the
     # same games again and again keeps the mask each step returns instead (`batch`, envs/batch.py)
     def step_inplace(self, state: Any, actions: np.ndarray, rng: np.random.Generator) -> None: ...
@@ -78,11 +77,22 @@ class Game(Protocol):
     def validate(self, state: Any) -> None: ...  # raises ValueError on an unreachable state
     def to_dict(self, state: Any) -> dict: ...  # JSON-ready save
     def from_dict(self, payload: object) -> Any: ...  # validated load
+
+
+class Views(Protocol):
+    """What a person reads: action names in a position, text and pictures of a row, narration of a step.
+    `seat` None shows what a spectator sees (public information only); seat p adds what player p alone
+    may see, never another player's."""
+
     def action_to_str(self, state: Any, action: int, row: int = 0) -> str: ...
     def render_text(self, state: Any, row: int = 0, seat: int | None = None) -> str: ...
     def render_modes(self) -> list[str]: ...
     def render_rgb(self, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray: ...
     def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]: ...
+
+
+class Game(Rules, Views, Protocol):
+    """A game: its rules verbs and its views (one `envs.base.RulesBase` subclass per game)."""
 
 
 def action_names_from_groups(groups: tuple, num_actions: int, fields: Any = None) -> tuple[str, ...]:
@@ -219,98 +229,6 @@ def state_from_dict(game: Game, data: Any, template: tuple) -> tuple:
     state = type(template)(*arrays)
     game.validate(state)
     return state
-
-
-class GameBase:
-    """Shared methods of the rules-core classes: JSON round trip and text views.
-
-    A subclass provides `empty(batch)` (a zero state of the right shapes, the template for loading)
-    and `render_module`, the dotted path of its text-view module (`action_to_str`, `score_sheet`). Two
-    sibling modules of the game package complete the views: `picture` (`render_rgb`, the drawn
-    picture) and `narration` (`narrate`, what a step did, in words).
-
-    `seat` in the views: None shows what a spectator at the table sees (public information only);
-    seat p adds what player p alone may see (its own hidden cards), never another player's.
-    """
-
-    render_module: str
-
-    def to_dict(self, state: Any) -> dict:
-        """A JSON-ready dict of `state` (see `state_to_dict`)."""
-        return state_to_dict(self, state)  # type: ignore[arg-type]
-
-    def from_dict(self, payload: object) -> Any:
-        """The validated state saved by `to_dict`; malformed input raises ValueError."""
-        return state_from_dict(self, payload, self.empty(1))  # type: ignore[arg-type, attr-defined]
-
-    def check_row(self, state: Any, row: Any) -> int:
-        """`row` as an int, or ValueError unless `state` is this game's State and `row` one of its rows (an
-        integer 0..B-1: a negative index would quietly show another row, a bool or a float is a mistake)."""
-        B = self.check_state(state)  # type: ignore[attr-defined]
-        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not 0 <= row < B:
-            raise ValueError(f"row must be an integer 0..{B - 1} (a row of the state), got {row!r}")
-        return int(row)
-
-    def action_to_str(self, state: Any, action: int, row: int = 0) -> str:
-        """The action's name with what it means in `state` (row `row`); ValueError for a row the state
-        does not have or an action outside 0..num_actions-1."""
-        row = self.check_row(state, row)
-        return import_module(self.render_module).action_to_str(self, state, self.check_action(action), row)
-
-    def check_action(self, action: Any) -> int:
-        """`action` as an int, or ValueError unless it is an integer 0..num_actions-1 (not a bool or float)."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < self.num_actions:  # type: ignore[attr-defined]
-            raise ValueError(f"action must be an integer 0..{self.num_actions - 1}, got {action!r}")  # type: ignore[attr-defined]
-        return int(action)
-
-    def _view_module(self, name: str) -> Any:
-        """The game package's sibling module `name` of its text-view module (None if it has none)."""
-        package = self.render_module.rsplit(".", 1)[0]
-        try:
-            return import_module(f"{package}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{package}.{name}":
-                raise
-            return None
-
-    def check_seat_view(self, seat: int | None) -> int | None:
-        """seat for a view: None (spectator) or a seat number of this game, else ValueError."""
-        if seat is None:
-            return None
-        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= int(seat) < self.num_players:  # type: ignore[attr-defined]
-            raise ValueError(f"seat must be None or 0..{self.num_players - 1}, got {seat!r}")  # type: ignore[attr-defined]
-        return int(seat)
-
-    def render_text(self, state: Any, row: int = 0, seat: int | None = None) -> str:
-        """A readable text view of row `row` (the ansi render); `seat` adds that player's own hidden cards."""
-        return import_module(self.render_module).score_sheet(self, state, self.check_row(state, row),
-                                                             seat=self.check_seat_view(seat))
-
-    def render_modes(self) -> list[str]:
-        """The AEC render modes: "ansi", plus "rgb_array" and "human" if the game draws a picture."""
-        return ["ansi"] + (["rgb_array", "human"] if self._view_module("picture") is not None else [])
-
-    def render_rgb(self, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray:
-        """An (H, W, 3) uint8 picture of row `row` (the rgb_array render); `seat` as in `render_text`."""
-        module = self._view_module("picture")
-        if module is None:
-            raise ValueError(f"{type(self).__name__} draws no picture; its render modes are {self.render_modes()}")
-        return module.render_rgb(self, state, self.check_row(state, row), seat=self.check_seat_view(seat))
-
-    def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]:
-        """What the step `before` --action--> `after` did in row `row`, as lines of text: the move, and the
-        chance outcomes and automatic events it led to (dice, draws, disasters, scoring), as `seat` may
-        see them (None: public information only)."""
-        row = self.check_row(before, row)
-        action = self.check_action(action)
-        if self.check_state(after) != before[0].shape[0]:  # type: ignore[attr-defined]
-            raise ValueError("narrate: `before` and `after` must be states of the same batch size")
-        module = self._view_module("narration")
-        if module is None:
-            return [self.action_to_str(before, action, row)]
-        return module.narrate(self, before, action, after, row, seat=self.check_seat_view(seat))
 
 
 def save_state(game: Game, state: tuple, path: str | Path) -> None:
