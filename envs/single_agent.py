@@ -8,7 +8,8 @@
 
 Ids: meeple/RollThroughTheAges-v0, meeple/Hadara-v0, meeple/CarpeDiem-v0, meeple/Attika-v0, meeple/Utopia-v0
 (`GYMNASIUM_IDS`). `gymnasium.make_vec(id, num_envs=n)` gives the batched `BoardGameVectorEnv` of the same
-game (its `vector_entry_point`), which is what to train on: one rules batch instead of n envs.
+game (its `vector_entry_point`, `meeple.envs.vector.make_vec_env`: autoreset NEXT_STEP, Gymnasium's default,
+unless `autoreset_mode=` says otherwise), which is what to train on: one rules batch instead of n envs.
 
 `BoardGameEnv` is that vector env at one row with autoreset DISABLED, so the two agree on everything
 (observations, opponents, rewards, termination) and the single env only adds what a single env needs.
@@ -215,4 +216,4 @@ def register_gymnasium_envs() -> None:
     for name, env_id in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point="meeple.envs.single_agent:BoardGameEnv",
-                               vector_entry_point="meeple.envs.vector:BoardGameVectorEnv", kwargs={"game_name": name})
+                               vector_entry_point="meeple.envs.vector:make_vec_env", kwargs={"game_name": name})

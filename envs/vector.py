@@ -8,7 +8,7 @@
 `BoardGameVectorEnv` is a `gymnasium.vector.VectorEnv` (no Stable-Baselines3 import): CleanRL-style loops and
 Gymnasium's vector wrappers use it directly, and `SelfPlayVecEnv` (envs/selfplay.py) adapts it to SB3's
 `VecEnv`. The same env is what `gymnasium.make_vec("meeple/Hadara-v0", num_envs=8)` returns (see
-envs/single_agent.py for the ids).
+envs/single_agent.py for the ids), with autoreset NEXT_STEP unless `autoreset_mode=` says otherwise.
 
 Design decisions, and why:
 
@@ -23,16 +23,22 @@ Design decisions, and why:
   any object with `act(game, state, rng)`); each opponent seat of each episode draws one. An agent acts
   once per round of opponent moves on the sub-batch of rows it plays, and its actions are checked against
   the rules (an illegal opponent move raises RuntimeError naming the agent).
-- **Autoreset: SAME_STEP** (`metadata["autoreset_mode"]`). A finished row returns the first observation of
+- **Autoreset: all three of Gymnasium's modes** (`autoreset_mode=`, kept in `metadata["autoreset_mode"]`).
+  SAME_STEP (the default of `BoardGameVectorEnv(...)`): a finished row returns the first observation of
   its next episode at once, with the last one in `infos["final_obs"]` and the finished game's facts in
-  `infos["final_info"]` (Gymnasium's SyncVectorEnv layout for that mode). NEXT_STEP is not offered: it
-  would return a finished game's observation and then spend one step, with a meaningless action and
-  mask, on the reset; here a row is always at a live decision, so the action mask is always the legal
-  moves of the position the observation shows, which masked policies (MaskablePPO, a masked CleanRL
-  PPO) need, and no policy call is wasted. The opponents' first moves of a new game happen in that same
-  step. `autoreset_mode=AutoresetMode.DISABLED` keeps finished rows finished (their observation is the
-  last one, their mask all False, their facts in `infos["final_info"]` as well) until
-  `reset(options={"reset_mask": rows})`; stepping before that raises. The single-agent env uses it.
+  `infos["final_info"]` (Gymnasium's SyncVectorEnv layout for that mode); a row is always at a live
+  decision, so the action mask is always the legal moves of the position the observation shows, which
+  masked policies (MaskablePPO, a masked CleanRL PPO) need, and no policy call is wasted; the opponents'
+  first moves of a new game happen in that same step. NEXT_STEP (Gymnasium's default, and the default of
+  `gymnasium.make_vec("meeple/<Game>-v0", ...)`, so Gymnasium's vector wrappers stack on it as on any
+  `make_vec` env: `NormalizeObservation` accepts no other mode, `FlattenObservation` and the other
+  observation wrappers refuse SAME_STEP): a finished row returns its last observation, and the next step
+  starts its next game instead of playing: that row's action is ignored (its mask is all True, so a
+  masked policy can still pick one; `infos["_action_mask"]` is False there), its reward is 0 and its
+  observation is the new game's first. DISABLED keeps finished rows finished (their observation is the
+  last one, their mask all False) until `reset(options={"reset_mask": rows})`; stepping before that
+  raises. The single-agent env uses it. In every mode the finished game's facts are in
+  `infos["final_info"]` at the step the game ends.
 - **Termination.** `terminated` when the game ended by its rules, `truncated` when the rules cut it
   short (`state.truncated`, e.g. Attika's round cap). Either way the reward is the game's own end result
   (`game.returns`: ranked on the scores reached), so bootstrapping a value from `final_obs` on
@@ -101,6 +107,14 @@ def make_opponent_pool(game_name: str, opponents: Any, num_players: int | None =
     return pool
 
 
+def make_vec_env(game_name: str, num_envs: int = 1, *args: Any,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **kwargs: Any) -> BoardGameVectorEnv:
+    """`gymnasium.make_vec("meeple/<Game>-v0", ...)`'s entry point: a `BoardGameVectorEnv` whose autoreset
+    defaults to NEXT_STEP, Gymnasium's own default, so that Gymnasium's vector wrappers stack on it as on any
+    `make_vec` env; `autoreset_mode=` chooses another (SAME_STEP for masked training loops)."""
+    return BoardGameVectorEnv(game_name, num_envs, *args, autoreset_mode=autoreset_mode, **kwargs)
+
+
 def agent_name(agent: Any) -> str:
     return str(getattr(agent, "name", type(agent).__name__))
 
@@ -119,7 +133,8 @@ class BoardGameVectorEnv(VectorEnv):
             encoder object.
         shaping: coefficient of a potential-based bonus on the learner's score margin (its score minus the
             best other score; the score itself when solo); 0 (default) = the game's result only.
-        autoreset_mode: AutoresetMode.SAME_STEP (default) or DISABLED.
+        autoreset_mode: AutoresetMode.SAME_STEP (default), NEXT_STEP or DISABLED (or their names:
+            "SameStep", "NextStep", "Disabled"); see the module docstring.
         render_mode: None, "ansi" or, for games that draw a picture, "rgb_array" (`render()` gives one
             frame per row) or "human" (row 0's picture in a pygame window, drawn after every reset and step;
             `envs/window.py`).
@@ -135,10 +150,8 @@ class BoardGameVectorEnv(VectorEnv):
         try:
             mode = AutoresetMode(autoreset_mode)
         except ValueError:
-            raise ValueError(f"autoreset_mode must be an AutoresetMode, got {autoreset_mode!r}") from None
-        if mode is AutoresetMode.NEXT_STEP:
-            raise ValueError("autoreset_mode NEXT_STEP is not offered: a finished row would need a step with a "
-                             "meaningless action; use SAME_STEP (default) or DISABLED")
+            raise ValueError(f"autoreset_mode must be an AutoresetMode ({', '.join(m.name for m in AutoresetMode)}), "
+                             f"got {autoreset_mode!r}") from None
         self.game_name = game_name
         self.game = make(game_name, num_players=num_players, **variant)
         self.num_players = P = self.game.num_players
@@ -177,6 +190,7 @@ class BoardGameVectorEnv(VectorEnv):
         self.ep_len = np.zeros(n, dtype=np.int64)
         self._ep_start = np.zeros(n, dtype=np.float64)
         self._finished = np.zeros(n, dtype=bool)  # DISABLED mode: rows waiting for a reset
+        self._restart = np.zeros(n, dtype=bool)  # NEXT_STEP mode: rows whose next step starts a new game
         self._mask = np.zeros((n, self.game.num_actions), dtype=bool)  # the core's mask, rows at the learner's turn
         self._last_margin = np.zeros(n, dtype=np.float64)
         self._env_rng: np.random.Generator | None = None
@@ -232,10 +246,12 @@ class BoardGameVectorEnv(VectorEnv):
             self.episode_count[:] = -1
             self.seat_opponent[:] = -1
             self._finished[:] = False
+            self._restart[:] = False
             rows = self._rows
         else:
             rows = np.flatnonzero(reset_mask)
             self._finished[rows] = False
+            self._restart[rows] = False
         self._new_episodes(rows, None if seats is None else seats[rows])
         self._mask = self.game.legal_action_mask(self.state)
         if self.render_mode == "human":
@@ -244,20 +260,32 @@ class BoardGameVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learner's actions, then the opponents until the learner's turn; finished rows autoreset
-        (SAME_STEP) or wait for a reset (DISABLED)."""
+        (SAME_STEP: in this step; NEXT_STEP: in the next one, ignoring its action) or wait for a reset
+        (DISABLED)."""
         if self.state is None:
             raise RuntimeError("reset() must be called before step()")
         if self._finished.any():
             raise RuntimeError(f"rows {np.flatnonzero(self._finished)[:10].tolist()} have finished (autoreset is "
                                "DISABLED): reset them with reset(options={'reset_mask': ...}) before stepping")
         game, state, fused = self.game, self.state, self._fused
-        if fused is not None:
+        restart = self._restart.copy()  # NEXT_STEP: finished games, still on the table (done, all-True mask)
+        any_restart = bool(restart.any())
+        if any_restart:
+            # checked like any step (range, dtype, shape; a finished row's all-True mask takes any action in
+            # range); the finished rows stay as they are, since the rules leave done rows unchanged
+            checked = self._check_actions(actions)
+            if not restart.all():
+                game._step_owned(state, checked, None, self._env_rng, self._mask)  # (its own mask)
+        elif fused is not None:
             fused(state, self._one_action(actions), self._env_rng)
         else:
             game._step_owned(state, self._check_actions(actions), None, self._env_rng, self._mask)  # (its own mask)
-        self.ep_len += 1
-        self.timing["game_steps"] += self.num_envs
+        self.ep_len += ~restart
+        self.timing["game_steps"] += self.num_envs - int(restart.sum())
         self._play_opponents()
+        if any_restart:
+            self._restart[:] = False
+            self._new_episodes(np.flatnonzero(restart), None)
 
         done = state.done.copy()
         truncated = done & state.truncated
@@ -272,7 +300,7 @@ class BoardGameVectorEnv(VectorEnv):
             rewards += self.shaping * (margin - self._last_margin)
             self._last_margin = margin
         self.ep_return += rewards
-        if fused is not None and not any_done and fused.viewer[0] == self.learner_seat[0]:
+        if fused is not None and not any_done and not any_restart and fused.viewer[0] == self.learner_seat[0]:
             obs = fused.obs.copy()  # the learner is to move, and the last fused call observed it
         else:
             obs = self._observe()
@@ -289,8 +317,12 @@ class BoardGameVectorEnv(VectorEnv):
                 obs[finished] = self._observe()[finished]
             else:
                 infos.update(final_info=final_info, _final_info=done.copy())
-                self._finished |= done
-        self._mask = fused.mask.copy() if fused is not None and not any_done else game.legal_action_mask(state)
+                if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+                    self._restart |= done
+                else:
+                    self._finished |= done
+        fresh = fused is not None and not any_done and not any_restart
+        self._mask = fused.mask.copy() if fresh else game.legal_action_mask(state)
         infos.update(self._step_infos())
         if self.render_mode == "human":
             self.render()
@@ -298,9 +330,11 @@ class BoardGameVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, A) bool legal actions of the learner in every row (all False in a finished row
-        waiting for its reset)."""
+        waiting for its reset, all True in a finished row whose next step starts its next game: NEXT_STEP
+        ignores that action)."""
         mask = self._mask.copy()
         mask[self._finished] = False
+        mask[self._restart] = True
         return mask
 
     def render(self) -> tuple[Any, ...] | None:
@@ -404,7 +438,7 @@ class BoardGameVectorEnv(VectorEnv):
         return self.encoder.encode(self.game.observe(self.state, self.learner_seat))
 
     def _step_infos(self) -> dict[str, Any]:
-        live = ~self._finished
+        live = ~self._finished & ~self._restart
         return {"action_mask": self.action_masks(), "_action_mask": live,
                 "learner_seat": self.learner_seat.copy(), "_learner_seat": live.copy()}
 
@@ -442,6 +476,7 @@ class BoardGameVectorEnv(VectorEnv):
 
     def _new_episodes(self, rows: np.ndarray, seats: np.ndarray | None) -> None:
         """Fresh games in `rows`: the learner's seat, new opponents, opponents play to the learner's turn."""
+        started = rows
         for _ in range(100):
             fresh = self.game.init(self._env_rng, len(rows))
             for dst, src in zip(self.state, fresh):
@@ -476,7 +511,7 @@ class BoardGameVectorEnv(VectorEnv):
         else:
             raise RuntimeError("games keep ending before the learner's first decision")
         if self.shaping:
-            self._last_margin = self._margin()
+            self._last_margin[started] = self._margin()[started]
 
     def _play_opponents(self) -> None:
         """Opponent moves in every row that is not done and not at the learner's turn, until none is.

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers import vector as wrappers
 
 from meeple.agents.random_agent import RandomAgent, sample_masked
 from meeple.envs import GAMES, core
@@ -165,12 +166,17 @@ def test_vector_spaces_and_metadata():
     obs, infos = env.reset(seed=0)
     assert obs in env.observation_space and infos["action_mask"].shape == (5, A) and infos["_action_mask"].all()
     assert np.array_equal(env.action_masks(), infos["action_mask"])
-    with pytest.raises(ValueError, match="NEXT_STEP"):
-        vector_env("hadara", 2, autoreset_mode=AutoresetMode.NEXT_STEP)
+    for mode in AutoresetMode:
+        assert vector_env("hadara", 2, autoreset_mode=mode.value).metadata["autoreset_mode"] is mode
+    with pytest.raises(ValueError, match="autoreset_mode must be an AutoresetMode"):
+        vector_env("hadara", 2, autoreset_mode="sometimes")
     with pytest.raises(ValueError, match="opponent pool"):
         vector_env("hadara", 2, opponents=[])
     made = gymnasium.make_vec("meeple/Hadara-v0", num_envs=3, num_players=3)  # the vector_entry_point
     assert isinstance(made.unwrapped, BoardGameVectorEnv) and made.num_envs == 3 and made.unwrapped.num_players == 3
+    assert made.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP  # Gymnasium's default, as make_vec's
+    same = gymnasium.make_vec("meeple/Hadara-v0", num_envs=3, autoreset_mode=AutoresetMode.SAME_STEP)
+    assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
 
 
 def test_vector_reset_seeding():
@@ -419,3 +425,144 @@ def test_maskable_ppo_trains_on_the_single_env():
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu",
                         policy_kwargs={"net_arch": [16]})
     model.learn(total_timesteps=128)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vector_rollout_autoresets_next_step(name):
+    """NEXT_STEP: the step a game ends returns its last observation (the encoded view of the finished game,
+    still on the table) and its result; the next step starts the row's next game instead of playing: any
+    action in range is taken and ignored there (the mask is all True, `_action_mask` False), the reward is
+    0, the row is not done, and the observation is the new game's first, at the learner's turn. Until the
+    first game ends it plays exactly the games of a SAME_STEP env on the same seed and actions."""
+    n = 8
+    env, same = vector_env(name, n, autoreset_mode=AutoresetMode.NEXT_STEP), vector_env(name, n)
+    obs, infos = env.reset(seed=5)
+    sobs, sinfos = same.reset(seed=5)
+    rng = np.random.default_rng(5)
+    diverged, restarted = False, 0
+    restart = np.zeros(n, dtype=bool)
+    ep_return = np.zeros(n)
+    for _ in range(300):
+        mask = infos["action_mask"]
+        assert np.array_equal(infos["_action_mask"], ~restart) and mask[restart].all()
+        live = ~restart
+        assert np.array_equal(mask[live], env.game.legal_action_mask(env.state)[live]) and mask.any(axis=1).all()
+        actions = sample_masked(mask, rng)
+        if restart.any():  # an action the finished game's rules never allowed: ignored all the same
+            actions[restart] = env.game.num_actions - 1
+        obs, rewards, terminated, truncated, infos = env.step(actions)
+        done = terminated | truncated
+        if not diverged:
+            sobs, srewards, sterm, strunc, sinfos = same.step(actions)
+            assert np.array_equal(rewards, srewards) and np.array_equal(done, sterm | strunc)
+            if done.any():
+                assert np.array_equal(obs[~done], sobs[~done]) and np.array_equal(obs[done], np.stack(sinfos["final_obs"][done]))
+                diverged = True
+            else:
+                assert np.array_equal(obs, sobs)
+        assert "final_obs" not in infos
+        if restart.any():
+            rows = np.flatnonzero(restart)
+            assert np.all(rewards[rows] == 0) and not done[rows].any() and np.all(env.ep_len[rows] == 0)
+            assert np.all(~env.state.done[rows] & (env.state.to_play[rows] == env.learner_seat[rows]))
+            assert np.array_equal(obs[rows], env.encoder.encode(env.game.observe(env.state, env.learner_seat))[rows])
+            restarted += len(rows)
+        ep_return += rewards
+        if done.any():
+            rows = np.flatnonzero(done)
+            assert np.all(env.state.done[rows])  # the finished games, still on the table
+            final = env.encoder.encode(env.game.observe(env.state, env.learner_seat))
+            assert np.array_equal(obs[rows], final[rows])
+            returns = env.game.returns(env.state)
+            assert np.array_equal(rewards[rows], returns[rows, env.learner_seat[rows]])
+            assert np.array_equal(infos["final_info"]["episode"]["r"][rows], ep_return[rows])
+            ep_return[rows] = 0.0
+        restart = done
+    assert restarted >= n
+
+
+VECTOR_WRAPPERS = {  # Gymnasium's vector wrappers for a Box observation and a Discrete action, in a stackable order
+    "RescaleObservation": lambda env: wrappers.RescaleObservation(env, np.float32(-1.0), np.float32(1.0)),
+    "TransformObservation": lambda env: wrappers.TransformObservation(env, lambda obs: 0.5 * obs),
+    "ReshapeObservation": lambda env: wrappers.ReshapeObservation(env, (1, env.single_observation_space.shape[0])),
+    "FlattenObservation": lambda env: wrappers.FlattenObservation(env),
+    "NormalizeObservation": lambda env: wrappers.NormalizeObservation(env),
+    "DtypeObservation": lambda env: wrappers.DtypeObservation(env, np.float64),
+    "TransformReward": lambda env: wrappers.TransformReward(env, lambda r: 10.0 * r),
+    "ClipReward": lambda env: wrappers.ClipReward(env, -5.0, 5.0),
+    "NormalizeReward": lambda env: wrappers.NormalizeReward(env),
+    "TransformAction": lambda env: wrappers.TransformAction(env, lambda a: a, env.action_space),
+    "RecordEpisodeStatistics": lambda env: wrappers.RecordEpisodeStatistics(env),
+}
+# what Gymnasium itself refuses: its observation wrappers take NEXT_STEP or DISABLED, NormalizeObservation
+# NEXT_STEP alone (they would transform the observation of the wrong game in a same-step autoreset row)
+GYMNASIUM_REFUSES = {
+    AutoresetMode.SAME_STEP: {"FlattenObservation", "NormalizeObservation", "TransformObservation", "DtypeObservation",
+                              "ReshapeObservation", "RescaleObservation"},
+    AutoresetMode.DISABLED: {"NormalizeObservation"},
+    AutoresetMode.NEXT_STEP: set(),
+}
+
+
+def run_stack(env, steps: int, seed: int, rewards_changed: bool = False) -> int:
+    """Random legal play through a wrapper stack; returns the games finished. Finished DISABLED rows are reset
+    through the stack. Each finished game's statistics from `RecordEpisodeStatistics` equal the env's own (its
+    return only where no reward wrapper sits below it)."""
+    obs, infos = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    mode = env.unwrapped.metadata["autoreset_mode"]
+    finished = 0
+    for _ in range(steps):
+        assert obs in env.observation_space
+        obs, rewards, terminated, truncated, infos = env.step(sample_masked(infos["action_mask"], rng))
+        done = terminated | truncated
+        if done.any():
+            ours, theirs = infos["final_info"]["episode"], infos["episode"]  # the env's, RecordEpisodeStatistics'
+            assert np.array_equal(infos["_episode"], done) and np.array_equal(ours["l"], theirs["l"])
+            assert rewards_changed or np.allclose(ours["r"], theirs["r"])
+            finished += int(done.sum())
+            if mode is AutoresetMode.DISABLED:
+                obs, infos = env.reset(options={"reset_mask": done})
+    return finished
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+@pytest.mark.parametrize("name", NAMES)
+def test_gymnasium_wrappers_stack_on_make_vec(name, mode):
+    """FlattenObservation, NormalizeObservation and RecordEpisodeStatistics stacked on
+    `gymnasium.make_vec(id, num_envs=8, autoreset_mode=mode)`, every game and mode: each wrapper that
+    Gymnasium accepts for the mode runs, and the ones it refuses for that mode are refused by Gymnasium's own
+    check (not this env's), so the stack needs NEXT_STEP (make_vec's default) or, without
+    NormalizeObservation, DISABLED."""
+    env = gymnasium.make_vec(GYMNASIUM_IDS[name], num_envs=8, autoreset_mode=mode)
+    assert env.metadata["autoreset_mode"] is mode
+    for wrapper in ("FlattenObservation", "NormalizeObservation", "RecordEpisodeStatistics"):
+        if wrapper in GYMNASIUM_REFUSES[mode]:
+            with pytest.raises(ValueError, match="autoreset_mode"):
+                VECTOR_WRAPPERS[wrapper](env)
+        else:
+            env = VECTOR_WRAPPERS[wrapper](env)
+    assert run_stack(env, 250, seed=3) >= 8
+    if mode is AutoresetMode.NEXT_STEP:
+        normalizer = env.env
+        assert isinstance(normalizer, wrappers.NormalizeObservation) and normalizer.obs_rms.count > 250 * 8
+    env.close()
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+def test_every_applicable_gymnasium_vector_wrapper(mode):
+    """Every vector wrapper of Gymnasium that applies to a Box observation and a Discrete action, stacked in
+    one pile on the vector env (the ones Gymnasium refuses for the mode left out), plays games with the
+    statistics intact."""
+    env = gymnasium.make_vec("meeple/RollThroughTheAges-v0", num_envs=8, autoreset_mode=mode)
+    stacked = []
+    for wrapper, make_wrapper in VECTOR_WRAPPERS.items():
+        if wrapper in GYMNASIUM_REFUSES[mode]:
+            with pytest.raises(ValueError, match="autoreset_mode"):
+                make_wrapper(env)
+            continue
+        env = make_wrapper(env)
+        stacked.append(wrapper)
+    assert run_stack(env, 250, seed=4, rewards_changed=True) >= 8
+    assert len(stacked) == len(VECTOR_WRAPPERS) - len(GYMNASIUM_REFUSES[mode])
+    env.close()
