@@ -42,7 +42,7 @@ observation, _, _, _, _ = env.last()
 env.step(int(np.flatnonzero(observation["action_mask"])[0]))
 stepped = time.perf_counter()
 heuristic = importlib.import_module(GAMES[name].heuristic).Heuristic()
-heuristic.act(env.game, env.state, np.random.default_rng(0))
+heuristic.act(env.game, env.game_state, np.random.default_rng(0))
 done = time.perf_counter()
 from meeple.envs import first_use
 first_use.wait_for_kernels()

@@ -25,6 +25,20 @@ Illegal actions — two conventions, chosen by `illegal_action`:
   OrderEnforcing wrappers do. These checks are built in rather than stacked as three wrappers,
   which would cost ~60 µs per step.
 
+Global state for centralised critics (MAPPO-style): `env.state()` is PettingZoo's global state, the **joint
+observation**: every seat's encoded observation (what `observe(agent)["observation"]` gives that seat),
+seat 0 first, concatenated into one float32 vector of shape `env.state_space.shape` = (P * D,). It holds
+everything any player may see, each player's hidden hand included, and nothing that no player may see
+(the order of a deck, dice not yet rolled), so a critic trained on it learns values a player could reach
+with the others' cards in view, never from the future. The rules state itself (the core's one-row
+struct of arrays) is `env.game_state`; it was `env.state` before, a name that hid PettingZoo's
+`state()` method.
+
+Reset options: `reset(options={"state": saved})` loads a position; any other key, or options that are
+not a dict, raise ValueError (as the Gymnasium envs do), with one exception: the key "options", which
+PettingZoo's own `api_test` and `parallel_api_test` send (`options={"options": 1}`) to check that `reset`
+takes the argument, is accepted and ignored.
+
 OpenSpiel-style hooks: `env.history` lists the actions taken since the last reset (decisions only; the
 chance outcomes of each step come from the env's Generator, `reset(seed=…)`, and each game's page in
 docs/ says which uniforms decide what); `env.string_to_action(text)` inverts `env.action_to_str`;
@@ -50,6 +64,10 @@ from meeple.envs.batch import StepObserve
 from meeple.envs import make, make_encoder
 from meeple.envs.core import parse_state_json
 from meeple.envs.window import Window
+
+
+RESET_OPTIONS = ("state",)
+PETTINGZOO_PROBE = "options"  # the key pettingzoo.test's api_test passes to check that reset takes options
 
 
 class IllegalActionError(ValueError):
@@ -94,7 +112,10 @@ class BoardGameAEC(AECEnv, EzPickle):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents}
-        self.state: Any = None
+        self.game_state: Any = None  # the rules core's state of the one game (B = 1), once reset
+        single = self.encoder.space()
+        P = self.game.num_players
+        self.state_space = gymnasium.spaces.Box(np.tile(single.low, P), np.tile(single.high, P), dtype=single.dtype)
         self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
         # one compiled call per step (apply, mask, the next seat's observation) into buffers made once;
@@ -117,7 +138,7 @@ class BoardGameAEC(AECEnv, EzPickle):
             else:
                 new.__dict__[key] = value if key in ("game", "encoder") else copy.deepcopy(value, memo)
         if self._fused is not None:  # the same position, in the copy's own state
-            new._fused.copy_from(self._fused, new.state)
+            new._fused.copy_from(self._fused, new.game_state)
             if self._mask is not None and np.shares_memory(self._mask, self._fused.mask):
                 new._mask = new._fused.mask[0]  # the mask is a row of the step buffer, as in the original
         return new
@@ -135,9 +156,9 @@ class BoardGameAEC(AECEnv, EzPickle):
         `state_dict()` / `game.to_dict` (or its JSON text), checked like every load (shape, ranges, the
         game's consistency rules; never unpickled). `seed` seeds the dice of the steps that follow."""
         saved = self._saved_state(options)
-        if seed is not None or self.state is None:
+        if seed is not None or self.game_state is None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.init(self._rng, 1) if saved is None else saved
+        self.game_state = self.game.init(self._rng, 1) if saved is None else saved
         self.history = []
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -146,15 +167,22 @@ class BoardGameAEC(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._refresh()
-        if self.state.done[0]:  # a saved position may be a finished game
+        if self.game_state.done[0]:  # a saved position may be a finished game
             self._finish()
         if self.render_mode == "human":
             self.render()
 
     def _saved_state(self, options: dict | None) -> Any:
-        """The validated one-game state of `options["state"]`, or None. Other keys are ignored, as
-        PettingZoo's API test expects of every env."""
-        if not isinstance(options, dict) or "state" not in options:
+        """The validated one-game state of `options["state"]`, or None; ValueError for options that are not
+        a dict or hold a key other than "state" (and "options", PettingZoo's API-test probe, ignored)."""
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict (or None), got {type(options).__name__}")
+        unknown = sorted(map(repr, set(options) - set(RESET_OPTIONS) - {PETTINGZOO_PROBE}))
+        if unknown:
+            raise ValueError(f"unknown reset options {', '.join(unknown)}; this env takes {list(RESET_OPTIONS)}")
+        if "state" not in options:
             return None
         payload = options["state"]
         if isinstance(payload, (str, bytes)):
@@ -164,28 +192,36 @@ class BoardGameAEC(AECEnv, EzPickle):
             raise ValueError(f"the AEC env plays one game; the saved state holds {state.done.shape[0]}")
         return state
 
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: the joint observation, every seat's encoded observation concatenated,
+        seat 0 first ((P * D,) float32, in `state_space`; the module docstring says what it holds)."""
+        if self.game_state is None:
+            raise RuntimeError("reset() must be called before state()")
+        return np.concatenate([self.encoder.encode(self.game.observe(self.game_state, seat))[0]
+                               for seat in range(self.game.num_players)])
+
     def state_dict(self) -> dict:
         """The current position as a JSON-ready dict (`reset(options={"state": ...})` loads it back)."""
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before state_dict()")
-        return self.game.to_dict(self.state)
+        return self.game.to_dict(self.game_state)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before observe()")
         seat = self.agent_name_mapping[agent]
         if seat == self._fused_seat:  # the step's fused call encoded this seat's view already
             observation = self._fused.obs[0].copy()
         else:
-            observation = self.encoder.encode(self.game.observe(self.state, seat))[0]
-        if self._mask is not None and self.possible_agents[int(self.state.to_play[0])] == agent:
+            observation = self.encoder.encode(self.game.observe(self.game_state, seat))[0]
+        if self._mask is not None and self.possible_agents[int(self.game_state.to_play[0])] == agent:
             mask = self._mask.astype(np.int8)
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | np.integer | None) -> None:
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -201,7 +237,7 @@ class BoardGameAEC(AECEnv, EzPickle):
         if not self._mask[action]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
-                    f"{agent} may not play {self.game.action_to_str(self.state, action)} ({action}) now; "
+                    f"{agent} may not play {self.game.action_to_str(self.game_state, action)} ({action}) now; "
                     f"legal: {self.legal_actions_text()}"
                 )
             self._terminate_illegal(agent)
@@ -209,13 +245,13 @@ class BoardGameAEC(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self.history.append(action)
         if self._fused is not None:  # (it checks the state and the action once more, on the state's own mask)
-            self._fused(self.state, action, self._rng)
+            self._fused(self.game_state, action, self._rng)
             self._refresh(self._fused.mask[0])
             self._fused_seat = int(self._fused.viewer[0])
         else:
-            self.game.step_inplace(self.state, np.array([action]), self._rng)  # (checked again there)
+            self.game.step_inplace(self.game_state, np.array([action]), self._rng)  # (checked again there)
             self._refresh()
-        if self.state.done[0]:
+        if self.game_state.done[0]:
             self._finish()
             self._accumulate_rewards()
         # (an unfinished game's rewards are all 0, so there is nothing to accumulate before the end)
@@ -228,14 +264,14 @@ class BoardGameAEC(AECEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
-        if self.state is None:
+        if self.game_state is None:
             return "(call reset() first)" if self.render_mode == "ansi" else None
         if self.render_mode == "human":
-            self._window.show(self.game.render_rgb(self.state))
+            self._window.show(self.game.render_rgb(self.game_state))
             return None
         if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
-        return self.game.render_text(self.state)
+            return self.game.render_rgb(self.game_state)
+        return self.game.render_text(self.game_state)
 
     def close(self) -> None:
         """Closes the window of render_mode "human" (nothing else holds resources)."""
@@ -246,44 +282,44 @@ class BoardGameAEC(AECEnv, EzPickle):
 
     def action_to_str(self, action: int) -> str:
         """A readable description of `action` in the current state."""
-        return self.game.action_to_str(self.state, int(action))
+        return self.game.action_to_str(self.game_state, int(action))
 
     def string_to_action(self, text: str) -> int:
         """The action whose `action_to_str` in the current position is `text` (OpenSpiel's
         string_to_action): the legal actions are searched first, then every action (so an illegal one
         can be named and then refused by `step`). ValueError if no action reads so."""
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("reset() must be called before string_to_action()")
         if not isinstance(text, str):
             raise ValueError(f"expected an action string, got {type(text).__name__}")
         wanted = text.strip()
         for action in (*self.legal_actions(), *range(self.game.num_actions)):
-            if self.game.action_to_str(self.state, action) == wanted:
+            if self.game.action_to_str(self.game_state, action) == wanted:
                 return action
         raise ValueError(f"no action reads {text!r} here; legal: {self.legal_actions_text()}"[:2000])
 
     def legal_actions(self) -> list[int]:
         """Legal action indices for `agent_selection` (empty once the game is over)."""
-        if self.state is None or self.state.done[0]:
+        if self.game_state is None or self.game_state.done[0]:
             return []
         return np.flatnonzero(self._mask).tolist()
 
     def legal_actions_text(self) -> str:
-        return ", ".join(f"{a}={self.game.action_to_str(self.state, a)}" for a in self.legal_actions())
+        return ", ".join(f"{a}={self.game.action_to_str(self.game_state, a)}" for a in self.legal_actions())
 
     def _refresh(self, mask: np.ndarray | None = None) -> None:
         """After the state changed: its legal actions (`mask` if the caller has them) and who moves."""
         if mask is None:
-            mask = self.game.legal_action_mask(self.state)[0]
+            mask = self.game.legal_action_mask(self.game_state)[0]
         self._fused_seat = -1
         # a finished game has no legal action (the core's all-True mask of done rows is for batching)
-        self._mask = np.zeros_like(mask) if self.state.done[0] else mask
-        self.agent_selection = self.possible_agents[int(self.state.to_play[0])]
+        self._mask = np.zeros_like(mask) if self.game_state.done[0] else mask
+        self.agent_selection = self.possible_agents[int(self.game_state.to_play[0])]
 
     def _finish(self) -> None:
-        returns = self.game.returns(self.state)[0]
-        scores = self.game.scores(self.state)[0]
-        truncated = bool(self.state.truncated[0])
+        returns = self.game.returns(self.game_state)[0]
+        scores = self.game.scores(self.game_state)[0]
+        truncated = bool(self.game_state.truncated[0])
         for seat, agent in enumerate(self.possible_agents):
             self.rewards[agent] = float(returns[seat])
             if truncated:

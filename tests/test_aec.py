@@ -66,7 +66,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing(env_case):
     name, config = env_case
     env = make_env(name, raw=True, **config)
     env.reset(seed=1)
-    before = core.clone(env.state)
+    before = core.clone(env.game_state)
     agent = env.agent_selection
     illegal = _first_illegal(env)
     with pytest.raises(IllegalActionError, match="legal:") as excinfo:
@@ -75,7 +75,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing(env_case):
         assert f"{action}=" in str(excinfo.value)
     with pytest.raises(IllegalActionError, match="outside"):
         env.step(env.game.num_actions + 5)
-    assert core.states_equal(before, env.state)
+    assert core.states_equal(before, env.game_state)
     assert env.agent_selection == agent and not any(env.terminations.values())
 
 
@@ -157,7 +157,7 @@ def test_history_string_to_action_and_loading_a_saved_position(name):
     saved = env.state_dict()
     other = make_env(name, num_players=2)
     other.reset(seed=99, options={"state": json.dumps(saved)})
-    assert core.states_equal(other.state, env.state) and other.history == []
+    assert core.states_equal(other.game_state, env.game_state) and other.history == []
     assert other.agent_selection == env.agent_selection
     np.testing.assert_array_equal(other.observe(other.agent_selection)["observation"],
                                   env.observe(env.agent_selection)["observation"])
@@ -168,7 +168,7 @@ def test_history_string_to_action_and_loading_a_saved_position(name):
 def test_bad_saved_positions_and_action_strings_are_refused():
     env = make_env("hadara", num_players=2)
     env.reset(seed=0)
-    before = core.clone(env.state)
+    before = core.clone(env.game_state)
     with pytest.raises(ValueError, match="no action reads"):
         env.string_to_action("not an action")
     with pytest.raises(ValueError):
@@ -179,4 +179,64 @@ def test_bad_saved_positions_and_action_strings_are_refused():
     other.reset(seed=0)
     with pytest.raises(ValueError):
         env.reset(options={"state": other.state_dict()})  # another player count
-    assert core.states_equal(env.state, before)
+    assert core.states_equal(env.game_state, before)
+
+
+def test_state_is_the_joint_observation(env_case):
+    """PettingZoo's `state()`: every seat's encoded observation, seat 0 first, in `state_space` (its shape
+    equal to `state_space.shape` for every game and configuration), at every position of a random game; the
+    same through PettingZoo's AEC-to-parallel conversion, which carries `state_space` over."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    name, config = env_case
+    env = make_env(name, **config)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.state()
+    env.reset(seed=3)
+    P, D = env.game.num_players, env.encoder.size
+    assert env.state_space.shape == (P * D,) and env.state_space.dtype == np.float32
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        state = env.state()
+        assert state.shape == env.state_space.shape and state in env.state_space
+        joint = np.concatenate([env.observe(agent)["observation"] for agent in env.possible_agents])
+        np.testing.assert_array_equal(state, joint)
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    parallel = turn_based_aec_to_parallel(make_env(name, **config))
+    parallel.reset(seed=3)
+    assert parallel.state_space.shape == (P * D,) and parallel.state().shape == parallel.state_space.shape
+
+
+def test_each_seat_part_of_state_is_that_seat_view():
+    """Seat 0's part of the joint observation is built from seat 0's view alone: the same position with
+    everything seat 0 cannot see resampled (`determinize`) gives the same part."""
+    env = make_env("hadara", num_players=2)
+    env.reset(seed=4)
+    D = env.encoder.size
+    resampled = env.game.determinize(env.game_state, 0, np.random.default_rng(9))
+    other = make_env("hadara", num_players=2)
+    other.reset(seed=0, options={"state": env.game.to_dict(resampled)})
+    np.testing.assert_array_equal(other.state()[:D], env.state()[:D])
+
+
+def test_reset_refuses_unknown_and_non_dict_options(env_case):
+    """As the Gymnasium envs do: a key other than "state" (PettingZoo's API-test probe "options" aside), or
+    options that are not a dict, raise ValueError naming the problem, and nothing changes."""
+    name, config = env_case
+    env = make_env(name, **config)
+    env.reset(seed=1)
+    env.step(env.legal_actions()[0])
+    before, history, agent = core.clone(env.game_state), list(env.history), env.agent_selection
+    for options, message in (({"seed": 3}, "unknown reset options 'seed'"),
+                             ({"state": env.state_dict(), "seat": 1}, "unknown reset options 'seat'"),
+                             ([("state", env.state_dict())], "options must be a dict"),
+                             ("state", "options must be a dict")):
+        with pytest.raises(ValueError, match=message):
+            env.reset(seed=5, options=options)
+        assert core.states_equal(env.game_state, before) and env.history == history and env.agent_selection == agent
+    env.reset(seed=5, options={"options": 1})  # what pettingzoo.test's api_test sends: taken, ignored
+    assert env.history == []

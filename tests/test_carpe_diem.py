@@ -1254,15 +1254,15 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
 
     env = carpe_diem_v0.raw_env(num_players=3)
     env.reset(seed=5)
-    while env.state.decision[0] != DEC_PLACE:  # get to a placement: the first tile must go on the shovel
+    while env.game_state.decision[0] != DEC_PLACE:  # get to a placement: the first tile must go on the shovel
         env.step(env.legal_actions()[0])
-    before = core.clone(env.state)
+    before = core.clone(env.game_state)
     agent = env.agent_selection
     with pytest.raises(IllegalActionError, match="legal:") as excinfo:
         env.step(ACTION_STORE)
     for action in env.legal_actions():
         assert f"{action}=" in str(excinfo.value)
-    assert core.states_equal(before, env.state) and env.agent_selection == agent
+    assert core.states_equal(before, env.game_state) and env.agent_selection == agent
 
 
 def test_determinize_keeps_what_the_viewer_knows():

@@ -29,7 +29,7 @@ for _ in range(20):
     obs, _, terminated, truncated, _ = env.last()
     if terminated or truncated:
         break
-    env.step(int(heuristic.act(env.game, env.state, np.random.default_rng(0))[0]))
+    env.step(int(heuristic.act(env.game, env.game_state, np.random.default_rng(0))[0]))
 game = env.game
 state = game.init(np.random.default_rng(0), 8)
 for _ in range(4):

@@ -39,3 +39,13 @@ def test_pettingzoo_sb3_action_mask(tmp_path):
                         "--batch-size", "64", "--eval-games", "4")
     assert re.fullmatch(r"trained: 256 steps in [\d.]+ s \([\d,]+ steps/s\)", lines[-2])
     assert re.fullmatch(r"win rate against random over 4 games: \d+\.\d% \(untrained: \d+\.\d%\)", lines[-1])
+
+
+def test_mappo_centralised_critic(tmp_path):
+    """The centralised critic reads the AEC env's `state()` (its size is `state_space`'s: two seats' views)."""
+    lines = run_example("mappo_centralised_critic.py", tmp_path, "--updates", "2", "--games-per-update", "2",
+                        "--log-every", "1", "--eval-games", "4")
+    assert lines[0] == ("roll_through_the_ages, 2 players, self-play: observation 366, global state 732, "
+                        "51 actions, 2 updates")
+    assert re.fullmatch(r"update 2/2  games 4  decisions \d+  critic loss \d+\.\d{3}", lines[-2])
+    assert re.fullmatch(r"done: 4 games in [\d.]+ s; the actor alone against random: \d+\.\d% of 4 games won", lines[-1])

@@ -407,12 +407,12 @@ def test_aec_deepcopy_continues_the_same_game(name) -> None:
     for _ in range(5):
         env.step(env.legal_actions()[-1])
     twin = copy.deepcopy(env)
-    assert core.states_equal(twin.state, env.state) and twin.agent_selection == env.agent_selection
+    assert core.states_equal(twin.game_state, env.game_state) and twin.agent_selection == env.agent_selection
     for _ in range(20):
         if not env.legal_actions():
             break
         a = env.legal_actions()[0]
         env.step(a)
         twin.step(a)
-    assert core.states_equal(twin.state, env.state)
-    assert twin.state is not env.state
+    assert core.states_equal(twin.game_state, env.game_state)
+    assert twin.game_state is not env.game_state

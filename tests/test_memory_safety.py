@@ -140,11 +140,11 @@ def test_owners_refuse_a_hand_edit_at_their_next_step(case):
     env = make_env(name, **config)
     env.reset(seed=2)
     obs, *_ = env.last()
-    env.state.to_play[0] = 127
-    before = core.clone(env.state)
+    env.game_state.to_play[0] = 127
+    before = core.clone(env.game_state)
     with pytest.raises(ValueError, match="to_play outside"):
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert core.states_equal(env.state, before)
+    assert core.states_equal(env.game_state, before)
 
 
 def test_views_edited_out_of_range_are_refused_by_the_encoder(case):

@@ -155,12 +155,12 @@ def test_human_mode_shows_the_picture_in_a_window(name):
     env = make_env(name, num_players=2, render_mode="human")
     assert env.metadata["render_fps"] > 0
     env.reset(seed=1)
-    frame = env.game.render_rgb(env.state)
+    frame = env.game.render_rgb(env.game_state)
     assert pygame.display.get_surface().get_size() == (frame.shape[1], frame.shape[0])
     env.step(env.legal_actions()[0])
     assert env.render() is None
     shown = pygame.surfarray.array3d(pygame.display.get_surface()).swapaxes(0, 1)
-    np.testing.assert_array_equal(shown, env.game.render_rgb(env.state))
+    np.testing.assert_array_equal(shown, env.game.render_rgb(env.game_state))
     env.close()
     assert not pygame.display.get_init()
 

@@ -86,11 +86,11 @@ def test_the_aec_env_checks_a_state_put_in_by_hand_against_its_own_mask():
     env.reset(seed=0)
     raw = env.unwrapped
     action = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
-    raw.state = raw.game.init(np.random.default_rng(1), 2)
+    raw.game_state = raw.game.init(np.random.default_rng(1), 2)
     with pytest.raises(ValueError, match="batch size 1"):
         env.step(action)
     env.reset(seed=0)
-    raw.state = make("carpe_diem", num_players=2).init(np.random.default_rng(1), 1)
+    raw.game_state = make("carpe_diem", num_players=2).init(np.random.default_rng(1), 1)
     with pytest.raises(ValueError, match="expected a"):
         env.step(action)
     # a position of the same game where the env's (stale) mask allows a move the rules do not
@@ -107,11 +107,11 @@ def test_the_aec_env_checks_a_state_put_in_by_hand_against_its_own_mask():
             break
     else:
         pytest.fail("no position found where the env's mask allows a move that is illegal there")
-    raw.state = other
+    raw.game_state = other
     before = core.clone(other)
     with pytest.raises(ValueError, match="not legal"):
         env.step(int(stale[0]))
-    assert core.states_equal(raw.state, before)
+    assert core.states_equal(raw.game_state, before)
 
 
 def test_fused_step_types_every_new_state_again():
