@@ -38,18 +38,17 @@ batch, on one torch thread (`PolicyValueNet.inference_threads`). Three agents us
 <path> may also name a shipped baseline (`baselines()`: agents/baselines/baselines.json), e.g.
 `net:hadara-2p`.
 
-File format (`save_net` / `load_net`): the safetensors layout, written and read with numpy only, so
-no file is ever unpickled: 8 bytes little-endian header length n, n bytes of JSON, then the raw
-little-endian float32 tensors. The JSON maps each tensor name to {"dtype": "F32", "shape",
-"data_offsets"} (offsets into the data block, contiguous, in file order; dtype "F16" too, for the
-small shipped baselines) and holds under
-"__metadata__" -> "meeple" a JSON header: format "meeple-net", version, game, config (the game's
-full configuration, num_players included), encoder (kind "default", its name and output size),
-num_players, num_actions, hidden (the trunk's widths), value ("seat-relative") and, in a hinted net only,
-hint ({"kind": "heuristic"}; the net then has one more tensor, `hint_weight`). Loading checks
-every field, that the game builds from the config and its encoder and action count match the
-header, the exact set of tensor names and their shapes, the offsets, and that every weight is
-finite; anything else raises ValueError naming the problem.
+File format (`save_net` / `load_net`): a safetensors file, written and read by the `safetensors`
+package (no pickle; any tool that reads safetensors reads it, e.g. `safetensors.numpy.load_file`). The
+tensors are float32 ("F32"; "F16" too, for the small shipped baselines), and the file's metadata holds
+under "meeple" a JSON header: format "meeple-net", version, game, config (the game's full configuration,
+num_players included), encoder (kind "default", its name and output size), num_players, num_actions,
+hidden (the trunk's widths), value ("seat-relative") and, in a hinted net only, hint ({"kind":
+"heuristic"}; the net then has one more tensor, `hint_weight`). Loading lets the library check the
+layout (header, offsets, sizes), then checks every header field, that the game builds from the config
+and its encoder and action count match the header, the exact set of tensor names, their dtypes and
+shapes, and that every weight is finite; a safetensors file that meeple did not write (no "meeple"
+metadata) is refused by name. Anything else raises ValueError naming the problem.
 """
 
 from __future__ import annotations
@@ -74,8 +73,7 @@ NET_FORMAT_VERSION = 1
 ENCODER_KIND = "default"  # the only kind written so far: meeple.envs.default_encoder
 VALUE_KIND = "seat-relative"
 SOLO_SCALE = 30.0  # solo value target tanh(score / SOLO_SCALE), as ScoreEvaluator's solo_scale
-MAX_HEADER_BYTES = 1 << 20  # a real header is a few kB; a larger length field means a broken file
-DTYPES = {"F32": "<f4", "F16": "<f2"}  # safetensors dtype names of the tensors meeple writes -> numpy
+DTYPES = {"F32": np.float32, "F16": np.float16}  # safetensors dtype names of the tensors meeple writes -> numpy
 MAX_WIDTH = 1 << 16  # hidden widths above this are not a net anyone trained here
 HEADER_FIELDS = ("format", "version", "game", "config", "encoder", "num_players", "num_actions", "hidden", "value")
 OPTIONAL_FIELDS = ("hint",)  # absent in nets without a hint (every file written before hints existed)
@@ -320,30 +318,22 @@ def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 # --- the file format ----------------------------------------------------------------------------
 
 def save_net(net: PolicyValueNet, path: str | Path, dtype: str = "F32") -> None:
-    """Write `net` to `path` atomically (module docstring: the safetensors layout, no pickle).
+    """Write `net` to `path` atomically, as a safetensors file (module docstring; no pickle).
 
     `dtype` "F16" stores the weights as half floats (half the file; loading widens them to float32): the
     shipped baselines use it to stay small.
     """
+    from safetensors.numpy import save
+
     from meeple.agents.io import atomic_write
 
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     _check_header(net.header)
-    entries: dict[str, Any] = {"__metadata__": {"meeple": json.dumps(net.header, sort_keys=True)}}
-    blobs, offset = [], 0
-    for name, tensor in net.state_dict().items():
-        data = tensor.detach().cpu().contiguous().numpy().astype(DTYPES[dtype]).tobytes()
-        entries[name] = {"dtype": dtype, "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    header = json.dumps(entries, separators=(",", ":")).encode("utf-8")
-    header += b" " * (-len(header) % 8)  # the data block starts 8-byte aligned, as safetensors writes it
+    tensors = {name: tensor.detach().cpu().numpy().astype(DTYPES[dtype]) for name, tensor in net.state_dict().items()}
+    data = save(tensors, metadata={"meeple": json.dumps(net.header, sort_keys=True)})
     with atomic_write(path) as f:
-        f.write(len(header).to_bytes(8, "little"))
-        f.write(header)
-        for blob in blobs:
-            f.write(blob)
+        f.write(data)
 
 
 def read_header(path: str | Path) -> dict:
@@ -381,25 +371,20 @@ def load_net(path: str | Path, game_name: str | None = None, game: Any = None) -
 
 def _read(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
     """(meeple header, {name: float32 array}) of a net file; ValueError for anything malformed."""
+    from safetensors import SafetensorError, safe_open
+
     where = f"net file {str(path)!r}"
+    if not Path(path).is_file():
+        raise ValueError(f"{where}: cannot read it (no such file)")
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{where}: cannot read it ({exc.strerror or exc})") from None
-    if len(data) < 8:
-        raise ValueError(f"{where}: too short to be a net file ({len(data)} bytes)")
-    n = int.from_bytes(data[:8], "little")
-    if not 2 <= n <= min(MAX_HEADER_BYTES, len(data) - 8):
-        raise ValueError(f"{where}: not a net file (header length {n} out of range)")
-    try:
-        entries = json.loads(data[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{where}: header is not valid JSON ({exc})") from None
-    if not isinstance(entries, dict):
-        raise ValueError(f"{where}: header is not a JSON object")
-    meta = entries.pop("__metadata__", None)
-    if not isinstance(meta, dict) or not isinstance(meta.get("meeple"), str):
-        raise ValueError(f"{where}: no meeple header (not saved by meeple.agents.net.save_net)")
+        with safe_open(str(path), framework="numpy") as f:
+            meta = f.metadata() or {}
+            stored = {name: f.get_tensor(name) for name in f.keys()}
+    except (SafetensorError, OSError) as exc:
+        raise ValueError(f"{where}: not a net file: the safetensors library cannot read it ({exc})") from None
+    if not isinstance(meta.get("meeple"), str):
+        raise ValueError(f"{where}: a safetensors file without a meeple header (metadata keys "
+                         f"{sorted(meta)}): not saved by meeple.agents.net.save_net")
     try:
         header = json.loads(meta["meeple"])
     except json.JSONDecodeError as exc:
@@ -408,35 +393,11 @@ def _read(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
         _check_header(header)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
-    body = memoryview(data)[8 + n:]
     tensors: dict[str, np.ndarray] = {}
-    spans = []
-    for name, entry in entries.items():
-        if not (isinstance(entry, dict) and set(entry) == {"dtype", "shape", "data_offsets"}):
-            raise ValueError(f"{where}: tensor entry {name!r} is malformed")
-        shape, offsets = entry["shape"], entry["data_offsets"]
-        if entry["dtype"] not in DTYPES:
-            raise ValueError(f"{where}: tensor {name!r} has dtype {entry['dtype']!r}; meeple writes "
-                             f"{' or '.join(DTYPES)}")
-        width = np.dtype(DTYPES[entry["dtype"]]).itemsize
-        if not (isinstance(shape, list) and all(_is_int(s) and s >= 0 for s in shape)):
-            raise ValueError(f"{where}: tensor {name!r} has a malformed shape {shape!r}")
-        if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)
-                and 0 <= offsets[0] <= offsets[1] <= len(body)):
-            raise ValueError(f"{where}: tensor {name!r} has data offsets {offsets!r} outside the file")
-        if offsets[1] - offsets[0] != width * math.prod(shape):
-            raise ValueError(f"{where}: tensor {name!r} spans {offsets[1] - offsets[0]} bytes, its shape needs "
-                             f"{width * math.prod(shape)}")
-        spans.append((offsets[0], offsets[1], name))
-        tensors[name] = (np.frombuffer(body[offsets[0]:offsets[1]], dtype=DTYPES[entry["dtype"]])
-                         .reshape(shape).astype(np.float32))
-    end = 0
-    for begin, stop, name in sorted(spans):  # the tensors tile the data block: no gaps, overlaps or trailing bytes
-        if begin != end:
-            raise ValueError(f"{where}: tensor {name!r} starts at byte {begin}, expected {end} (overlap or gap)")
-        end = stop
-    if end != len(body):
-        raise ValueError(f"{where}: {len(body) - end} bytes after the last tensor (truncated or appended to)")
+    for name, array in stored.items():
+        if array.dtype not in (np.dtype(np.float32), np.dtype(np.float16)):
+            raise ValueError(f"{where}: tensor {name!r} has dtype {array.dtype}; meeple writes {' or '.join(DTYPES)}")
+        tensors[name] = array.astype(np.float32)
     return header, tensors
 
 

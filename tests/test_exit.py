@@ -191,18 +191,18 @@ def _meta(change: Any) -> Any:
     return apply
 
 
-TAMPERED = [  # (how the file is changed, what the message says)
-    ("truncated", lambda p: p.write_bytes(p.read_bytes()[:-4]), "outside the file"),
-    ("appended", lambda p: p.write_bytes(p.read_bytes() + b"\0" * 4), "after the last tensor"),
-    ("header length", lambda p: p.write_bytes((1 << 40).to_bytes(8, "little") + p.read_bytes()[8:]), "header length"),
-    ("not json", lambda p: p.write_bytes(p.read_bytes()[:8] + b"}" + p.read_bytes()[9:]), "not valid JSON"),
+TAMPERED = [  # (how the file is changed, what the message says: the safetensors library's for its layout)
+    ("truncated", lambda p: p.write_bytes(p.read_bytes()[:-4]), "file not fully covered"),
+    ("appended", lambda p: p.write_bytes(p.read_bytes() + b"\0" * 4), "file not fully covered"),
+    ("header length", lambda p: p.write_bytes((1 << 40).to_bytes(8, "little") + p.read_bytes()[8:]), "header too large"),
+    ("not json", lambda p: p.write_bytes(p.read_bytes()[:8] + b"}" + p.read_bytes()[9:]), "invalid JSON in header"),
     ("a pickle", lambda p: torch.save({"x": torch.zeros(2)}, p), "not a net file"),
-    ("empty", lambda p: p.write_bytes(b""), "too short"),
-    ("shape", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(shape=[3])), "spans"),
-    ("dtype", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(dtype="F64")), "dtype"),
-    ("offsets", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(data_offsets=[0, 8])), "overlap"),
-    ("missing tensor", lambda p: _rewrite_header(p, lambda e: e.pop("value_head.bias")), "after the last tensor"),
-    ("no metadata", lambda p: _rewrite_header(p, lambda e: e.pop("__metadata__")), "no meeple header"),
+    ("empty", lambda p: p.write_bytes(b""), "header too small"),
+    ("shape", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(shape=[3])), "invalid shape, data type, or offset"),
+    ("dtype", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(dtype="F64")), "invalid shape, data type, or offset"),
+    ("offsets", lambda p: _rewrite_header(p, lambda e: e["value_head.bias"].update(data_offsets=[0, 8])), "invalid offset for tensor"),
+    ("missing tensor", lambda p: _rewrite_header(p, lambda e: e.pop("value_head.bias")), "invalid offset for tensor"),
+    ("no metadata", lambda p: _rewrite_header(p, lambda e: e.pop("__metadata__")), "without a meeple header"),
     ("hidden", lambda p: _rewrite_header(p, _meta(lambda m: m.update(hidden=[9]))), "shape"),
     ("version", lambda p: _rewrite_header(p, _meta(lambda m: m.update(version=99))), "version"),
     ("game", lambda p: _rewrite_header(p, _meta(lambda m: m.update(game="chess"))), "unknown game"),
@@ -223,6 +223,33 @@ def test_load_refuses_tampered_files(tmp_path, how, change, message):
     change(path)
     with pytest.raises(ValueError, match=message):
         load_net(path)
+
+
+def test_net_files_are_safetensors_files_other_tools_read(tmp_path):
+    """A net file written by meeple is read by the safetensors package itself (the same tensors, and the
+    meeple header in its metadata); a safetensors file meeple did not write is refused by name, and so is
+    one with meeple's header but tensors of a dtype meeple never writes."""
+    from safetensors import safe_open
+    from safetensors.numpy import load_file, save_file
+
+    _, net = tiny_net(RTTA, seed=4)
+    path = tmp_path / "net.safetensors"
+    save_net(net, path)
+    tensors = load_file(path)
+    assert set(tensors) == set(net.state_dict())
+    for name, tensor in net.state_dict().items():
+        np.testing.assert_array_equal(tensors[name], tensor.numpy())
+    with safe_open(str(path), framework="numpy") as f:
+        assert json.loads(f.metadata()["meeple"]) == net.header
+    foreign = tmp_path / "foreign.safetensors"
+    save_file({"embedding.weight": np.zeros((4, 3), dtype=np.float32)}, foreign, metadata={"format": "pt"})
+    with pytest.raises(ValueError, match=r"a safetensors file without a meeple header \(metadata keys \['format'\]\): "
+                                         r"not saved by meeple"):
+        load_net(foreign)
+    wide = tmp_path / "wide.safetensors"
+    save_file({k: v.astype(np.float64) for k, v in tensors.items()}, wide, metadata={"meeple": json.dumps(net.header)})
+    with pytest.raises(ValueError, match="has dtype float64; meeple writes F32 or F16"):
+        load_net(wide)
 
 
 def test_load_refuses_non_finite_weights(tmp_path):
