@@ -24,6 +24,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -405,14 +406,12 @@ class BurstServer:
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
-    """(lower quartile, median, upper quartile), linear interpolation as numpy's default."""
-    v = sorted(values)
-
-    def at(q: float) -> float:
-        x = q * (len(v) - 1)
-        lo = int(x)
-        return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (x - lo)
-    return at(0.25), at(0.5), at(0.75)
+    """(lower quartile, median, upper quartile): `statistics.quantiles`' "inclusive" method, numpy's
+    default linear interpolation. (Before Python 3.13 it refuses a single value, whose quartiles are itself.)"""
+    if len(values) == 1:
+        return (float(values[0]),) * 3
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, median, q3
 
 
 def paired_aec(args: Args, games: list[str]) -> dict[str, Any]:

@@ -25,12 +25,13 @@ are written atomically, so an interrupted run never leaves a truncated JSON or P
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import tyro
@@ -82,30 +83,49 @@ def rating_text(agent: dict) -> str:
     return f"{r['mu']:6.1f} ± {1.96 * r['sigma']:4.1f}" if r else "-"
 
 
+def plain_table(headers: list[str], rows: list[list[str]]) -> str:
+    """Rows under headers as aligned plain text, by rich (the first column left-aligned, the rest right); the
+    cells are text, never markup, since agent specs may hold brackets."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for k, header in enumerate(headers):
+        table.add_column(Text(header), justify="left" if k == 0 else "right")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return render_table(table)
+
+
+def render_table(table: Any) -> str:
+    """A rich table as plain text (no colour or terminal codes, never wrapped: it goes to logs as well)."""
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=1000, color_system=None, force_terminal=False, highlight=False)
+    console.print(table)
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines() if line.strip())
+
+
 def format_table(result: dict) -> str:
     """The per-agent summary as aligned text, best first (by rating ordinal, else win rate or score)."""
     solo = result["num_players"] == 1
     agents = sorted(result["agents"], key=lambda a: -(a["rating"]["ordinal"] if a.get("rating") else
                                                       a["win_rate"] if not solo else a["mean_score"]))
-    width = max(len("agent"), *(len(a["name"]) for a in agents))
-    lines = [f"{'agent':<{width}}  {'rating (mu ± 1.96σ)':>19}  {'win rate':>8}  {'95% interval':>16}  "
-             f"{'mean score':>10}  {'95% interval':>16}  {'games':>6}  {'seats':>6}"]
+    rows = []
     for a in agents:
         win, ci = ("-", "-") if solo else (f"{a['win_rate']:.3f}", f"[{a['win_ci95'][0]:.3f}, {a['win_ci95'][1]:.3f}]")
         sci = f"[{a['score_ci95'][0]:.2f}, {a['score_ci95'][1]:.2f}]" if a.get("score_ci95") else "-"
-        lines.append(f"{a['name']:<{width}}  {rating_text(a):>19}  {win:>8}  {ci:>16}  {a['mean_score']:>10.2f}  "
-                     f"{sci:>16}  {a['games']:>6}  {a['seats']:>6}")
-    return "\n".join(lines)
+        rows.append([a["name"], rating_text(a), win, ci, f"{a['mean_score']:.2f}", sci, str(a["games"]), str(a["seats"])])
+    return plain_table(["agent", "rating (mu ± 1.96σ)", "win rate", "95% interval", "mean score", "95% interval",
+                        "games", "seats"], rows)
 
 
 def format_matrix(result: dict) -> str:
     """The head-to-head matrix (row agent's share of finishes ahead of the column agent; columns by index)."""
-    names = [f"[{k}] {a['name']}" for k, a in enumerate(result["agents"])]
-    width = max(len(n) for n in names)
-    lines = [" " * width + "".join(f"{f'[{k}]':>8}" for k in range(len(names)))]
-    for name, row in zip(names, result["pairwise"]["win_rate"]):
-        lines.append(f"{name:<{width}}" + "".join(f"{'-' if w is None else f'{w:.3f}':>8}" for w in row))
-    return "\n".join(lines)
+    rows = [[f"[{k}] {agent['name']}", *("-" if w is None else f"{w:.3f}" for w in row)]
+            for k, (agent, row) in enumerate(zip(result["agents"], result["pairwise"]["win_rate"]))]
+    return plain_table(["", *(f"[{k}]" for k in range(len(result["agents"])))], rows)
 
 
 def agent_letters(n: int) -> list[str]:

@@ -268,3 +268,26 @@ def test_plot_with_long_agent_specs(tmp_path: Path) -> None:
     plot_results(solo, tmp_path / "solo.svg")
     assert (tmp_path / "solo.svg").read_text().count("ppo:runs/ppo/roll_through_the_ages/2026-11-26-very-long-run-name/model.zip") == 1
     assert agent_letters(28)[:3] == ["A", "B", "C"] and agent_letters(28)[26:] == ["A1", "B1"]
+
+
+def test_evaluate_tables_are_plain_aligned_text():
+    """The summary and the matrix (drawn by rich) are plain text: no terminal codes, an agent spec with
+    brackets shown as written (never read as markup), every column right-aligned under its header."""
+    from meeple.cli.evaluate import format_matrix, format_table
+
+    agents = [{"name": "net:runs/[x]/net.safetensors", "rating": {"mu": 30.1, "sigma": 1.2, "ordinal": 26.5},
+               "win_rate": 0.75, "win_ci95": [0.6, 0.86], "mean_score": 33.25, "score_ci95": [30.0, 36.5],
+               "games": 40, "seats": 40},
+              {"name": "random", "rating": {"mu": 20.0, "sigma": 1.5, "ordinal": 15.5}, "win_rate": 0.25,
+               "win_ci95": [0.14, 0.4], "mean_score": 3.5, "score_ci95": None, "games": 40, "seats": 40}]
+    result = {"num_players": 2, "agents": agents, "pairwise": {"win_rate": [[None, 0.75], [0.25, None]]}}
+    table = format_table(result).splitlines()
+    assert "\x1b" not in "".join(table) and len(table) == 4
+    assert table[2].startswith("net:runs/[x]/net.safetensors") and table[3].startswith("random")
+    header = table[0]
+    for column, cell in (("win rate", "0.750"), ("games", "40")):
+        end = header.index(column) + len(column)
+        assert table[2][:end].endswith(cell)
+    assert table[3].split()[-4:] == ["3.50", "-", "40", "40"]
+    matrix = format_matrix(result).splitlines()
+    assert matrix[2].split()[-2:] == ["-", "0.750"] and matrix[3].startswith("[1] random")
