@@ -5,6 +5,7 @@
     agent = make_agent("mcts:200:mode=rollout,rollout=heuristic", "roll_through_the_ages")
     agent = make_agent("ppo:runs/x/model.zip", "roll_through_the_ages", num_players=2)
     agent = make_agent("search:runs/x/net.safetensors:sims=64", "roll_through_the_ages", num_players=2)
+    agent = make_agent("py:examples.my_policy:policy", "roll_through_the_ages")   # your own policy (external.py)
 
 Every agent class is imported only when its spec is asked for, so importing this package never
 imports torch (only `ppo:`, `net:` and `search:` do).
@@ -18,7 +19,7 @@ from typing import Any
 
 AGENT_SPECS = ("random", "heuristic", "mcts[:N[:key=value,...]]", "ppo:<path to model.zip>",
                "net:<path to net.safetensors>[:sample=1]", "search:<path to net.safetensors>[:sims=N,key=value,...]",
-               "human")
+               "py:<module>:<policy>", "human")
 
 
 def make_agent(spec: str, game_name: str, num_players: int | None = None, **variant: Any) -> Any:
@@ -31,8 +32,9 @@ def make_agent(spec: str, game_name: str, num_players: int | None = None, **vari
             "mcts:200:mode=rollout,rollout=heuristic"), "ppo:<path>" (a MaskablePPO model.zip saved by
             train.py, as a `PolicyAgent`), "net:<path>" (a policy-value net saved by `train.py --algo exit`,
             its policy alone: greedy, or sampled with "net:<path>:sample=1"), "search:<path>:sims=N,..."
-            (MCTS with that net as prior and leaf value; options in `meeple.agents.net.agent_from_spec`)
-            or "human" (moves typed in the terminal).
+            (MCTS with that net as prior and leaf value; options in `meeple.agents.net.agent_from_spec`),
+            "py:<module>:<name>" (your own policy: an object with `act(observation, mask)` or a function of
+            (observation, mask), batched; `meeple.agents.external`) or "human" (moves typed in the terminal).
         game_name: a key of `meeple.envs.GAMES`.
         num_players, **variant: the game configuration; a `ppo:`, `net:` or `search:` model is checked
             against it at load time when num_players is given.
@@ -71,6 +73,10 @@ def make_agent(spec: str, game_name: str, num_players: int | None = None, **vari
         from meeple.agents.net import agent_from_spec
 
         return agent_from_spec(spec, game_name, num_players, **variant)
+    if kind == "py":
+        from meeple.agents.external import PythonPolicyAgent, load_policy
+
+        return PythonPolicyAgent(load_policy(rest), game_name, name=spec)
     if spec == "human":
         from meeple.agents.human import HumanAgent
 

@@ -9,7 +9,8 @@
 
 Agent specs: random, heuristic, mcts:N[:key=value,...] (e.g. mcts:200:rollout_depth=30), ppo:<path to
 model.zip>, net:<path to net.safetensors> (an expert-iteration policy), search:<path>:sims=N (search with that
-net), human. Every line-up of agents plays every seating of each deal, and all games of a deal
+net), py:<module>:<policy> (your own policy from Python: `act(observation, mask) -> actions`, batched;
+`meeple.agents.external`), human. Every line-up of agents plays every seating of each deal, and all games of a deal
 share one chance stream (duplicate seeding), so seat order and dice luck cancel out; the schedule,
 the win-rate matrix and the ratings are defined in `agents/tournament.py`. A win rate is the fraction
 of an agent's games won by one of its seats (shared 1/k when k seats tie); mean scores are per seat.
@@ -50,7 +51,7 @@ class Args:
     """registered game name (meeple.envs.GAMES)"""
     agents: tuple[str, ...] = ("heuristic", "random")
     """agent specs: random, heuristic, mcts:N[:key=value,...], ppo:<path to model.zip>, net:<path to net.safetensors>,
-    search:<path to net.safetensors>:sims=N, human"""
+    search:<path to net.safetensors>:sims=N, py:<module>:<policy> (your own: act(observation, mask) -> actions), human"""
     games: int = 1000
     """at least this many games, rounded up to whole deals (every seating of every line-up)"""
     num_players: int = 2

@@ -49,3 +49,13 @@ def test_mappo_centralised_critic(tmp_path):
                         "51 actions, 2 updates")
     assert re.fullmatch(r"update 2/2  games 4  decisions \d+  critic loss \d+\.\d{3}", lines[-2])
     assert re.fullmatch(r"done: 4 games in [\d.]+ s; the actor alone against random: \d+\.\d% of 4 games won", lines[-1])
+
+
+def test_my_policy_rated_against_the_baselines(tmp_path):
+    """The external policy of examples/my_policy.py against the heuristic, a search and a shipped net."""
+    lines = run_example("my_policy.py", tmp_path, "--games", "12", "--opponents", "heuristic", "mcts:4",
+                        "net:roll_through_the_ages-2p")
+    assert lines[0] == "roll_through_the_ages, 2 players, 12 games, seed 0"
+    names = [line.split()[0] for line in lines[1:]]
+    assert names == ["my_policy", "heuristic", "mcts:4", "net:roll_through_the_ages-2p"]
+    assert all(re.search(r"win rate +\d+\.\d% \[\d+\.\d%, \d+\.\d%\]  mean score -?\d+\.\d$", line) for line in lines[1:])
