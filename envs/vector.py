@@ -33,8 +33,8 @@ Design decisions, and why:
   `gymnasium.make_vec("meeple/<Game>-v0", ...)`, so Gymnasium's vector wrappers stack on it as on any
   `make_vec` env: `NormalizeObservation` accepts no other mode, `FlattenObservation` and the other
   observation wrappers refuse SAME_STEP): a finished row returns its last observation, and the next step
-  starts its next game instead of playing: that row's action is ignored (its mask is all True, so a
-  masked policy can still pick one; `infos["_action_mask"]` is False there), its reward is 0 and its
+  starts its next game instead of playing: that row's action is ignored (its mask is all True: any
+  action is taken, so a masked policy can still pick one), its reward is 0 and its
   observation is the new game's first. DISABLED keeps finished rows finished (their observation is the
   last one, their mask all False) until `reset(options={"reset_mask": rows})`; stepping before that
   raises. The single-agent env uses it. In every mode the finished game's facts are in
@@ -438,7 +438,7 @@ class BoardGameVectorEnv(VectorEnv):
         return self.encoder.encode(self.game.observe(self.state, self.learner_seat))
 
     def _step_infos(self) -> dict[str, Any]:
-        live = ~self._finished & ~self._restart
+        live = ~self._finished  # a NEXT_STEP row about to restart takes any action: its all-True mask is valid
         return {"action_mask": self.action_masks(), "_action_mask": live,
                 "learner_seat": self.learner_seat.copy(), "_learner_seat": live.copy()}
 

@@ -431,7 +431,7 @@ def test_maskable_ppo_trains_on_the_single_env():
 def test_vector_rollout_autoresets_next_step(name):
     """NEXT_STEP: the step a game ends returns its last observation (the encoded view of the finished game,
     still on the table) and its result; the next step starts the row's next game instead of playing: any
-    action in range is taken and ignored there (the mask is all True, `_action_mask` False), the reward is
+    action in range is taken and ignored there (the mask is all True), the reward is
     0, the row is not done, and the observation is the new game's first, at the learner's turn. Until the
     first game ends it plays exactly the games of a SAME_STEP env on the same seed and actions."""
     n = 8
@@ -444,7 +444,7 @@ def test_vector_rollout_autoresets_next_step(name):
     ep_return = np.zeros(n)
     for _ in range(300):
         mask = infos["action_mask"]
-        assert np.array_equal(infos["_action_mask"], ~restart) and mask[restart].all()
+        assert infos["_action_mask"].all() and mask[restart].all()
         live = ~restart
         assert np.array_equal(mask[live], env.game.legal_action_mask(env.state)[live]) and mask.any(axis=1).all()
         actions = sample_masked(mask, rng)
@@ -566,3 +566,20 @@ def test_every_applicable_gymnasium_vector_wrapper(mode):
     assert run_stack(env, 250, seed=4, rewards_changed=True) >= 8
     assert len(stacked) == len(VECTOR_WRAPPERS) - len(GYMNASIUM_REFUSES[mode])
     env.close()
+
+
+def test_dict_info_to_list_gives_every_row_its_mask():
+    """Gymnasium's `DictInfoToList` on NEXT_STEP with `RecordEpisodeStatistics`: every row's info holds its
+    action mask (all True in a row about to start its next game), and a finished row its episode."""
+    env = wrappers.DictInfoToList(wrappers.RecordEpisodeStatistics(
+        gymnasium.make_vec("meeple/RollThroughTheAges-v0", num_envs=4)))
+    obs, infos = env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    finished = 0
+    for _ in range(200):
+        mask = np.stack([info["action_mask"] for info in infos])
+        obs, rewards, terminated, truncated, infos = env.step(sample_masked(mask, rng))
+        for i in np.flatnonzero(terminated | truncated):
+            assert infos[i]["episode"]["r"] == rewards[i] and infos[i]["final_info"]["episode"]["l"] == infos[i]["episode"]["l"]
+            finished += 1
+    assert finished >= 4
