@@ -21,7 +21,8 @@ MEEPLE_COMPILE=wait MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no
 # the worked examples once more with the kernels as plain Python: readable tracebacks, and a check
 # that numpy's scalar semantics (NEP 50) give the same results as numba's; with random games through
 # every encoder and the fused AEC step, as a newcomer's first game runs while its kernels compile
-NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -n 2 -q tests/test_roll_through_the_ages.py tests/test_hadara.py \
-    tests/test_carpe_diem.py tests/test_attika.py tests/test_utopia.py tests/test_plain_python.py
+# (each registered game's worked examples: tests/test_<game>.py, read from the registry)
+worked_examples=$(.venv/bin/python -c "from meeple.envs import GAMES; print(*(f'tests/test_{g}.py' for g in GAMES))")
+NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -n 2 -q $worked_examples tests/test_plain_python.py
 if ! wait "$rllib_tests"; then cat "$rllib_out"; echo "error: the RLlib tests failed" >&2; exit 1; fi
 tail -n 3 "$rllib_out"
