@@ -866,15 +866,7 @@ class RulesBase(ABC):
         """Raise ValueError if `state` is not a reachable position: wrong type, shape or dtype of a
         field, a value outside its range (the field table), then the game's consistency kernel."""
         B = self.check_state(state)
-        P = self.num_players
-        for f, value in zip(self.FIELDS, state):
-            bounds = field_range(f, P)
-            if bounds is None or not value.size:
-                continue
-            lo, hi = bounds
-            if value.min() < lo or value.max() > hi:
-                rows = np.flatnonzero(((value < lo) | (value > hi)).reshape(B, -1).any(axis=1))
-                raise ValueError(f"invalid state: {f.name} outside {lo}..{hi} (rows {rows[:5].tolist()})")
+        self.check_values(state, every_field=True)  # (the same compiled pass as every call's, over all fields)
         self.validate_rules(state)
         if not hasattr(self.kernels, "validate_nb"):
             return

@@ -10,7 +10,7 @@ import pytest
 
 from meeple.envs import GAMES, make
 
-from helpers import game_cases
+from helpers import game_cases, random_steps
 
 GAME_CASES = game_cases()
 
@@ -23,6 +23,16 @@ def game_case(request):
     """(name, config dict, rules core) for one registered game configuration."""
     name, config = request.param
     return name, config, make(name, **config)
+
+
+@pytest.fixture(params=GAME_CASES)
+def case(request):
+    """(name, config dict, rules core, a 4-row state after 10 random steps) for one configuration: the
+    position the hardening and memory-safety tests edit and attack."""
+    name, config = request.param
+    game = make(name, **config)
+    state = random_steps(game, np.random.default_rng(3), 4, 10)
+    return name, config, game, state
 
 
 @pytest.fixture

@@ -12,21 +12,13 @@ import json
 
 import numpy as np
 import pytest
-from helpers import game_cases, random_steps
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import GAMES, core, encoder_kinds, make, make_encoder
 from meeple.envs.fuzz import fuzz_saves
 
-CASES = game_cases()
 
 
-@pytest.fixture(params=CASES)
-def case(request):
-    name, config = request.param
-    game = make(name, **config)
-    state = random_steps(game, np.random.default_rng(3), 4, 10)
-    return name, config, game, state
 
 
 def _unchanged_after(call, state) -> None:

@@ -13,21 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import game_cases, random_steps
 
-from meeple.envs import core, default_encoder, jit, make, make_env
+from meeple.envs import core, default_encoder, jit, make_env
 from meeple.envs.base import CHEAP_FACTS, dims, field_range
 from meeple.envs.fuzz import fuzz_memory
 
-CASES = game_cases()
 
 
-@pytest.fixture(params=CASES)
-def case(request):
-    name, config = request.param
-    game = make(name, **config)
-    state = random_steps(game, np.random.default_rng(3), 4, 10)
-    return name, config, game, state
 
 
 def _out_of_range_values(game, f) -> list[int]:

@@ -672,7 +672,6 @@ def _rss_bytes(pid: int) -> int:
 UPLOAD_RSS_BOUND = 64 * 2**20
 
 
-@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the server's RSS from /proc")
 def test_server_memory_stays_bounded_over_400_uploads(tmp_path):
     """A real server (python -m meeple.web): 400 uploads of whole games, each opened, grow its resident
     memory by less than UPLOAD_RSS_BOUND (docs/web.md) after a warm-up of 40."""
