@@ -583,15 +583,6 @@ def validate(args: Args) -> None:
         fail(f"--json {args.json}: no such directory")
 
 
-def source_tree() -> dict[str, Any]:
-    """The commit measured, and whether uncommitted edits to tracked files were in the tree (they run too)."""
-    def git(*cmd: str) -> str:
-        proc = subprocess.run(["git", "-C", str(HERE), *cmd], capture_output=True, text=True)
-        return proc.stdout.strip() if proc.returncode == 0 else ""
-    return {"commit": git("rev-parse", "--short", "HEAD") or None,
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
-
-
 def main(args: Args) -> dict[str, Any]:
     if args.peers_venv is None:
         args.peers_venv = str(HERE / ".peers")
@@ -607,6 +598,8 @@ def main(args: Args) -> dict[str, Any]:
             paired = {g: {"available": False, "reason": unavailable["openspiel"]} for g in dict.fromkeys(args.games)}
         else:
             paired = paired_aec(args, list(dict.fromkeys(args.games)))
+    from results import record, source_tree  # benchmarks/results.py: the one results file
+
     report = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seconds": args.seconds, "num_players": 2,
@@ -623,8 +616,6 @@ def main(args: Args) -> dict[str, Any]:
         with open(args.json, "w") as fh:
             fh.write(json.dumps(report) + "\n")
     if args.record:
-        from results import record  # benchmarks/results.py: the one results file
-
         record("peers", f"benchmarks/peers.py --seconds {args.seconds:g} --pairs {args.pairs} --burst {args.burst:g}",
                results_figures(report))
     print_report(report)

@@ -220,19 +220,29 @@ def _bend(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]
 
 # --- Attika -------------------------------------------------------------------------------------------
 
-def _attika(board: Board, legal: list[int], seat: int | None) -> None:
+def _attika_map(state: Any) -> tuple[float, float, int, int]:
+    """(x0, y0, width, height) of the map Attika's picture draws for this position: the occupied fields and,
+    while a rotation is chosen, the marked field's flower (the picture's own computation, repeated)."""
     from meeple.envs.attika import data
-    from meeple.envs.attika.picture import FLOWER, HEADER_H, HEX, SLOT_Q, SLOT_R, _centre, _occupied
+    from meeple.envs.attika.picture import FLOWER, HEX, SLOT_Q, SLOT_R, _centre, _occupied
 
-    s, names = board.state, board.game.action_names
-    slots = _occupied(s, 0)
-    marked = int(s.pending_slot[0])
-    flower = [int(v) for v in FLOWER[marked] if v >= 0] if marked >= 0 and int(s.decision[0]) == data.DEC_CHOOSE_ROTATION else []
+    slots = _occupied(state, 0)
+    marked = int(state.pending_slot[0])
+    choosing = marked >= 0 and int(state.decision[0]) == data.DEC_CHOOSE_ROTATION
+    flower = [int(v) for v in FLOWER[marked] if v >= 0] if choosing else []
     extent = np.union1d(slots, flower) if flower else slots
     px = np.array([_centre(int(SLOT_Q[h]), int(SLOT_R[h])) for h in extent])
     pad = HEX + 10
     x0, y0 = px[:, 0].min() - pad, px[:, 1].min() - pad
-    map_w = int(px[:, 0].max() - x0 + pad)
+    return x0, y0, int(px[:, 0].max() - x0 + pad), int(px[:, 1].max() - y0 + pad)
+
+
+def _attika(board: Board, legal: list[int], seat: int | None) -> None:
+    from meeple.envs.attika.picture import HEADER_H, HEX, SLOT_Q, SLOT_R, _centre
+
+    s, names = board.state, board.game.action_names
+    marked = int(s.pending_slot[0])
+    x0, y0, map_w, _ = _attika_map(s)
     origin = (-x0 + (max(map_w, 420) - map_w) / 2, HEADER_H - y0)
 
     def at(q: int, r: int) -> tuple[float, float]:
@@ -327,18 +337,9 @@ BOARDS = {"roll_through_the_ages": _rtta, "hadara": _hadara, "utopia": _utopia, 
 
 def _attika_size(game: Any, state: Any) -> tuple[int, int]:
     """The size Attika's picture has for this map (its computation, repeated)."""
-    from meeple.envs.attika import data
-    from meeple.envs.attika.picture import FLOWER, HEADER_H, HEX, PANEL_W, SLOT_Q, SLOT_R, _centre, _occupied
+    from meeple.envs.attika.picture import HEADER_H, PANEL_W
 
-    s = state
-    slots = _occupied(s, 0)
-    marked = int(s.pending_slot[0])
-    flower = [int(v) for v in FLOWER[marked] if v >= 0] if marked >= 0 and int(s.decision[0]) == data.DEC_CHOOSE_ROTATION else []
-    extent = np.union1d(slots, flower) if flower else slots
-    px = np.array([_centre(int(SLOT_Q[h]), int(SLOT_R[h])) for h in extent])
-    pad = HEX + 10
-    map_w = int(px[:, 0].max() - (px[:, 0].min() - pad) + pad)
-    map_h = int(px[:, 1].max() - (px[:, 1].min() - pad) + pad)
+    _, _, map_w, map_h = _attika_map(state)
     return max(map_w, 420) + PANEL_W, max(HEADER_H + map_h, 300 + 118 * game.num_players)
 
 
