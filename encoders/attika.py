@@ -34,7 +34,7 @@ values): one value per channel and slot, 0 off the map (only `target` marks hexe
     8 target  the legal tile centres while the viewer places a tile (PLACE_TILE), or the pending slot
               (the chosen centre in CHOOSE_ROTATION, the site being paid in PAY)
 
-The kernel zeroes a row once and then visits only the map, in one pass: the 7 hexes of every placed tile
+The kernel gets a zeroed row and visits only the map, in one pass: the 7 hexes of every placed tile
 and the shrines, about 1/5 the memory traffic of the planes kind (and `target` only inside the box the
 tile-placement mask searches, `kernels.tile_search_box`). For `site` it finds the set of types the viewer
 may build once per row, keeps only the types no other one of the set undercuts (UNDERCUT_BY), and:
@@ -78,10 +78,10 @@ supplies (amphorae, draw pile size, discard pile per type, tiles left), the flow
 actions left, pending type, the face-up tile's fields one-hot over blank/W/F/H/M at rotation 0 while it
 is being placed, the explicit payment queue), round / max_rounds and the configuration flags.
 
-One numba kernel per kind writes every block at its offset in the kind's table by name (`AT.<block>`
-for compact, `AT_PLANES.<block>` for planes; the shared vector helper writes at `base + VEC.<block>`),
-for the whole batch; each kind has its fused AEC-step kernel (`step_observe_compact_nb`,
-`step_observe_planes_nb`).
+One numba row kernel per kind (`encode_compact_row`, `encode_planes_row`) writes every block of one row
+at its offset in the kind's table by name (`AT.<block>` for compact, `AT_PLANES.<block>` for planes; the
+shared vector helper writes at `base + VEC.<block>`); the batch loops and each kind's fused AEC step are
+generated from them (envs/codegen.py: `encode_<kind>_nb`, `step_observe_<kind>_nb` in envs/attika/entries.py).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, begin_row, block_offsets, encoder_of_kind, end_row, end_rows, seat_of
+from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
 from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_CHOOSE_ROTATION, DEC_PAY,
     DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
@@ -102,7 +102,7 @@ from meeple.envs.attika.kernels import (
     tile_search_box, unrevealed,
 )
 from meeple.envs.attika import kernels as K
-from meeple.envs.attika.state import MAX_SPECIFIC, State, View
+from meeple.envs.attika.state import MAX_SPECIFIC
 from meeple.envs.jit import kernel, lowest_bit, prefetch_row
 
 SEATS = MAX_PLAYERS
@@ -360,254 +360,202 @@ def _revealed(v, b, me, dec):
 
 
 @kernel
-def compact_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its COMPACT_BLOCKS offset `AT.<block>`: the
-    row zeroed once, then only the map's fields (placed tiles' footprints, shrines) written."""
-    v = View(*fields)
+def encode_compact_row(v, b, row, explicit_pay, group_settlement, max_rounds):
+    """Fill the zeroed row of view row b, each block at its COMPACT_BLOCKS offset `AT.<block>`: only the map's
+    fields (placed tiles' footprints, shrines) are written."""
     P = v.display.shape[1]
-    B = v.display.shape[0]
-    for b in range(B):
-        if b + 1 < B:  # the next row's map, loading while this one is written (kernels._prefetch_map)
-            prefetch_row(v.owner, b + 1)
-            prefetch_row(v.land, b + 1)
-            prefetch_row(v.building, b + 1)
-            prefetch_row(v.sigma, b + 1)
-            prefetch_row(v.settlement_shrines, b + 1)
-        row = begin_row(out, b, scratch)
-        me = np.int64(v.viewer[b])  # int64 offsets also without the JIT
-        hand = v.own_hand[b]
-        dec = np.int64(v.decision[b])
-        deciding = v.to_play[b] == me and not v.done[b]
-        # the building types the viewer may build now (its display, or the revealed one), and the types of its
-        # buildings on the map (its `built` counts): bit sets, once per row
-        revealed = _revealed(v, b, me, dec)
-        mine = np.int64(0)
-        own_types = np.int64(0)
-        for t in range(NUM_TYPES):
-            if v.display[b, me, t] > 0 or t == revealed:
-                mine |= np.int64(1) << t
-            if v.built[b, me, t] > 0:
-                own_types |= np.int64(1) << t
-        cheapest = mine  # for affordability, less the types another one of the set undercuts
-        for t in range(NUM_TYPES):
-            if (mine >> t) & 1 and mine & UNDERCUT_BY[t]:
-                cheapest &= ~(np.int64(1) << t)
-        # the types of the set that can be free somewhere: the viewer has built their predecessor
-        freeable = np.int64(0)
-        for t in range(NUM_TYPES):
-            if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
-                freeable |= np.int64(1) << t
-        # sigma and site of an empty field are tested on the packed inputs the masks' helper `kernels.site_ok`
-        # reads: the symbol counts `sigma` (3 bits per landscape) and the viewer's own building types next to it
-        pred_bits = np.int64(0)  # a field next to an own building of one of these types makes a type of the set free
-        for t in range(NUM_TYPES):
-            if (freeable >> t) & 1:
-                pred_bits |= PREDECESSOR_BIT[t]
-        settlements = np.int64(v.settlements[b, me])
-        anywhere = False  # some type of the set is affordable on any empty field (full cost, new settlement)
-        for t in range(NUM_TYPES):
-            if (cheapest >> t) & 1 and K.site_ok(np.int64(0), t, hand[0], hand[1], hand[2], hand[3], settlements):
-                anywhere = True
-                break
-        # the types of the set as cost lanes (kernels.cost_lanes): one test per field for all of them
-        hand_size = np.int64(hand[0]) + hand[1] + hand[2] + hand[3]
-        lanes, table, complete = K.cost_lanes(cheapest, hand[0], hand[1], hand[2], hand[3])
-        road = ((cheapest >> ROAD) & 1) != 0
-        by_lanes = K.COST_LANES_FIT and complete
-        # --- the map: one pass over the 7 fields of every placed tile (the bit sets above come from counts,
-        # not from a first pass over the buildings: two passes over the map were 7% more of this kernel) ---
-        for x in range(NUM_TILES):
-            if v.tile_state[b, x] != TILE_PLACED:
-                continue
-            c = np.int64(v.tile_centre[b, x])
-            for j in range(FIELDS_PER_TILE):
-                h = np.int64(FLOWER[c, j])
-                row[AT.land + h] = 1.0
-                k = symbol_of(v.land[b, h])
-                if k >= 0:
-                    row[AT.symbol + h] = (k + 1) * 0.25
-                o = np.int64(v.owner[b, h])
-                if o >= 0:  # a building
-                    t = np.int64(v.building[b, h])
-                    rel = o - me if o >= me else o - me + P
-                    if rel == 0:
-                        row[AT.own + h] = 1.0
-                    else:
-                        row[AT.other + h] = OTHER_VALUE[rel]
-                    row[AT.type + h] = TYPE_VALUE[t]
-                    linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
-                    row[AT.linked + h] = linked
-                    _touch_shrines(row, AT.shrines_touched, rel, linked)
-                    if by_lanes and rel == 0 and (pred_bits >> t) & 1:  # a type of the set is free next to it
-                        for d in range(6):
-                            n = NEIGHBOURS[h, d]
-                            if n >= 0 and v.owner[b, n] < 0 and is_field(v.land[b, n]):
-                                row[AT.site + n] = 1.0
-                    continue
-                # an empty field
-                sig = np.int64(v.sigma[b, h])
-                row[AT.sigma + h] = SIGMA_VALUE[(sig & 7) + ((sig >> 3) & 7) + ((sig >> 6) & 7) + ((sig >> 9) & 7)]
-                if mine == 0:
-                    continue
-                if by_lanes:
-                    if row[AT.site + h] == 1.0:  # marked from an own building: free by the building order
-                        continue
-                    if anywhere:
-                        row[AT.site + h] = 0.5
-                    elif (lanes_paid(sig, hand_size - settlements, lanes, table) != 0
-                          or road and road_paid(sig, hand_size, settlements)):
-                        row[AT.site + h] = 0.5  # affordable even founding a new settlement
-                    elif (settlements > 0 and (lanes_paid(sig, hand_size, lanes, table) != 0
-                                               or road and road_paid(sig, hand_size, 0))
-                          and own_adjacent(v, b, me, h)):
-                        row[AT.site + h] = 0.5  # affordable next to an own building (no surcharge)
-                    continue
-                if pred_bits == 0 and anywhere:  # nothing of the set is free anywhere, something affordable everywhere
-                    row[AT.site + h] = 0.5
-                    continue
-                adj = np.int64(0)
-                for d in range(6):
-                    n = NEIGHBOURS[h, d]
-                    if n >= 0 and v.owner[b, n] == me:
-                        adj |= np.int64(1) << v.building[b, n]
-                if adj & pred_bits:
-                    row[AT.site + h] = 1.0
-                elif anywhere:
-                    row[AT.site + h] = 0.5
-                else:
-                    info = sig | (adj << K.SITE_PRED)
-                    if adj != 0:
-                        info |= np.int64(1) << K.SITE_ADJ
-                    rest = cheapest  # its set bits only: a loop over all 25 types per field was a tenth of the kernel
-                    while rest != 0:
-                        t = lowest_bit(rest)
-                        rest &= rest - 1
-                        if K.site_ok(info, t, hand[0], hand[1], hand[2], hand[3], settlements):
-                            row[AT.site + h] = 0.5
-                            break
-        for i in range(P):  # the shrines
-            h = np.int64(SHRINE_SLOTS[P, i])
-            if v.land[b, h] >= LAND_SHRINE:
-                row[AT.land + h] = 0.5
-        # --- the tile being placed ---
-        if deciding and dec == DEC_PLACE_TILE:  # the slots the mask's search box holds (kernels.tile_search_box)
-            i0, i1, j0, j1 = tile_search_box(v, b)
-            for i in range(i0, i1 + 1):
-                for j in range(j0, j1 + 1):
-                    if tile_centre_ok(v, b, i * SIDE + j):
-                        row[AT.target + i * SIDE + j] = 1.0
-        ps = _pending_slot(v, b, dec)
-        if ps >= 0:
-            row[AT.target + ps] = 1.0
-        _vectors(v, b, row, AT.present, me, P, explicit_pay, group_settlement, max_rounds)
-        end_row(out, b, scratch)
-    end_rows(scratch)
-
-
-@kernel
-def planes_encode_nb(explicit_pay, group_settlement, max_rounds, out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its PLANES_BLOCKS offset `AT_PLANES.<block>`."""
-    v = View(*fields)
-    P = v.display.shape[1]
-    for b in range(v.display.shape[0]):
-        row = begin_row(out, b, scratch)
-        me = np.int64(v.viewer[b])  # int64 offsets also without the JIT (int8 * 625 overflows)
-        hand = v.own_hand[b]
-        deciding = v.to_play[b] == me and not v.done[b]
-        dec = np.int64(v.decision[b])
-        revealed = _revealed(v, b, me, dec)
-        placing = deciding and dec == DEC_PLACE_TILE
-        for h in range(NUM_SLOTS):
-            land = v.land[b, h]
-            row[AT_PLANES.valid + h] = VALID[h]
-            if placing and tile_centre_ok(v, b, h):
-                row[AT_PLANES.tile_centre + h] = 1.0
-            if land == LAND_NONE:
-                continue
-            if land >= LAND_SHRINE:
-                row[AT_PLANES.shrine + h] = 1.0
-                continue
-            row[AT_PLANES.field + h] = 1.0
-            k = np.int64(symbol_of(land))
+    if b + 1 < v.display.shape[0]:  # the next row's map, loading while this one is written (kernels.prefetch)
+        prefetch_row(v.owner, b + 1)
+        prefetch_row(v.land, b + 1)
+        prefetch_row(v.building, b + 1)
+        prefetch_row(v.sigma, b + 1)
+        prefetch_row(v.settlement_shrines, b + 1)
+    me = np.int64(v.viewer[b])  # int64 offsets also without the JIT
+    hand = v.own_hand[b]
+    dec = np.int64(v.decision[b])
+    deciding = v.to_play[b] == me and not v.done[b]
+    # the building types the viewer may build now (its display, or the revealed one), and the types of its
+    # buildings on the map (its `built` counts): bit sets, once per row
+    revealed = _revealed(v, b, me, dec)
+    mine = np.int64(0)
+    own_types = np.int64(0)
+    for t in range(NUM_TYPES):
+        if v.display[b, me, t] > 0 or t == revealed:
+            mine |= np.int64(1) << t
+        if v.built[b, me, t] > 0:
+            own_types |= np.int64(1) << t
+    cheapest = mine  # for affordability, less the types another one of the set undercuts
+    for t in range(NUM_TYPES):
+        if (mine >> t) & 1 and mine & UNDERCUT_BY[t]:
+            cheapest &= ~(np.int64(1) << t)
+    # the types of the set that can be free somewhere: the viewer has built their predecessor
+    freeable = np.int64(0)
+    for t in range(NUM_TYPES):
+        if (mine >> t) & 1 and own_types & PREDECESSOR_BIT[t]:
+            freeable |= np.int64(1) << t
+    # sigma and site of an empty field are tested on the packed inputs the masks' helper `kernels.site_ok`
+    # reads: the symbol counts `sigma` (3 bits per landscape) and the viewer's own building types next to it
+    pred_bits = np.int64(0)  # a field next to an own building of one of these types makes a type of the set free
+    for t in range(NUM_TYPES):
+        if (freeable >> t) & 1:
+            pred_bits |= PREDECESSOR_BIT[t]
+    settlements = np.int64(v.settlements[b, me])
+    anywhere = False  # some type of the set is affordable on any empty field (full cost, new settlement)
+    for t in range(NUM_TYPES):
+        if (cheapest >> t) & 1 and K.site_ok(np.int64(0), t, hand[0], hand[1], hand[2], hand[3], settlements):
+            anywhere = True
+            break
+    # the types of the set as cost lanes (kernels.cost_lanes): one test per field for all of them
+    hand_size = np.int64(hand[0]) + hand[1] + hand[2] + hand[3]
+    lanes, table, complete = K.cost_lanes(cheapest, hand[0], hand[1], hand[2], hand[3])
+    road = ((cheapest >> ROAD) & 1) != 0
+    by_lanes = K.COST_LANES_FIT and complete
+    # --- the map: one pass over the 7 fields of every placed tile (the bit sets above come from counts,
+    # not from a first pass over the buildings: two passes over the map were 7% more of this kernel) ---
+    for x in range(NUM_TILES):
+        if v.tile_state[b, x] != TILE_PLACED:
+            continue
+        c = np.int64(v.tile_centre[b, x])
+        for j in range(FIELDS_PER_TILE):
+            h = np.int64(FLOWER[c, j])
+            row[AT.land + h] = 1.0
+            k = symbol_of(v.land[b, h])
             if k >= 0:
-                row[AT_PLANES.symbol + k * NUM_SLOTS + h] = 1.0
-            o = v.owner[b, h]
-            if o >= 0:
+                row[AT.symbol + h] = (k + 1) * 0.25
+            o = np.int64(v.owner[b, h])
+            if o >= 0:  # a building
+                t = np.int64(v.building[b, h])
                 rel = o - me if o >= me else o - me + P
-                row[AT_PLANES.seat_buildings + rel * NUM_SLOTS + h] = 1.0
-                row[AT_PLANES.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
+                if rel == 0:
+                    row[AT.own + h] = 1.0
+                else:
+                    row[AT.other + h] = OTHER_VALUE[rel]
+                row[AT.type + h] = TYPE_VALUE[t]
                 linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
-                row[AT_PLANES.linked + h] = linked
-                _touch_shrines(row, AT_PLANES.shrines_touched, rel, linked)
+                row[AT.linked + h] = linked
+                _touch_shrines(row, AT.shrines_touched, rel, linked)
+                if by_lanes and rel == 0 and (pred_bits >> t) & 1:  # a type of the set is free next to it
+                    for d in range(6):
+                        n = NEIGHBOURS[h, d]
+                        if n >= 0 and v.owner[b, n] < 0 and is_field(v.land[b, n]):
+                            row[AT.site + n] = 1.0
                 continue
-            # an empty field: the viewer's cost features
-            sig = np.int64(v.sigma[b, h])  # the state's symbol counts on the field and its empty neighbours
-            row[AT_PLANES.sigma + h] = _clip((sig & 7) / SIGMA_SCALE)
-            row[AT_PLANES.sigma + NUM_SLOTS + h] = _clip(((sig >> 3) & 7) / SIGMA_SCALE)
-            row[AT_PLANES.sigma + 2 * NUM_SLOTS + h] = _clip(((sig >> 6) & 7) / SIGMA_SCALE)
-            row[AT_PLANES.sigma + 3 * NUM_SLOTS + h] = _clip(((sig >> 9) & 7) / SIGMA_SCALE)
-            if own_adjacent(v, b, me, h):
-                row[AT_PLANES.own_adjacent + h] = 1.0
-            free = False
-            afford = False
-            for t in range(NUM_TYPES):
-                if v.display[b, me, t] <= 0 and t != revealed:
+            # an empty field
+            sig = np.int64(v.sigma[b, h])
+            row[AT.sigma + h] = SIGMA_VALUE[(sig & 7) + ((sig >> 3) & 7) + ((sig >> 6) & 7) + ((sig >> 9) & 7)]
+            if mine == 0:
+                continue
+            if by_lanes:
+                if row[AT.site + h] == 1.0:  # marked from an own building: free by the building order
                     continue
-                if not free and free_by_order(v, b, me, t, h):
-                    free = True
-                if not afford and can_build(v, b, me, t, h, hand):
-                    afford = True
-                if free and afford:
-                    break
-            row[AT_PLANES.free_display + h] = 1.0 if free else 0.0
-            row[AT_PLANES.buildable + h] = 1.0 if afford else 0.0
-        ps = _pending_slot(v, b, dec)
-        if ps >= 0:
-            row[AT_PLANES.pending_slot + ps] = 1.0
-        _vectors(v, b, row, AT_PLANES.present, me, P, explicit_pay, group_settlement, max_rounds)
-        end_row(out, b, scratch)
-    end_rows(scratch)
-
-
-# --- one compiled call per AEC step -------------------------------------------------------------
-
-@kernel(inline="always")
-def _step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat, explicit_pay,
-                  group_settlement, max_rounds, stream, queue, label, fields):
-    K.apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
-                    label, *fields)
-    s = State(*fields)
-    viewer[0] = s.to_play[0]
-    K.observe_nb(viewer, own_hand, hand_size, draw_size, *fields)
-    return (viewer, s.to_play, s.done, s.truncated, s.decision, s.winner, s.round, s.start_player, s.mode,
-            s.actions_left, s.pending_type, s.pending_slot, s.tile_up, s.extend_pending, s.pay_front, s.pay_spec,
-            s.pay_any, s.land, s.owner, s.building, s.settlement, s.settlement_shrines, s.sigma,
-            s.tile_state, s.tile_centre, s.tile_rot, s.display, s.stack_size, s.amphorae, s.rewarded, s.built,
-            s.placed, s.settlements, s.amphora_supply, s.discard, own_hand, hand_size, draw_size)  # the View's field order
+                if anywhere:
+                    row[AT.site + h] = 0.5
+                elif (lanes_paid(sig, hand_size - settlements, lanes, table) != 0
+                      or road and road_paid(sig, hand_size, settlements)):
+                    row[AT.site + h] = 0.5  # affordable even founding a new settlement
+                elif (settlements > 0 and (lanes_paid(sig, hand_size, lanes, table) != 0
+                                           or road and road_paid(sig, hand_size, 0))
+                      and own_adjacent(v, b, me, h)):
+                    row[AT.site + h] = 0.5  # affordable next to an own building (no surcharge)
+                continue
+            if pred_bits == 0 and anywhere:  # nothing of the set is free anywhere, something affordable everywhere
+                row[AT.site + h] = 0.5
+                continue
+            adj = np.int64(0)
+            for d in range(6):
+                n = NEIGHBOURS[h, d]
+                if n >= 0 and v.owner[b, n] == me:
+                    adj |= np.int64(1) << v.building[b, n]
+            if adj & pred_bits:
+                row[AT.site + h] = 1.0
+            elif anywhere:
+                row[AT.site + h] = 0.5
+            else:
+                info = sig | (adj << K.SITE_PRED)
+                if adj != 0:
+                    info |= np.int64(1) << K.SITE_ADJ
+                rest = cheapest  # its set bits only: a loop over all 25 types per field was a tenth of the kernel
+                while rest != 0:
+                    t = lowest_bit(rest)
+                    rest &= rest - 1
+                    if K.site_ok(info, t, hand[0], hand[1], hand[2], hand[3], settlements):
+                        row[AT.site + h] = 0.5
+                        break
+    for i in range(P):  # the shrines
+        h = np.int64(SHRINE_SLOTS[P, i])
+        if v.land[b, h] >= LAND_SHRINE:
+            row[AT.land + h] = 0.5
+    # --- the tile being placed ---
+    if deciding and dec == DEC_PLACE_TILE:  # the slots the mask's search box holds (kernels.tile_search_box)
+        i0, i1, j0, j1 = tile_search_box(v, b)
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                if tile_centre_ok(v, b, i * SIDE + j):
+                    row[AT.target + i * SIDE + j] = 1.0
+    ps = _pending_slot(v, b, dec)
+    if ps >= 0:
+        row[AT.target + ps] = 1.0
+    _vectors(v, b, row, AT.present, me, P, explicit_pay, group_settlement, max_rounds)
 
 
 @kernel
-def step_observe_compact_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
-                            enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
-                            max_rounds, stream, queue, label, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    compact_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, obs[0, :0],
-                      *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
-                                     explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
-
-
-@kernel
-def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_size, obs, enc_explicit_pay,
-                           enc_group_settlement, enc_max_rounds, auto_forced, flat, explicit_pay, group_settlement,
-                           max_rounds, stream, queue, label, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    planes_encode_nb(enc_explicit_pay, enc_group_settlement, enc_max_rounds, obs, obs[0, :0],
-                     *_step_observe(actions, u, mask, viewer, own_hand, hand_size, draw_size, auto_forced, flat,
-                                    explicit_pay, group_settlement, max_rounds, stream, queue, label, fields))
+def encode_planes_row(v, b, row, explicit_pay, group_settlement, max_rounds):
+    """Fill the zeroed row of view row b, each block at its PLANES_BLOCKS offset `AT_PLANES.<block>`."""
+    P = v.display.shape[1]
+    me = np.int64(v.viewer[b])  # int64 offsets also without the JIT (int8 * 625 overflows)
+    hand = v.own_hand[b]
+    deciding = v.to_play[b] == me and not v.done[b]
+    dec = np.int64(v.decision[b])
+    revealed = _revealed(v, b, me, dec)
+    placing = deciding and dec == DEC_PLACE_TILE
+    for h in range(NUM_SLOTS):
+        land = v.land[b, h]
+        row[AT_PLANES.valid + h] = VALID[h]
+        if placing and tile_centre_ok(v, b, h):
+            row[AT_PLANES.tile_centre + h] = 1.0
+        if land == LAND_NONE:
+            continue
+        if land >= LAND_SHRINE:
+            row[AT_PLANES.shrine + h] = 1.0
+            continue
+        row[AT_PLANES.field + h] = 1.0
+        k = np.int64(symbol_of(land))
+        if k >= 0:
+            row[AT_PLANES.symbol + k * NUM_SLOTS + h] = 1.0
+        o = v.owner[b, h]
+        if o >= 0:
+            rel = o - me if o >= me else o - me + P
+            row[AT_PLANES.seat_buildings + rel * NUM_SLOTS + h] = 1.0
+            row[AT_PLANES.building_type + np.int64(v.building[b, h]) * NUM_SLOTS + h] = 1.0
+            linked = _clip(popcount4(v.settlement_shrines[b, h]) * 0.5)
+            row[AT_PLANES.linked + h] = linked
+            _touch_shrines(row, AT_PLANES.shrines_touched, rel, linked)
+            continue
+        # an empty field: the viewer's cost features
+        sig = np.int64(v.sigma[b, h])  # the state's symbol counts on the field and its empty neighbours
+        row[AT_PLANES.sigma + h] = _clip((sig & 7) / SIGMA_SCALE)
+        row[AT_PLANES.sigma + NUM_SLOTS + h] = _clip(((sig >> 3) & 7) / SIGMA_SCALE)
+        row[AT_PLANES.sigma + 2 * NUM_SLOTS + h] = _clip(((sig >> 6) & 7) / SIGMA_SCALE)
+        row[AT_PLANES.sigma + 3 * NUM_SLOTS + h] = _clip(((sig >> 9) & 7) / SIGMA_SCALE)
+        if own_adjacent(v, b, me, h):
+            row[AT_PLANES.own_adjacent + h] = 1.0
+        free = False
+        afford = False
+        for t in range(NUM_TYPES):
+            if v.display[b, me, t] <= 0 and t != revealed:
+                continue
+            if not free and free_by_order(v, b, me, t, h):
+                free = True
+            if not afford and can_build(v, b, me, t, h, hand):
+                afford = True
+            if free and afford:
+                break
+        row[AT_PLANES.free_display + h] = 1.0 if free else 0.0
+        row[AT_PLANES.buildable + h] = 1.0 if afford else 0.0
+    ps = _pending_slot(v, b, dec)
+    if ps >= 0:
+        row[AT_PLANES.pending_slot + ps] = 1.0
+    _vectors(v, b, row, AT_PLANES.present, me, P, explicit_pay, group_settlement, max_rounds)
 
 
 # ================================================================================================
@@ -615,30 +563,18 @@ def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_s
 # ================================================================================================
 
 class _AttikaEncoder(Encoder):
-    """Shared parts: the configuration arguments, `encode` through the kind's kernel, its fused AEC step
-    and the planes view of encoded rows."""
+    """Shared parts: the configuration arguments of the kinds' row kernels and the planes view of encoded
+    rows."""
 
     low = 0.0
     high = 1.0
     plane_names: tuple[str, ...] = ()
     planes_shape: tuple[int, int, int] = (0, SIDE, SIDE)
-    _kernel: Any = None
-    _step_kernel: Any = None
 
-    def __init__(self, game: Any) -> None:
-        super().__init__(game)
+    def row_args(self, game: Any) -> dict[str, Any]:
         c = game.config
-        self._args = (c.payment == "explicit", c.group_connection == "settlement", int(c.max_rounds))
-
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return self._step_kernel, self._args
-
-    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view, out)
-        self.run(self._kernel, self._args, out, view)
-        return out
+        return {"explicit_pay": c.payment == "explicit", "group_settlement": c.group_connection == "settlement",
+                "max_rounds": int(c.max_rounds)}
 
     def planes(self, obs: np.ndarray) -> np.ndarray:
         """The spatial part of encoded rows (..., size) as a (..., C, 25, 25) view (no copy; channels
@@ -656,8 +592,8 @@ class CompactEncoder(_AttikaEncoder):
     seat_blocks = COMPACT_SEAT_BLOCK_NAMES
     plane_names = CHANNEL_NAMES
     planes_shape = (NUM_CHANNELS, SIDE, SIDE)
-    _kernel = staticmethod(compact_encode_nb)
-    _step_kernel = staticmethod(step_observe_compact_nb)
+    kind = "compact"
+    row = "encode_compact_row"
 
 
 class PlanesEncoder(_AttikaEncoder):
@@ -669,8 +605,8 @@ class PlanesEncoder(_AttikaEncoder):
     seat_blocks = PLANES_SEAT_BLOCK_NAMES
     plane_names = PLANE_NAMES
     planes_shape = (NUM_PLANES, SIDE, SIDE)
-    _kernel = staticmethod(planes_encode_nb)
-    _step_kernel = staticmethod(step_observe_planes_nb)
+    kind = "planes"
+    row = "encode_planes_row"
 
 
 ENCODERS: dict[str, type[_AttikaEncoder]] = {"compact": CompactEncoder, "planes": PlanesEncoder}

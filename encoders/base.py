@@ -7,19 +7,18 @@ can be debugged by name, and `layout_table()` produces the docs table from the s
 The block table is also the only source of offsets in the numba kernels: `AT = block_offsets(BLOCKS)`
 is a namedtuple of each block's first index, which numba freezes into constants, so a kernel writes
 `row[AT.coins + slot]` and a block can only be misplaced by naming the wrong block. `unwritten_blocks`
-checks statically that a kernel names every block of its table. A kernel takes the View's fields
-positionally (`*fields`: numba unboxes them faster than one NamedTuple) and rebuilds `v = View(*fields)`
-inside, so it reads every field by name and the rules' `(s, b, ...)` helpers work on `v` unchanged.
-Before the fields it takes `out` and a `scratch` row: each row is begun with `begin_row` (or `target_row`)
-and ended with `end_row`, which write in place or, for output larger than the caches, build the row in
-`scratch` and stream it out (see "writing rows" below).
+checks statically that a kernel names every block of its table. An encoder writes one row:
+`<row>(v, b, row, ...)` fills the zeroed float32 `row` from row b of the View `v` (every field by name, so
+the rules' `(s, b, ...)` helpers work on `v` unchanged), its further parameters the encoder's own
+arguments (`row_args`). The batch loop around it, the rebuilding of the View from its fields, the streaming
+of large outputs (below) and the fused AEC step are generated once (`envs/codegen.py`).
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from abc import ABC, abstractmethod
+import sys
 from collections import namedtuple
 from typing import Any
 
@@ -114,10 +113,14 @@ def seat_of(me, slot, P):
     return q - P if q >= P else q
 
 
-class Encoder(ABC):
-    """Base class: subclasses set `name`, `blocks` and implement `encode(view) -> (B, size)`."""
+class Encoder:
+    """Base class: subclasses set `name`, `blocks` and `row` (the name of their module's row kernel), and
+    `row_args` if the row kernel takes arguments; `encode` and the fused AEC step run the generated entry
+    points of the row kernel (`encode_<kind>_nb`, `step_observe_<kind>_nb` of the game's entries)."""
 
     name: str = "encoder"
+    kind: str = "default"  # the key of the game's ENCODERS that names this class (the one encoder: "default")
+    row: str = ""
     blocks: Blocks = []  # (name, shape, description)
     seat_blocks: tuple[str, ...] = ()  # blocks indexed by relative seat first (slot 0 = viewer)
     dtype = np.float32
@@ -134,6 +137,20 @@ class Encoder(ABC):
             offset += size
         self.size = offset
         self.shape = (offset,)
+        self._encode_kernel: Any = None
+        self._step_kernel: Any = None
+        self._args: tuple = ()
+        if game is not None and self.row:
+            function = getattr(sys.modules[type(self).__module__], self.row)
+            names = list(inspect.signature(getattr(function, "py_func", function)).parameters)[3:]
+            values = self.row_args(game)
+            self._args = tuple(values[n] for n in names)
+            self._encode_kernel = getattr(game.entries, f"encode_{self.kind}_nb")
+            self._step_kernel = getattr(game.entries, f"step_observe_{self.kind}_nb")
+
+    def row_args(self, game: Any) -> dict[str, Any]:
+        """The values of the row kernel's parameters after (v, b, row), by name, for `game`'s configuration."""
+        return {}
 
     def space(self) -> gymnasium.spaces.Box:
         """The single-row observation space."""
@@ -182,11 +199,13 @@ class Encoder(ABC):
     def step_observe(self) -> tuple[Any, tuple] | None:
         """(kernel, encoder arguments) of this encoder's fused AEC step (see `StepObserve`), or None: the
         AEC env then makes the separate calls (apply, mask, observe, encode)."""
-        return None
+        return (self._step_kernel, self._args) if self._step_kernel is not None else None
 
-    @abstractmethod
-    def encode(self, view: Any) -> np.ndarray:
-        """(B, size) float32 encoding of a batch of views."""
+    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, size) float32 encoding of a batch of views; writes into `out` if given."""
+        out = self.output(view, out)
+        self.run(self._encode_kernel, self._args, out, view)
+        return out
 
     def split(self, vec: np.ndarray) -> dict[str, np.ndarray]:
         """Named views of an encoded (..., size) array, each reshaped to (..., *shape)."""

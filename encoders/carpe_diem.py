@@ -18,9 +18,9 @@ Two kinds, chosen by name with `make_encoder(game, kind)` (`ENCODERS`; the AEC e
   BOARD_BANDEROLE; a banderole is still there while its cell is empty). The pending tile is rich (the
   full kind's TILE_FEAT, unturned: its rotations are permutations of it). Scoring cards are a 20-value
   code (red, requirement per unit, gain per unit), circle spaces the relative owner and placing phase.
-  Every output element is written by the kernel (no zeroing pass; the disc counts and the 26 supply sums
-  are accumulated in place), with few data-dependent branches (across rows they mispredict, which costs more than the
-  arithmetic).
+  Every output element is written by the kernel (it does not rely on the zeroed row; the disc counts and the
+  26 supply sums are accumulated in place), with few data-dependent branches (across rows they mispredict,
+  which costs more than the arithmetic).
 - "full" (`FullEncoder`, 12,796 values, FULL_BLOCKS): every tile one-hot (TILE_FEAT = 56 values): villa
   on side N, E, S, W (0..3; villa ports fill whole sides), lodging half on side s of kind m, b, a,
   c (4 + 4 s + kind), landscape at port q of kind W, G, H, P (20 + 4 q + kind), centre market, bakery,
@@ -38,8 +38,11 @@ frame task on the cell's row or column, the VP / 5 of satisfied tasks through th
 viewer's own board while it decides PLACE the legality of the pending tile per rotation (the action
 mask laid out spatially: PLACE_rc_Rk = channel 70 + k at (r, c)).
 
-Each flat layout is written by one numba kernel, every block at its offset in the kind's block table by name
-(`AT.<block>`, `AT_FULL.<block>`); another kernel writes the planes.
+Each flat layout is written one row at a time by its row kernel (`encode_compact_row`, `encode_full_row`),
+every block at its offset in the kind's block table by name (`AT.<block>`, `AT_FULL.<block>`); the batch
+loops and the fused AEC steps around them are generated (envs/codegen.py: `encode_<kind>_nb`,
+`step_observe_<kind>_nb` in envs/carpe_diem/entries.py). The planes have a batch kernel of their own
+(`planes_nb`): they are no encoder kind, but a second output of both.
 """
 
 from __future__ import annotations
@@ -48,9 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import (
-    Encoder, begin_row, block_offsets, encoder_of_kind, end_row, end_rows, seat_of, target_row,
-)
+from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
 from meeple.envs import threads
 from meeple.envs.carpe_diem import kernels as K
 from meeple.envs.carpe_diem.data import (
@@ -61,7 +62,7 @@ from meeple.envs.carpe_diem.data import (
     NUM_TILES, ROT_PORTS, ROUNDS_PER_PHASE, SEGMENT_ROOT, SPACE_USABLE, TASKS_PER_PLAYER, TASK_LINE, TILE_CENTRE,
     TILE_CHIMNEYS, TRACK_END, VILLA,
 )
-from meeple.envs.carpe_diem.state import State, View
+from meeple.envs.carpe_diem.state import View
 from meeple.envs.jit import kernel
 
 SEATS = MAX_PLAYERS
@@ -280,153 +281,148 @@ def _units_available(v, b, p, card):
 
 
 @kernel
-def full_encode_nb(out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its FULL_BLOCKS offset `AT_FULL.<block>`."""
-    v = View(*fields)
+def encode_full_row(v, b, row):
+    """Fill the zeroed observation row of view row b, each block at its FULL_BLOCKS offset `AT_FULL.<block>`."""
     P = v.coins.shape[1]
-    for b in range(v.coins.shape[0]):
-        row = begin_row(out, b, scratch)
-        me = np.int64(v.viewer[b])
-        # --- per seat ---
-        for slot in range(SEATS):
-            row[AT_FULL.present + slot] = 1.0 if slot < P else 0.0
-        for slot in range(P):
-            q = seat_of(me, slot, P)
-            row[AT_FULL.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-            row[AT_FULL.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
-            row[AT_FULL.board + slot * NUM_BOARDS + np.int64(v.board[b, q])] = 1.0
-            sp = np.int64(v.patrician[b, q])
-            if sp >= 0:
-                row[AT_FULL.patrician + slot * NUM_SPACES + sp] = 1.0
-            row[AT_FULL.track + slot] = v.track[b, q] / TRACK_END
-            row[AT_FULL.track_height + slot] = v.height[b, q] / (SEATS - 1.0)
-            rank = 0
-            for o in range(P):
-                if v.track[b, o] > v.track[b, q] or (v.track[b, o] == v.track[b, q] and v.height[b, o] > v.height[b, q]):
-                    rank += 1
-            row[AT_FULL.scoring_rank + slot * SEATS + rank] = 1.0
-            row[AT_FULL.score + slot] = _clip_signed(v.score[b, q] / SCORE_SCALE)
-            row[AT_FULL.vp_cards + slot] = _clip_signed(v.vp[b, q] / VP_SCALE)
-            for g in range(NUM_GOODS):
-                row[AT_FULL.goods + slot * NUM_GOODS + g] = _clip(v.goods[b, q, g] / GOODS_SCALE)
-            row[AT_FULL.coins + slot] = _clip(v.coins[b, q] / COIN_SCALE)
-            row[AT_FULL.bread + slot] = _clip(v.bread[b, q] / BREAD_SCALE)
-            row[AT_FULL.stored + slot] = _clip(v.stored[b, q] / STORED_SCALE)
-            row[AT_FULL.fountain_count + slot] = _clip(v.fountain_count[b, q] / FOUNTAIN_SCALE)
-            for f in range(NUM_FEATURES):
-                row[AT_FULL.completed + slot * NUM_FEATURES + f] = _clip(v.completed[b, q, f] / COMPLETED_SCALE)
-            lodgings = 0
-            lands = 0
-            for i in range(4):
-                lands += v.completed[b, q, i]
-                lodgings += v.completed[b, q, 4 + i]
-            row[AT_FULL.completed_groups + 2 * slot] = _clip(lodgings / GROUP_SCALE)
-            row[AT_FULL.completed_groups + 2 * slot + 1] = _clip(lands / GROUP_SCALE)
-            row[AT_FULL.chimneys + slot] = _clip(v.chimneys[b, q] / CHIMNEY_SCALE)
-            row[AT_FULL.villa_vp + slot] = _clip(v.villa_vp[b, q] / VILLA_VP_SCALE)
-            n = 0
-            now = False
-            for sp in range(NUM_CIRCLE_SPACES):
-                if v.circle_owner[b, sp] == q:
-                    n += 1
-                    if v.circle_phase[b, sp] == v.phase[b]:
-                        now = True
-            row[AT_FULL.discs + 2 * slot] = n / 4.0
-            row[AT_FULL.discs + 2 * slot + 1] = 1.0 if now else 0.0
-            for side in range(4):
-                part = v.frame[b, q, side]
-                for j in range(2):
-                    base = AT_FULL.tasks + (slot * TASKS_PER_PLAYER + 2 * side + j) * TASK_FEAT
-                    kind = TASK_KIND_INDEX[FRAME_TASKS[part, j, 0]]
-                    pos = np.int64(FRAME_TASKS[part, j, 1])
-                    row[base + kind] = 1.0
-                    row[base + NUM_TASK_KINDS + GRID * np.int64(TASK_LINE[side, pos, 0]) + np.int64(TASK_LINE[side, pos, 1])] = 1.0
-                    row[base + NUM_TASK_KINDS + 2 * GRID] = FRAME_POSITION_VP[pos] / 5.0
-                    row[base + NUM_TASK_KINDS + 2 * GRID + 1] = 1.0 if v.task_done[b, q, 2 * side + j] else 0.0
-            for cell in range(NUM_CELLS):
-                _cell(v, b, q, cell, row, AT_FULL.district + (slot * NUM_CELLS + cell) * CELL_FEAT, 1)
-        # --- global ---
-        row[AT_FULL.num_players + P - 2] = 1.0
-        row[AT_FULL.decision + np.int64(v.decision[b])] = 1.0
-        row[AT_FULL.phase + np.int64(v.phase[b])] = 1.0
-        row[AT_FULL.round + np.int64(v.round[b])] = 1.0
-        if not v.done[b]:
-            row[AT_FULL.turn + np.int64(v.turn[b])] = 1.0
-        row[AT_FULL.progress] = (8.0 * v.phase[b] + v.round[b]) / 32.0
-        row[AT_FULL.craft_pending] = _clip(v.craft_pending[b] / 2.0)
-        t = v.tile_pending[b]
-        if t >= 0:
-            for rot in range(4):
-                _tile(row, AT_FULL.pending_tile + rot * TILE_FEAT, 1, t, rot)
-            row[AT_FULL.pending_flags] = 1.0
-            row[AT_FULL.pending_flags + 1] = 1.0 if t >= NUM_LIGHT else 0.0
-        any_tiles = False
-        for d in range(NUM_SPACES):
-            n = 0
-            for j in range(DEPOT_SLOTS):
-                t = v.depot[b, d, j]
-                if t >= 0:
-                    n += 1
-                    base = AT_FULL.depot + (d * DEPOT_SLOTS + j) * SLOT_FEAT
-                    row[base] = 1.0
-                    _tile(row, base + 1, 1, t, 0)
-            row[AT_FULL.depot_count + d] = n / DEPOT_SLOTS
-            if n > 0:
-                any_tiles = True
-        start = v.patrician[b, me]
-        if start >= 0 and any_tiles:
-            row[AT_FULL.move_targets + np.int64(K.walk(v, b, start, 1))] = 1.0
-            row[AT_FULL.move_targets + NUM_SPACES + np.int64(K.walk(v, b, start, NUM_SPACES - 1))] = 1.0
-        for i in range(DISPLAY_SLOTS):
-            t = v.display[b, i]
-            if t >= 0:
-                row[AT_FULL.display + i * SLOT_FEAT] = 1.0
-                _tile(row, AT_FULL.display + i * SLOT_FEAT + 1, 1, t, 0)
-        for t in range(NUM_TILES):
-            if v.tile_loc[b, t] == K.LOC_SUPPLY:
-                row[AT_FULL.supply_tiles + t] = 1.0
-                dark = 1 if t >= NUM_LIGHT else 0
-                for f in range(SUPPLY_FEAT):
-                    row[AT_FULL.supply_features + dark * SUPPLY_FEAT + f] += SUPPLY_FEATURES[t, f]
-        for f in range(2 * SUPPLY_FEAT):
-            row[AT_FULL.supply_features + f] = _clip(row[AT_FULL.supply_features + f])
-        for i in range(NUM_CARD_SLOTS):
-            card = v.card_slot[b, i]
-            if card >= 0:
-                _card(row, AT_FULL.card_slots + i * CARD_FEAT, card)
-                row[AT_FULL.slot_units + i] = _clip(_units_available(v, b, me, card) / CARD_UNITS_SCALE)
-        for sp in range(NUM_CIRCLE_SPACES):
-            base = AT_FULL.circle + sp * CIRCLE_FEAT
-            owner = np.int64(v.circle_owner[b, sp])
-            if not SPACE_USABLE[P, sp]:
-                row[base] = 1.0
-            elif owner < 0:
-                row[base + 1] = 1.0
-            else:
-                row[base + 2 + seat_of(owner, P - me, P)] = 1.0
-                row[base + 2 + SEATS + np.int64(v.circle_phase[b, sp])] = 1.0
-        sp = np.int64(v.cur_space[b])
+    me = np.int64(v.viewer[b])
+    # --- per seat ---
+    for slot in range(SEATS):
+        row[AT_FULL.present + slot] = 1.0 if slot < P else 0.0
+    for slot in range(P):
+        q = seat_of(me, slot, P)
+        row[AT_FULL.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+        row[AT_FULL.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
+        row[AT_FULL.board + slot * NUM_BOARDS + np.int64(v.board[b, q])] = 1.0
+        sp = np.int64(v.patrician[b, q])
         if sp >= 0:
-            row[AT_FULL.cur_space + sp] = 1.0
-        scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
-                               or v.decision[b] == DEC_CARD_BREAD)
-        if scoring:
-            row[AT_FULL.scoring_ctx] = 1.0
-            row[AT_FULL.scoring_ctx + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
-            row[AT_FULL.scoring_ctx + 2] = 1.0 if v.first_high[b] else 0.0
-            row[AT_FULL.scoring_ctx + 3] = _clip(v.units[b] / UNITS_SCALE)
-        if scoring and v.decision[b] != DEC_CARD_ORDER:
-            card = K.current_card(v, b)
-            _card(row, AT_FULL.cur_card, card)
-            row[AT_FULL.cur_card_avail] = _clip(_units_available(v, b, v.to_play[b], card) / UNITS_SCALE)
-        for i in range(NUM_FOUNTAIN_KINDS):
-            row[AT_FULL.own_hand + i] = v.own_hand[b, i] / 2.0
-            row[AT_FULL.own_returned + i] = v.own_returned[b, i] / 2.0
-        for i in range(2):
-            if v.own_drawn[b, i] >= 0:
-                row[AT_FULL.own_drawn + i * NUM_FOUNTAIN_KINDS + np.int64(v.own_drawn[b, i])] = 1.0
-        end_row(out, b, scratch)
-    end_rows(scratch)
+            row[AT_FULL.patrician + slot * NUM_SPACES + sp] = 1.0
+        row[AT_FULL.track + slot] = v.track[b, q] / TRACK_END
+        row[AT_FULL.track_height + slot] = v.height[b, q] / (SEATS - 1.0)
+        rank = 0
+        for o in range(P):
+            if v.track[b, o] > v.track[b, q] or (v.track[b, o] == v.track[b, q] and v.height[b, o] > v.height[b, q]):
+                rank += 1
+        row[AT_FULL.scoring_rank + slot * SEATS + rank] = 1.0
+        row[AT_FULL.score + slot] = _clip_signed(v.score[b, q] / SCORE_SCALE)
+        row[AT_FULL.vp_cards + slot] = _clip_signed(v.vp[b, q] / VP_SCALE)
+        for g in range(NUM_GOODS):
+            row[AT_FULL.goods + slot * NUM_GOODS + g] = _clip(v.goods[b, q, g] / GOODS_SCALE)
+        row[AT_FULL.coins + slot] = _clip(v.coins[b, q] / COIN_SCALE)
+        row[AT_FULL.bread + slot] = _clip(v.bread[b, q] / BREAD_SCALE)
+        row[AT_FULL.stored + slot] = _clip(v.stored[b, q] / STORED_SCALE)
+        row[AT_FULL.fountain_count + slot] = _clip(v.fountain_count[b, q] / FOUNTAIN_SCALE)
+        for f in range(NUM_FEATURES):
+            row[AT_FULL.completed + slot * NUM_FEATURES + f] = _clip(v.completed[b, q, f] / COMPLETED_SCALE)
+        lodgings = 0
+        lands = 0
+        for i in range(4):
+            lands += v.completed[b, q, i]
+            lodgings += v.completed[b, q, 4 + i]
+        row[AT_FULL.completed_groups + 2 * slot] = _clip(lodgings / GROUP_SCALE)
+        row[AT_FULL.completed_groups + 2 * slot + 1] = _clip(lands / GROUP_SCALE)
+        row[AT_FULL.chimneys + slot] = _clip(v.chimneys[b, q] / CHIMNEY_SCALE)
+        row[AT_FULL.villa_vp + slot] = _clip(v.villa_vp[b, q] / VILLA_VP_SCALE)
+        n = 0
+        now = False
+        for sp in range(NUM_CIRCLE_SPACES):
+            if v.circle_owner[b, sp] == q:
+                n += 1
+                if v.circle_phase[b, sp] == v.phase[b]:
+                    now = True
+        row[AT_FULL.discs + 2 * slot] = n / 4.0
+        row[AT_FULL.discs + 2 * slot + 1] = 1.0 if now else 0.0
+        for side in range(4):
+            part = v.frame[b, q, side]
+            for j in range(2):
+                base = AT_FULL.tasks + (slot * TASKS_PER_PLAYER + 2 * side + j) * TASK_FEAT
+                kind = TASK_KIND_INDEX[FRAME_TASKS[part, j, 0]]
+                pos = np.int64(FRAME_TASKS[part, j, 1])
+                row[base + kind] = 1.0
+                row[base + NUM_TASK_KINDS + GRID * np.int64(TASK_LINE[side, pos, 0]) + np.int64(TASK_LINE[side, pos, 1])] = 1.0
+                row[base + NUM_TASK_KINDS + 2 * GRID] = FRAME_POSITION_VP[pos] / 5.0
+                row[base + NUM_TASK_KINDS + 2 * GRID + 1] = 1.0 if v.task_done[b, q, 2 * side + j] else 0.0
+        for cell in range(NUM_CELLS):
+            _cell(v, b, q, cell, row, AT_FULL.district + (slot * NUM_CELLS + cell) * CELL_FEAT, 1)
+    # --- global ---
+    row[AT_FULL.num_players + P - 2] = 1.0
+    row[AT_FULL.decision + np.int64(v.decision[b])] = 1.0
+    row[AT_FULL.phase + np.int64(v.phase[b])] = 1.0
+    row[AT_FULL.round + np.int64(v.round[b])] = 1.0
+    if not v.done[b]:
+        row[AT_FULL.turn + np.int64(v.turn[b])] = 1.0
+    row[AT_FULL.progress] = (8.0 * v.phase[b] + v.round[b]) / 32.0
+    row[AT_FULL.craft_pending] = _clip(v.craft_pending[b] / 2.0)
+    t = v.tile_pending[b]
+    if t >= 0:
+        for rot in range(4):
+            _tile(row, AT_FULL.pending_tile + rot * TILE_FEAT, 1, t, rot)
+        row[AT_FULL.pending_flags] = 1.0
+        row[AT_FULL.pending_flags + 1] = 1.0 if t >= NUM_LIGHT else 0.0
+    any_tiles = False
+    for d in range(NUM_SPACES):
+        n = 0
+        for j in range(DEPOT_SLOTS):
+            t = v.depot[b, d, j]
+            if t >= 0:
+                n += 1
+                base = AT_FULL.depot + (d * DEPOT_SLOTS + j) * SLOT_FEAT
+                row[base] = 1.0
+                _tile(row, base + 1, 1, t, 0)
+        row[AT_FULL.depot_count + d] = n / DEPOT_SLOTS
+        if n > 0:
+            any_tiles = True
+    start = v.patrician[b, me]
+    if start >= 0 and any_tiles:
+        row[AT_FULL.move_targets + np.int64(K.walk(v, b, start, 1))] = 1.0
+        row[AT_FULL.move_targets + NUM_SPACES + np.int64(K.walk(v, b, start, NUM_SPACES - 1))] = 1.0
+    for i in range(DISPLAY_SLOTS):
+        t = v.display[b, i]
+        if t >= 0:
+            row[AT_FULL.display + i * SLOT_FEAT] = 1.0
+            _tile(row, AT_FULL.display + i * SLOT_FEAT + 1, 1, t, 0)
+    for t in range(NUM_TILES):
+        if v.tile_loc[b, t] == K.LOC_SUPPLY:
+            row[AT_FULL.supply_tiles + t] = 1.0
+            dark = 1 if t >= NUM_LIGHT else 0
+            for f in range(SUPPLY_FEAT):
+                row[AT_FULL.supply_features + dark * SUPPLY_FEAT + f] += SUPPLY_FEATURES[t, f]
+    for f in range(2 * SUPPLY_FEAT):
+        row[AT_FULL.supply_features + f] = _clip(row[AT_FULL.supply_features + f])
+    for i in range(NUM_CARD_SLOTS):
+        card = v.card_slot[b, i]
+        if card >= 0:
+            _card(row, AT_FULL.card_slots + i * CARD_FEAT, card)
+            row[AT_FULL.slot_units + i] = _clip(_units_available(v, b, me, card) / CARD_UNITS_SCALE)
+    for sp in range(NUM_CIRCLE_SPACES):
+        base = AT_FULL.circle + sp * CIRCLE_FEAT
+        owner = np.int64(v.circle_owner[b, sp])
+        if not SPACE_USABLE[P, sp]:
+            row[base] = 1.0
+        elif owner < 0:
+            row[base + 1] = 1.0
+        else:
+            row[base + 2 + seat_of(owner, P - me, P)] = 1.0
+            row[base + 2 + SEATS + np.int64(v.circle_phase[b, sp])] = 1.0
+    sp = np.int64(v.cur_space[b])
+    if sp >= 0:
+        row[AT_FULL.cur_space + sp] = 1.0
+    scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
+                           or v.decision[b] == DEC_CARD_BREAD)
+    if scoring:
+        row[AT_FULL.scoring_ctx] = 1.0
+        row[AT_FULL.scoring_ctx + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
+        row[AT_FULL.scoring_ctx + 2] = 1.0 if v.first_high[b] else 0.0
+        row[AT_FULL.scoring_ctx + 3] = _clip(v.units[b] / UNITS_SCALE)
+    if scoring and v.decision[b] != DEC_CARD_ORDER:
+        card = K.current_card(v, b)
+        _card(row, AT_FULL.cur_card, card)
+        row[AT_FULL.cur_card_avail] = _clip(_units_available(v, b, v.to_play[b], card) / UNITS_SCALE)
+    for i in range(NUM_FOUNTAIN_KINDS):
+        row[AT_FULL.own_hand + i] = v.own_hand[b, i] / 2.0
+        row[AT_FULL.own_returned + i] = v.own_returned[b, i] / 2.0
+    for i in range(2):
+        if v.own_drawn[b, i] >= 0:
+            row[AT_FULL.own_drawn + i * NUM_FOUNTAIN_KINDS + np.int64(v.own_drawn[b, i])] = 1.0
 
 
 @kernel
@@ -676,162 +672,158 @@ def _units_fast(v, b, p, card, lodgings, lands):
 
 
 @kernel
-def compact_encode_nb(out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its COMPACT_BLOCKS offset `AT.<block>`, writing
-    every element (once, except `discs` and `supply_features`, which are zeroed and then accumulated)."""
-    v = View(*fields)
+def encode_compact_row(v, b, row):
+    """Fill the observation row of view row b, each block at its COMPACT_BLOCKS offset `AT.<block>`, writing
+    every element (once, except `discs` and `supply_features`, which are zeroed and then accumulated): it does
+    not rely on the row coming zeroed."""
     P = v.coins.shape[1]
-    for b in range(v.coins.shape[0]):
-        row = target_row(out, b, scratch)
-        me = np.int64(v.viewer[b])
-        done = v.done[b]
-        # --- per seat: one slot at a time (padding slots read seat 0 and write 0) ---
-        start = np.int64(v.start_player[b])
-        actor = -1 if done else np.int64(v.to_play[b])
-        for slot in range(SEATS):
-            live = slot < P
-            m = 1.0 if live else 0.0
-            q = seat_of(me, slot, P) if live else 0
-            row[AT.present + slot] = m
-            row[AT.is_start_player + slot] = 1.0 if live and q == start else 0.0
-            row[AT.is_to_play + slot] = 1.0 if live and q == actor else 0.0
-            _onehot(row, AT.board + slot * NUM_BOARDS, NUM_BOARDS, np.int64(v.board[b, q]) if live else -1)
-            _onehot(row, AT.patrician + slot * NUM_SPACES, NUM_SPACES, np.int64(v.patrician[b, q]) if live else -1)
-            row[AT.track + slot] = m * v.track[b, q] * (1.0 / TRACK_END)
-            row[AT.track_height + slot] = m * v.height[b, q] * (1.0 / (SEATS - 1.0))
-            pos = _track_pos(v, b, q)
-            rank = 0
-            for o in range(P):
-                rank += _track_pos(v, b, o) > pos
-            _onehot(row, AT.scoring_rank + slot * SEATS, SEATS, rank if live else -1)
-            row[AT.score + slot] = m * _clip_signed(v.score[b, q] * (1.0 / SCORE_SCALE))
-            row[AT.vp_cards + slot] = m * _clip_signed(v.vp[b, q] * (1.0 / VP_SCALE))
-            for g in range(NUM_GOODS):
-                row[AT.goods + slot * NUM_GOODS + g] = m * _clip(v.goods[b, q, g] * (1.0 / GOODS_SCALE))
-            row[AT.coins + slot] = m * _clip(v.coins[b, q] * (1.0 / COIN_SCALE))
-            row[AT.bread + slot] = m * _clip(v.bread[b, q] * (1.0 / BREAD_SCALE))
-            row[AT.stored + slot] = m * _clip(v.stored[b, q] * (1.0 / STORED_SCALE))
-            row[AT.fountain_count + slot] = m * _clip(v.fountain_count[b, q] * (1.0 / FOUNTAIN_SCALE))
-            for f in range(NUM_FEATURES):
-                row[AT.completed + slot * NUM_FEATURES + f] = m * _clip(v.completed[b, q, f] * (1.0 / COMPLETED_SCALE))
-            row[AT.chimneys + slot] = m * _clip(v.chimneys[b, q] * (1.0 / CHIMNEY_SCALE))
-            row[AT.villa_vp + slot] = m * _clip(v.villa_vp[b, q] * (1.0 / VILLA_VP_SCALE))
-        _fill(row, AT.discs, SEATS * 2, 0.0)  # counted in the circle loop below
-        # frame, task_done and district in loops of their own: fused into the loop above, the kernel ran ~20% slower
-        for slot in range(SEATS):
+    me = np.int64(v.viewer[b])
+    done = v.done[b]
+    # --- per seat: one slot at a time (padding slots read seat 0 and write 0) ---
+    start = np.int64(v.start_player[b])
+    actor = -1 if done else np.int64(v.to_play[b])
+    for slot in range(SEATS):
+        live = slot < P
+        m = 1.0 if live else 0.0
+        q = seat_of(me, slot, P) if live else 0
+        row[AT.present + slot] = m
+        row[AT.is_start_player + slot] = 1.0 if live and q == start else 0.0
+        row[AT.is_to_play + slot] = 1.0 if live and q == actor else 0.0
+        _onehot(row, AT.board + slot * NUM_BOARDS, NUM_BOARDS, np.int64(v.board[b, q]) if live else -1)
+        _onehot(row, AT.patrician + slot * NUM_SPACES, NUM_SPACES, np.int64(v.patrician[b, q]) if live else -1)
+        row[AT.track + slot] = m * v.track[b, q] * (1.0 / TRACK_END)
+        row[AT.track_height + slot] = m * v.height[b, q] * (1.0 / (SEATS - 1.0))
+        pos = _track_pos(v, b, q)
+        rank = 0
+        for o in range(P):
+            rank += _track_pos(v, b, o) > pos
+        _onehot(row, AT.scoring_rank + slot * SEATS, SEATS, rank if live else -1)
+        row[AT.score + slot] = m * _clip_signed(v.score[b, q] * (1.0 / SCORE_SCALE))
+        row[AT.vp_cards + slot] = m * _clip_signed(v.vp[b, q] * (1.0 / VP_SCALE))
+        for g in range(NUM_GOODS):
+            row[AT.goods + slot * NUM_GOODS + g] = m * _clip(v.goods[b, q, g] * (1.0 / GOODS_SCALE))
+        row[AT.coins + slot] = m * _clip(v.coins[b, q] * (1.0 / COIN_SCALE))
+        row[AT.bread + slot] = m * _clip(v.bread[b, q] * (1.0 / BREAD_SCALE))
+        row[AT.stored + slot] = m * _clip(v.stored[b, q] * (1.0 / STORED_SCALE))
+        row[AT.fountain_count + slot] = m * _clip(v.fountain_count[b, q] * (1.0 / FOUNTAIN_SCALE))
+        for f in range(NUM_FEATURES):
+            row[AT.completed + slot * NUM_FEATURES + f] = m * _clip(v.completed[b, q, f] * (1.0 / COMPLETED_SCALE))
+        row[AT.chimneys + slot] = m * _clip(v.chimneys[b, q] * (1.0 / CHIMNEY_SCALE))
+        row[AT.villa_vp + slot] = m * _clip(v.villa_vp[b, q] * (1.0 / VILLA_VP_SCALE))
+    _fill(row, AT.discs, SEATS * 2, 0.0)  # counted in the circle loop below
+    # frame, task_done and district in loops of their own: fused into the loop above, the kernel ran ~20% slower
+    for slot in range(SEATS):
+        q = seat_of(me, slot, P)
+        for side in range(4):
+            part = np.int64(v.frame[b, q, side]) if slot < P else -1
+            _onehot(row, AT.frame + (slot * 4 + side) * NUM_FRAME_PARTS, NUM_FRAME_PARTS, part)
+    for slot in range(SEATS):
+        q = seat_of(me, slot, P)
+        for i in range(TASKS_PER_PLAYER):
+            row[AT.task_done + slot * TASKS_PER_PLAYER + i] = 1.0 if slot < P and v.task_done[b, q, i] else 0.0
+    for slot in range(SEATS):
+        base = AT.district + slot * NUM_CELLS * CODE
+        if slot < P:
             q = seat_of(me, slot, P)
-            for side in range(4):
-                part = np.int64(v.frame[b, q, side]) if slot < P else -1
-                _onehot(row, AT.frame + (slot * 4 + side) * NUM_FRAME_PARTS, NUM_FRAME_PARTS, part)
-        for slot in range(SEATS):
-            q = seat_of(me, slot, P)
-            for i in range(TASKS_PER_PLAYER):
-                row[AT.task_done + slot * TASKS_PER_PLAYER + i] = 1.0 if slot < P and v.task_done[b, q, i] else 0.0
-        for slot in range(SEATS):
-            base = AT.district + slot * NUM_CELLS * CODE
-            if slot < P:
-                q = seat_of(me, slot, P)
-                tiles = v.cell_tile[b, q]
-                rots = v.cell_rot[b, q]
-                for cell in range(NUM_CELLS):
-                    _code(row, base + cell * CODE, np.int64(tiles[cell]), np.int64(rots[cell]))
-            else:
-                _fill(row, base, NUM_CELLS * CODE, 0.0)
-        # --- global ---
-        _onehot(row, AT.num_players, 3, P - 2)
-        _onehot(row, AT.decision, NUM_DECISIONS, np.int64(v.decision[b]))
-        _onehot(row, AT.phase, NUM_PHASES, np.int64(v.phase[b]))
-        _onehot(row, AT.round, ROUNDS_PER_PHASE + 1, np.int64(v.round[b]))
-        _onehot(row, AT.turn, SEATS, -1 if done else np.int64(v.turn[b]))
-        row[AT.craft_pending] = _clip(v.craft_pending[b] * 0.5)
-        t = np.int64(v.tile_pending[b])
-        if t >= 0:
-            for i in range(TILE_FEAT):
-                row[AT.pending_tile + i] = RICH_TILE[t, i]
+            tiles = v.cell_tile[b, q]
+            rots = v.cell_rot[b, q]
+            for cell in range(NUM_CELLS):
+                _code(row, base + cell * CODE, np.int64(tiles[cell]), np.int64(rots[cell]))
         else:
-            _fill(row, AT.pending_tile, TILE_FEAT, 0.0)
-        row[AT.pending_flags] = 1.0 if t >= 0 else 0.0
-        row[AT.pending_flags + 1] = 1.0 if t >= NUM_LIGHT else 0.0
-        any_tiles = False
-        for d in range(NUM_SPACES):
-            n = 0
-            for j in range(DEPOT_SLOTS):
-                t = np.int64(v.depot[b, d, j])
-                _code(row, AT.depot + (d * DEPOT_SLOTS + j) * CODE, t, 0)
-                n += t >= 0
-            row[AT.depot_count + d] = n * (1.0 / DEPOT_SLOTS)
-            if n > 0:
-                any_tiles = True
-        start = np.int64(v.patrician[b, me])
-        cw = -1
-        ccw = -1
-        if start >= 0 and any_tiles:
-            cw = np.int64(K.walk(v, b, start, 1))
-            ccw = np.int64(K.walk(v, b, start, NUM_SPACES - 1))
-        _onehot(row, AT.move_targets, NUM_SPACES, cw)
-        _onehot(row, AT.move_targets + NUM_SPACES, NUM_SPACES, ccw)
-        for i in range(DISPLAY_SLOTS):
-            _code(row, AT.display + i * CODE, np.int64(v.display[b, i]), 0)
-        loc = v.tile_loc[b]
-        _fill(row, AT.supply_features, 2 * SUPPLY_FEAT, 0.0)
-        for tile in range(NUM_TILES):  # (a branch-free dot product is slower: it does not vectorize)
-            if loc[tile] == K.LOC_SUPPLY:
-                base = AT.supply_features + (SUPPLY_FEAT if tile >= NUM_LIGHT else 0)
-                for i in range(SUPPLY_FEAT):
-                    row[base + i] += SUPPLY_FEATURES[tile, i]
-        for f in range(2 * SUPPLY_FEAT):
-            row[AT.supply_features + f] = _clip(row[AT.supply_features + f])
+            _fill(row, base, NUM_CELLS * CODE, 0.0)
+    # --- global ---
+    _onehot(row, AT.num_players, 3, P - 2)
+    _onehot(row, AT.decision, NUM_DECISIONS, np.int64(v.decision[b]))
+    _onehot(row, AT.phase, NUM_PHASES, np.int64(v.phase[b]))
+    _onehot(row, AT.round, ROUNDS_PER_PHASE + 1, np.int64(v.round[b]))
+    _onehot(row, AT.turn, SEATS, -1 if done else np.int64(v.turn[b]))
+    row[AT.craft_pending] = _clip(v.craft_pending[b] * 0.5)
+    t = np.int64(v.tile_pending[b])
+    if t >= 0:
+        for i in range(TILE_FEAT):
+            row[AT.pending_tile + i] = RICH_TILE[t, i]
+    else:
+        _fill(row, AT.pending_tile, TILE_FEAT, 0.0)
+    row[AT.pending_flags] = 1.0 if t >= 0 else 0.0
+    row[AT.pending_flags + 1] = 1.0 if t >= NUM_LIGHT else 0.0
+    any_tiles = False
+    for d in range(NUM_SPACES):
+        n = 0
+        for j in range(DEPOT_SLOTS):
+            t = np.int64(v.depot[b, d, j])
+            _code(row, AT.depot + (d * DEPOT_SLOTS + j) * CODE, t, 0)
+            n += t >= 0
+        row[AT.depot_count + d] = n * (1.0 / DEPOT_SLOTS)
+        if n > 0:
+            any_tiles = True
+    start = np.int64(v.patrician[b, me])
+    cw = -1
+    ccw = -1
+    if start >= 0 and any_tiles:
+        cw = np.int64(K.walk(v, b, start, 1))
+        ccw = np.int64(K.walk(v, b, start, NUM_SPACES - 1))
+    _onehot(row, AT.move_targets, NUM_SPACES, cw)
+    _onehot(row, AT.move_targets + NUM_SPACES, NUM_SPACES, ccw)
+    for i in range(DISPLAY_SLOTS):
+        _code(row, AT.display + i * CODE, np.int64(v.display[b, i]), 0)
+    loc = v.tile_loc[b]
+    _fill(row, AT.supply_features, 2 * SUPPLY_FEAT, 0.0)
+    for tile in range(NUM_TILES):  # (a branch-free dot product is slower: it does not vectorize)
+        if loc[tile] == K.LOC_SUPPLY:
+            base = AT.supply_features + (SUPPLY_FEAT if tile >= NUM_LIGHT else 0)
+            for i in range(SUPPLY_FEAT):
+                row[base + i] += SUPPLY_FEATURES[tile, i]
+    for f in range(2 * SUPPLY_FEAT):
+        row[AT.supply_features + f] = _clip(row[AT.supply_features + f])
+    lodgings = 0
+    lands = 0
+    for i in range(4):
+        lands += np.int64(v.completed[b, me, i])
+        lodgings += np.int64(v.completed[b, me, 4 + i])
+    for i in range(NUM_CARD_SLOTS):
+        card = np.int64(v.card_slot[b, i])
+        _card_code(row, AT.card_slots + i * CARD_CODE, card)
+        row[AT.slot_units + i] = _clip(_units_fast(v, b, me, card, lodgings, lands) * (1.0 / CARD_UNITS_SCALE)) if card >= 0 else 0.0
+    for sp in range(NUM_CIRCLE_SPACES):
+        base = AT.circle + sp * C_CIRCLE
+        owner = np.int64(v.circle_owner[b, sp])
+        taken = owner >= 0
+        rel = seat_of(owner, P - me, P) if taken else 0  # branch-free: weight 0 for a free space
+        _onehot(row, base, SEATS, rel if taken else -1)
+        phase = np.int64(v.circle_phase[b, sp])
+        row[base + SEATS] = (phase + 1.0) * (1.0 / NUM_PHASES) if taken else 0.0
+        row[AT.discs + 2 * rel] += 0.25 if taken else 0.0
+        now = 1.0 if taken and phase == v.phase[b] else 0.0
+        row[AT.discs + 2 * rel + 1] = max(row[AT.discs + 2 * rel + 1], now)
+    sp = np.int64(v.cur_space[b])
+    _onehot(row, AT.cur_space, NUM_CIRCLE_SPACES, sp)
+    scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
+                           or v.decision[b] == DEC_CARD_BREAD)
+    if scoring:
+        row[AT.scoring_ctx] = 1.0
+        row[AT.scoring_ctx + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
+        row[AT.scoring_ctx + 2] = 1.0 if v.first_high[b] else 0.0
+        row[AT.scoring_ctx + 3] = _clip(v.units[b] * (1.0 / UNITS_SCALE))
+    else:
+        _fill(row, AT.scoring_ctx, 4, 0.0)
+    if scoring and v.decision[b] != DEC_CARD_ORDER:
+        card = np.int64(K.current_card(v, b))
+        _card_code(row, AT.cur_card, card)
+        actor = np.int64(v.to_play[b])
         lodgings = 0
         lands = 0
         for i in range(4):
-            lands += np.int64(v.completed[b, me, i])
-            lodgings += np.int64(v.completed[b, me, 4 + i])
-        for i in range(NUM_CARD_SLOTS):
-            card = np.int64(v.card_slot[b, i])
-            _card_code(row, AT.card_slots + i * CARD_CODE, card)
-            row[AT.slot_units + i] = _clip(_units_fast(v, b, me, card, lodgings, lands) * (1.0 / CARD_UNITS_SCALE)) if card >= 0 else 0.0
-        for sp in range(NUM_CIRCLE_SPACES):
-            base = AT.circle + sp * C_CIRCLE
-            owner = np.int64(v.circle_owner[b, sp])
-            taken = owner >= 0
-            rel = seat_of(owner, P - me, P) if taken else 0  # branch-free: weight 0 for a free space
-            _onehot(row, base, SEATS, rel if taken else -1)
-            phase = np.int64(v.circle_phase[b, sp])
-            row[base + SEATS] = (phase + 1.0) * (1.0 / NUM_PHASES) if taken else 0.0
-            row[AT.discs + 2 * rel] += 0.25 if taken else 0.0
-            now = 1.0 if taken and phase == v.phase[b] else 0.0
-            row[AT.discs + 2 * rel + 1] = max(row[AT.discs + 2 * rel + 1], now)
-        sp = np.int64(v.cur_space[b])
-        _onehot(row, AT.cur_space, NUM_CIRCLE_SPACES, sp)
-        scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
-                               or v.decision[b] == DEC_CARD_BREAD)
-        if scoring:
-            row[AT.scoring_ctx] = 1.0
-            row[AT.scoring_ctx + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
-            row[AT.scoring_ctx + 2] = 1.0 if v.first_high[b] else 0.0
-            row[AT.scoring_ctx + 3] = _clip(v.units[b] * (1.0 / UNITS_SCALE))
-        else:
-            _fill(row, AT.scoring_ctx, 4, 0.0)
-        if scoring and v.decision[b] != DEC_CARD_ORDER:
-            card = np.int64(K.current_card(v, b))
-            _card_code(row, AT.cur_card, card)
-            actor = np.int64(v.to_play[b])
-            lodgings = 0
-            lands = 0
-            for i in range(4):
-                lands += np.int64(v.completed[b, actor, i])
-                lodgings += np.int64(v.completed[b, actor, 4 + i])
-            row[AT.cur_card_avail] = _clip(_units_fast(v, b, actor, card, lodgings, lands) * (1.0 / UNITS_SCALE))
-        else:
-            _fill(row, AT.cur_card, CARD_CODE, 0.0)
-            row[AT.cur_card_avail] = 0.0
-        for i in range(NUM_FOUNTAIN_KINDS):
-            row[AT.own_hand + i] = v.own_hand[b, i] * 0.5
-            row[AT.own_returned + i] = v.own_returned[b, i] * 0.5
-        for i in range(2):
-            _onehot(row, AT.own_drawn + i * NUM_FOUNTAIN_KINDS, NUM_FOUNTAIN_KINDS, np.int64(v.own_drawn[b, i]))
-        end_row(out, b, scratch)
-    end_rows(scratch)
+            lands += np.int64(v.completed[b, actor, i])
+            lodgings += np.int64(v.completed[b, actor, 4 + i])
+        row[AT.cur_card_avail] = _clip(_units_fast(v, b, actor, card, lodgings, lands) * (1.0 / UNITS_SCALE))
+    else:
+        _fill(row, AT.cur_card, CARD_CODE, 0.0)
+        row[AT.cur_card_avail] = 0.0
+    for i in range(NUM_FOUNTAIN_KINDS):
+        row[AT.own_hand + i] = v.own_hand[b, i] * 0.5
+        row[AT.own_returned + i] = v.own_returned[b, i] * 0.5
+    for i in range(2):
+        _onehot(row, AT.own_drawn + i * NUM_FOUNTAIN_KINDS, NUM_FOUNTAIN_KINDS, np.int64(v.own_drawn[b, i]))
 
 
 # ================================================================================================
@@ -860,22 +852,12 @@ def planes(view: Any, out: np.ndarray | None = None) -> np.ndarray:
 
 
 class _CarpeDiemEncoder(Encoder):
-    """Shared parts: `encode` through the kind's kernel, the spatial planes."""
+    """Shared parts: the value range, the spatial planes."""
 
     low = -1.0
     high = 1.0
     plane_channels = PLANE_CHANNELS
     planes_shape = (SEATS, NUM_PLANE_CHANNELS, GRID, GRID)
-    _kernel: Any = None
-
-    def __init__(self, game: Any = None) -> None:
-        super().__init__(game)
-
-    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view, out)
-        self.run(self._kernel, (), out, view)
-        return out
 
     def planes(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
         """(B, 4, 74, 6, 6) float32 district planes (channels: PLANE_CHANNELS); writes into `out` if given."""
@@ -895,11 +877,8 @@ class CompactEncoder(_CarpeDiemEncoder):
     name = "compact"
     blocks = COMPACT_BLOCKS
     seat_blocks = tuple(name for name, _, _ in COMPACT_SEAT_BLOCKS)
-    _kernel = staticmethod(compact_encode_nb)
-
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return step_observe_compact_nb, ()
+    kind = "compact"
+    row = "encode_compact_row"
 
 
 class FullEncoder(_CarpeDiemEncoder):
@@ -909,11 +888,8 @@ class FullEncoder(_CarpeDiemEncoder):
     name = "full"
     blocks = FULL_BLOCKS
     seat_blocks = tuple(name for name, _, _ in FULL_SEAT_BLOCKS)
-    _kernel = staticmethod(full_encode_nb)
-
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return step_observe_full_nb, ()
+    kind = "full"
+    row = "encode_full_row"
 
 
 ENCODERS: dict[str, type[_CarpeDiemEncoder]] = {"compact": CompactEncoder, "full": FullEncoder}
@@ -923,41 +899,3 @@ DEFAULT = CompactEncoder  # construct with the configured game: DEFAULT(game)
 def make_encoder(game: Any, kind: str = "compact") -> _CarpeDiemEncoder:
     """The encoder of `kind` (ENCODERS: "compact", the default, or "full") for a configured game."""
     return encoder_of_kind(ENCODERS, kind, game, "Carpe Diem")
-
-
-# --- one compiled call per AEC step -------------------------------------------------------------
-
-@kernel(inline="always")
-def _step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count, score, auto_forced,
-                  work, cellmask, fields):
-    K.apply_nb(actions, u, auto_forced, work, cellmask, *fields)
-    K.legal_action_mask_nb(mask, *fields)
-    s = State(*fields)
-    viewer[0] = s.to_play[0]
-    K.observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields)
-    return (viewer, s.to_play, s.done, s.truncated, s.decision, s.phase, s.round, s.turn, s.start_player,
-            s.tile_pending, s.craft_pending, s.score_order, s.cur_space, s.card_seq, s.first_high, s.units,
-            s.patrician, s.depot, s.display, s.tile_loc, s.card_slot, s.circle_owner, s.circle_phase, s.board,
-            s.frame, s.cell_tile, s.cell_rot, s.goods, s.coins, s.bread, s.stored, s.vp, s.track, s.height,
-            s.task_done, s.completed, s.chimneys, s.villa_vp,
-            own_hand, own_returned, own_drawn, fountain_count, score)  # the View's field order
-
-
-@kernel
-def step_observe_compact_nb(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count, score, obs,
-                            auto_forced, work, cellmask, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    compact_encode_nb(obs, obs[0, :0], *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
-                                          score, auto_forced, work, cellmask, fields))
-
-
-@kernel
-def step_observe_full_nb(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count, score, obs,
-                         auto_forced, work, cellmask, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    full_encode_nb(obs, obs[0, :0], *_step_observe(actions, u, mask, viewer, own_hand, own_returned, own_drawn, fountain_count,
-                                       score, auto_forced, work, cellmask, fields))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, begin_row, block_offsets, end_row, end_rows, seat_of
+from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.hadara import kernels as K
 from meeple.envs.hadara.data import (
     BUST_REQUIREMENT, CARD_COLOUR, CARD_EPOCH, CARD_RANK, COLONIES_IN_TIER,
@@ -24,7 +24,6 @@ from meeple.envs.hadara.data import (
     NUM_EPOCHS, NUM_DECISIONS, NUM_TIERS, NUM_TRACKS, ROUNDS_PER_PHASE_A,
     DEC_A_DRAFT, DEC_SETUP_SIDE, TILE_STEPS_CARDS, BUY_REQUIREMENT_MAX_COINS,
 )
-from meeple.envs.hadara.state import State, View
 from meeple.envs.jit import kernel
 
 SEATS = MAX_PLAYERS
@@ -101,121 +100,116 @@ def _clip(x):
 
 
 @kernel
-def encode_nb(advanced, pile_top, out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
-    v = View(*fields)
+def encode_row(v, b, row, advanced, pile_top):
+    """Fill the zeroed observation row of view row b, each block at its BLOCKS offset `AT.<block>`."""
     P = v.coins.shape[1]
-    for b in range(v.coins.shape[0]):
-        row = begin_row(out, b, scratch)
-        me = np.int64(v.viewer[b])
-        e_now = np.int64(v.epoch[b])
-        for slot in range(SEATS):
-            row[AT.present + slot] = 1.0 if slot < P else 0.0
-        for slot in range(P):
-            q = seat_of(me, slot, P)
-            row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-            row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
-            row[AT.coins + slot] = _clip(v.coins[b, q] / COIN_SCALE)
-            for t in range(NUM_TRACKS):
-                row[AT.tracks + slot * NUM_TRACKS + t] = _clip(v.tracks[b, q, t] / TRACK_SCALE)
-            row[AT.vp + slot] = _clip(v.vp[b, q] / VP_SCALE)
-            for c in range(NUM_COLOURS):
-                row[AT.colour_count + slot * NUM_COLOURS + c] = v.colour_count[b, q, c] / 10.0
-            for i in range(MAX_TABLEAU):
-                card = np.int64(v.tableau[b, q, i])
-                if card >= 0:
-                    row[AT.tableau + slot * NUM_CARDS + card] = 1.0
-                    tile = np.int64(v.slot_tile[b, q, i])
-                    if tile >= 0:
-                        j = 0 if card == TILE_STEPS_CARDS[0] else 1
-                        row[AT.tile_steps + (slot * 2 + j) * NUM_TRACKS + tile] = 1.0
-            for c in range(NUM_TRACKS):
-                row[AT.free_tiles + slot * NUM_TRACKS + c] = v.free_tiles[b, q, c] / 2.0
-            for bu in range(NUM_BUSTS):
-                x = np.int64(v.bust[b, q, bu])
-                idx = 0 if x < 0 else (1 + x // 2 if x % 2 == 0 else 5 + x // 2)
-                row[AT.busts + (slot * NUM_BUSTS + bu) * 9 + idx] = 1.0
-            for t in range(NUM_TIERS):
-                row[AT.colonies + (slot * NUM_TIERS + t) * 3 + np.int64(v.colony[b, q, t])] = 1.0
-                cid = np.int64(v.colony_back[b, q, t])
-                if cid >= 0:
-                    row[AT.colony_back + slot * NUM_TIERS * COLONIES_IN_TIER + cid] = 1.0  # cid = COLONIES_IN_TIER t + i
-            for i in range(MAX_SILVER):
-                row[AT.silver + (slot * MAX_SILVER + i) * 5 + 1 + np.int64(v.silver[b, q, i])] = 1.0
-            row[AT.gold + slot] = v.gold[b, q] / MAX_GOLD
-            row[AT.start_card + slot * 5 + np.int64(v.start_card[b, q])] = 1.0
-            side = np.int64(v.start_side[b, q])
-            if side >= 0:
-                row[AT.start_side + slot * 2 + side] = 1.0
-            row[AT.committed + slot] = 1.0 if v.committed[b, q] else 0.0
-            n = 0
-            for r in range(ROUNDS_PER_PHASE_A):
-                c = np.int64(v.sold_colour[b, q, ROUNDS_PER_PHASE_A * e_now + r])
-                if c >= 0:
-                    n += 1
-                    row[AT.sold_colours + slot * NUM_COLOURS + c] = 1.0
-            row[AT.sold_count + slot] = n / 5.0
-            for a in range(NUM_ABILITIES):
-                row[AT.abilities + slot * NUM_ABILITIES + a] = v.ability_count[b, q, a] / 2.0
-            row[AT.tile_due + slot] = 1.0 if v.tile_due[b, q] >= 0 else 0.0
-        # --- global ---
-        row[AT.num_players + P - 2] = 1.0
-        row[AT.advanced] = 1.0 if advanced else 0.0
-        row[AT.pile_view_top] = 1.0 if pile_top else 0.0
-        row[AT.epoch + e_now] = 1.0
-        row[AT.decision + np.int64(v.decision[b])] = 1.0
-        if v.round[b] < ROUNDS_PER_PHASE_A:
-            row[AT.round + np.int64(v.round[b])] = 1.0
-        if v.rotation[b] >= 0:
-            row[AT.rotation + np.int64(v.rotation[b])] = 1.0
-        for i in range(5):
-            row[AT.board_order + i * NUM_COLOURS + np.int64(v.board_order[b, i])] = 1.0
-        row[AT.pick_turns_left] = (5 * P - v.pick[b]) / 25.0
+    me = np.int64(v.viewer[b])
+    e_now = np.int64(v.epoch[b])
+    for slot in range(SEATS):
+        row[AT.present + slot] = 1.0 if slot < P else 0.0
+    for slot in range(P):
+        q = seat_of(me, slot, P)
+        row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+        row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
+        row[AT.coins + slot] = _clip(v.coins[b, q] / COIN_SCALE)
+        for t in range(NUM_TRACKS):
+            row[AT.tracks + slot * NUM_TRACKS + t] = _clip(v.tracks[b, q, t] / TRACK_SCALE)
+        row[AT.vp + slot] = _clip(v.vp[b, q] / VP_SCALE)
         for c in range(NUM_COLOURS):
-            row[AT.inner_count + c] = v.inner_count[b, c] / 10.0
-            n = np.int64(v.outer_count[b, c])
-            row[AT.outer_count + c] = n / 5.0
-            for i in range(PILE_SLOTS):
-                card = np.int64(v.outer[b, c, i])
-                if card >= 0:
-                    row[AT.outer + (c * PILE_SLOTS + i) * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
-            if n > 0:
-                row[AT.outer_top_price + c] = _clip(K.eff_price(v, b, me, v.outer[b, c, n - 1]) / PRICE_SCALE)
-        for t in range(NUM_TIERS):
-            row[AT.colony_count + t] = v.colony_count[b, t] / 5.0
-        for i in range(2):
-            card = np.int64(v.own_drawn[b, i])
-            if card >= 0:
-                row[AT.own_drawn + i * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
-                row[AT.own_drawn_colour + CARD_COLOUR[card]] = 1.0
-                row[AT.own_drawn_price + i] = _clip(K.eff_price(v, b, me, card) / PRICE_SCALE)
-        pend = np.int64(v.own_pending[b])
-        if pend >= 0:
-            if v.decision[b] == DEC_A_DRAFT:
-                row[AT.own_pending + pend] = 1.0
-            elif v.decision[b] == DEC_SETUP_SIDE:
-                row[AT.own_pending + 4 + pend] = 1.0
-        for i in range(v.own_sold.shape[1]):
-            card = np.int64(v.own_sold[b, i])
-            if card >= 0:
-                row[AT.own_sold + card] = 1.0
+            row[AT.colour_count + slot * NUM_COLOURS + c] = v.colour_count[b, q, c] / 10.0
         for i in range(MAX_TABLEAU):
-            card = np.int64(v.tableau[b, me, i])
+            card = np.int64(v.tableau[b, q, i])
             if card >= 0:
-                base = AT.own_slots + i * SLOT_WIDTH
-                row[base + CARD_COLOUR[card]] = 1.0
-                row[base + NUM_COLOURS + CARD_EPOCH[card]] = 1.0
-                row[base + NUM_COLOURS + NUM_EPOCHS] = CARD_RANK[card] / 13.0
-        row[AT.sect_count] = v.sect_count[b] / 2.0
-        row[AT.sect_bought] = v.sect_bought[b] / BUY_REQUIREMENT_MAX_COINS
-        row[AT.feed_paid] = v.feed_paid[b] / FEED_COINS_MAX_CARDS
-        row[AT.feed_deficit] = _clip((K.card_count(v, b, me) - v.tracks[b, me, FOOD] - v.feed_paid[b]) / 10.0)
-        for t in range(NUM_TIERS):
-            row[AT.colony_shortfall + t] = _clip(K.shortfall(v, b, me, COLONY_TIER_REQUIREMENT[t], MILITARY) / REQ_SCALE)
+                row[AT.tableau + slot * NUM_CARDS + card] = 1.0
+                tile = np.int64(v.slot_tile[b, q, i])
+                if tile >= 0:
+                    j = 0 if card == TILE_STEPS_CARDS[0] else 1
+                    row[AT.tile_steps + (slot * 2 + j) * NUM_TRACKS + tile] = 1.0
+        for c in range(NUM_TRACKS):
+            row[AT.free_tiles + slot * NUM_TRACKS + c] = v.free_tiles[b, q, c] / 2.0
         for bu in range(NUM_BUSTS):
-            row[AT.bust_shortfall + bu] = _clip(K.shortfall(v, b, me, BUST_REQUIREMENT[bu], CULTURE) / REQ_SCALE)
-        end_row(out, b, scratch)
-    end_rows(scratch)
+            x = np.int64(v.bust[b, q, bu])
+            idx = 0 if x < 0 else (1 + x // 2 if x % 2 == 0 else 5 + x // 2)
+            row[AT.busts + (slot * NUM_BUSTS + bu) * 9 + idx] = 1.0
+        for t in range(NUM_TIERS):
+            row[AT.colonies + (slot * NUM_TIERS + t) * 3 + np.int64(v.colony[b, q, t])] = 1.0
+            cid = np.int64(v.colony_back[b, q, t])
+            if cid >= 0:
+                row[AT.colony_back + slot * NUM_TIERS * COLONIES_IN_TIER + cid] = 1.0  # cid = COLONIES_IN_TIER t + i
+        for i in range(MAX_SILVER):
+            row[AT.silver + (slot * MAX_SILVER + i) * 5 + 1 + np.int64(v.silver[b, q, i])] = 1.0
+        row[AT.gold + slot] = v.gold[b, q] / MAX_GOLD
+        row[AT.start_card + slot * 5 + np.int64(v.start_card[b, q])] = 1.0
+        side = np.int64(v.start_side[b, q])
+        if side >= 0:
+            row[AT.start_side + slot * 2 + side] = 1.0
+        row[AT.committed + slot] = 1.0 if v.committed[b, q] else 0.0
+        n = 0
+        for r in range(ROUNDS_PER_PHASE_A):
+            c = np.int64(v.sold_colour[b, q, ROUNDS_PER_PHASE_A * e_now + r])
+            if c >= 0:
+                n += 1
+                row[AT.sold_colours + slot * NUM_COLOURS + c] = 1.0
+        row[AT.sold_count + slot] = n / 5.0
+        for a in range(NUM_ABILITIES):
+            row[AT.abilities + slot * NUM_ABILITIES + a] = v.ability_count[b, q, a] / 2.0
+        row[AT.tile_due + slot] = 1.0 if v.tile_due[b, q] >= 0 else 0.0
+    # --- global ---
+    row[AT.num_players + P - 2] = 1.0
+    row[AT.advanced] = 1.0 if advanced else 0.0
+    row[AT.pile_view_top] = 1.0 if pile_top else 0.0
+    row[AT.epoch + e_now] = 1.0
+    row[AT.decision + np.int64(v.decision[b])] = 1.0
+    if v.round[b] < ROUNDS_PER_PHASE_A:
+        row[AT.round + np.int64(v.round[b])] = 1.0
+    if v.rotation[b] >= 0:
+        row[AT.rotation + np.int64(v.rotation[b])] = 1.0
+    for i in range(5):
+        row[AT.board_order + i * NUM_COLOURS + np.int64(v.board_order[b, i])] = 1.0
+    row[AT.pick_turns_left] = (5 * P - v.pick[b]) / 25.0
+    for c in range(NUM_COLOURS):
+        row[AT.inner_count + c] = v.inner_count[b, c] / 10.0
+        n = np.int64(v.outer_count[b, c])
+        row[AT.outer_count + c] = n / 5.0
+        for i in range(PILE_SLOTS):
+            card = np.int64(v.outer[b, c, i])
+            if card >= 0:
+                row[AT.outer + (c * PILE_SLOTS + i) * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
+        if n > 0:
+            row[AT.outer_top_price + c] = _clip(K.eff_price(v, b, me, v.outer[b, c, n - 1]) / PRICE_SCALE)
+    for t in range(NUM_TIERS):
+        row[AT.colony_count + t] = v.colony_count[b, t] / 5.0
+    for i in range(2):
+        card = np.int64(v.own_drawn[b, i])
+        if card >= 0:
+            row[AT.own_drawn + i * MAX_COLOUR_CARDS + CARD_RANK[card]] = 1.0
+            row[AT.own_drawn_colour + CARD_COLOUR[card]] = 1.0
+            row[AT.own_drawn_price + i] = _clip(K.eff_price(v, b, me, card) / PRICE_SCALE)
+    pend = np.int64(v.own_pending[b])
+    if pend >= 0:
+        if v.decision[b] == DEC_A_DRAFT:
+            row[AT.own_pending + pend] = 1.0
+        elif v.decision[b] == DEC_SETUP_SIDE:
+            row[AT.own_pending + 4 + pend] = 1.0
+    for i in range(v.own_sold.shape[1]):
+        card = np.int64(v.own_sold[b, i])
+        if card >= 0:
+            row[AT.own_sold + card] = 1.0
+    for i in range(MAX_TABLEAU):
+        card = np.int64(v.tableau[b, me, i])
+        if card >= 0:
+            base = AT.own_slots + i * SLOT_WIDTH
+            row[base + CARD_COLOUR[card]] = 1.0
+            row[base + NUM_COLOURS + CARD_EPOCH[card]] = 1.0
+            row[base + NUM_COLOURS + NUM_EPOCHS] = CARD_RANK[card] / 13.0
+    row[AT.sect_count] = v.sect_count[b] / 2.0
+    row[AT.sect_bought] = v.sect_bought[b] / BUY_REQUIREMENT_MAX_COINS
+    row[AT.feed_paid] = v.feed_paid[b] / FEED_COINS_MAX_CARDS
+    row[AT.feed_deficit] = _clip((K.card_count(v, b, me) - v.tracks[b, me, FOOD] - v.feed_paid[b]) / 10.0)
+    for t in range(NUM_TIERS):
+        row[AT.colony_shortfall + t] = _clip(K.shortfall(v, b, me, COLONY_TIER_REQUIREMENT[t], MILITARY) / REQ_SCALE)
+    for bu in range(NUM_BUSTS):
+        row[AT.bust_shortfall + bu] = _clip(K.shortfall(v, b, me, BUST_REQUIREMENT[bu], CULTURE) / REQ_SCALE)
 
 
 class HadaraEncoder(Encoder):
@@ -227,20 +221,10 @@ class HadaraEncoder(Encoder):
     low = 0.0
     high = HIGH
 
-    def __init__(self, game: Any) -> None:
-        super().__init__(game)
-        self._advanced = bool(game.config.advanced)
-        self._pile_top = game.config.pile_view == "top"
+    row = "encode_row"
 
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return step_observe_nb, (self._advanced, self._pile_top)
-
-    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view, out)
-        self.run(encode_nb, (self._advanced, self._pile_top), out, view)
-        return out
+    def row_args(self, game: Any) -> dict[str, Any]:
+        return {"advanced": bool(game.config.advanced), "pile_top": game.config.pile_view == "top"}
 
 
 def make_encoder(game: Any) -> HadaraEncoder:
@@ -250,23 +234,3 @@ def make_encoder(game: Any) -> HadaraEncoder:
 
 DEFAULT = HadaraEncoder  # construct with the configured game: DEFAULT(game)
 
-
-# --- one compiled call per AEC step -------------------------------------------------------------
-
-@kernel
-def step_observe_nb(actions, u, mask, viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp,
-                    obs, enc_advanced, enc_pile_top, auto_forced, pile_top, deck_cards, deck_count, scratch, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    K.apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields)
-    K.legal_action_mask_nb(mask, *fields)
-    s = State(*fields)
-    viewer[0] = s.to_play[0]
-    K.observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top, *fields)
-    encode_nb(enc_advanced, enc_pile_top, obs, obs[0, :0], viewer, s.to_play, s.done, s.truncated, s.epoch, s.decision, s.round,
-              s.turn, s.pick, s.start_player, s.rotation, s.board_order, s.start_card, s.start_side, s.coins, s.tracks,
-              s.colour_count, s.ability_count, s.free_tiles, s.tableau, s.n_slots, s.slot_tile, s.tile_due, s.bust,
-              s.colony, s.silver, s.gold, s.committed, s.sect_count, s.sect_bought, s.feed_paid, s.inner_count,
-              s.outer_count, s.colony_count, s.removed,
-              colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp)  # the View's field order

@@ -2,7 +2,7 @@
 
 Seats are relative to the viewer: slot 0 is the viewer, slot k the player k seats after it;
 slots beyond the player count are zero (padded to 4). Every value is scaled into [0, 1] except
-`score`, which is score / 60 clipped to [-10, 2]. One numba kernel writes every block at its offset in
+`score`, which is score / 60 clipped to [-10, 2]. One numba row kernel writes every block at its offset in
 `BLOCKS`, by block name (`AT.<block>`), reading the View's fields by name and the rules' own helpers
 (score, goods value, monuments, payment); `tests/test_encoders.py` checks blocks by name against the state.
 """
@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, begin_row, block_offsets, end_row, end_rows, seat_of
+from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages import kernels as K
-from meeple.envs.roll_through_the_ages.state import State, View
 from meeple.envs.roll_through_the_ages.data import (
     CITY_THRESHOLDS, FOOD_MAX, FW2, FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN,
     GOODS_MAX, MAX_DICE, MAX_GOODS_VALUE, MONUMENT_WORKERS, NO_DIE, NUM_DEVELOPMENTS,
@@ -88,94 +87,89 @@ AT = block_offsets(BLOCKS)  # AT.<block>: the block's first index in a row
 
 
 @kernel
-def encode_nb(in_play, trade, max_trade_offers, out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
-    v = View(*fields)
+def encode_row(v, b, row, in_play, trade, max_trade_offers):
+    """Fill the zeroed observation row of view row b, each block at its BLOCKS offset `AT.<block>`."""
     P = v.food.shape[1]
-    for b in range(v.food.shape[0]):
-        row = begin_row(out, b, scratch)
-        me = np.int64(v.viewer[b])
-        p_act = np.int64(v.active[b])
-        # per-seat features, each block seat-major
-        for slot in range(SEATS):
-            row[AT.present + slot] = 1.0 if slot < P else 0.0
-        for slot in range(P):
-            q = seat_of(me, slot, P)
-            row[AT.food + slot] = v.food[b, q] / FOOD_MAX
-            for g in range(NUM_GOODS):
-                row[AT.goods + slot * NUM_GOODS + g] = v.goods[b, q, g] / GOODS_MAX[g]
-            row[AT.goods_count + slot] = K.goods_count_of(v, b, q) / 30.0
-            row[AT.goods_value + slot] = K.goods_value_of(v, b, q) / MAX_GOODS_VALUE
-            cw = np.int64(v.city_workers[b, q])
-            row[AT.cities + slot] = (K.cities_of(cw) - 3) / 4.0
-            prev = 0
-            for t in range(CITY_THRESHOLDS.shape[0]):
-                if cw < CITY_THRESHOLDS[t]:
-                    row[AT.city_progress + slot] = (cw - prev) / (CITY_THRESHOLDS[t] - prev)
-                    break
-                prev = CITY_THRESHOLDS[t]
-            for m in range(NUM_MONUMENTS):
-                row[AT.monument_progress + slot * NUM_MONUMENTS + m] = v.monument_progress[b, q, m] / MONUMENT_WORKERS[m]
-                row[AT.monument_completed + slot * NUM_MONUMENTS + m] = 1.0 if K.monument_done(v, b, q, m) else 0.0
-                row[AT.monument_points + slot * NUM_MONUMENTS + m] = v.monument_points[b, q, m] / 12.0
-            n = 0
-            for d in range(NUM_DEVELOPMENTS):
-                row[AT.developments + slot * NUM_DEVELOPMENTS + d] = 1.0 if v.developments[b, q, d] else 0.0
-                n += v.developments[b, q, d]
-            row[AT.development_count + slot] = min(n / 5.0, 1.0)
-            row[AT.disasters + slot] = min(v.disasters[b, q] / DISASTER_SCALE, 1.0)
-            row[AT.score + slot] = min(max(K.score_of(v, b, q) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)
-            row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-            row[AT.is_active + slot] = 1.0 if q == p_act else 0.0
-            row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] else 0.0
-        # global
-        row[AT.num_players + P - 1] = 1.0
-        row[AT.solo] = 1.0 if P == 1 else 0.0
-        row[AT.trade_variant] = 1.0 if trade else 0.0
-        for m in range(NUM_MONUMENTS):
-            row[AT.monuments_in_play + m] = 1.0 if in_play[m] else 0.0
-            row[AT.completed_by_anyone + m] = 1.0 if v.completed_by_anyone[b, m] else 0.0
-        row[AT.round] = min(v.round[b] / ROUND_SCALE, 1.0)
-        if P == 1:
-            row[AT.rounds_remaining] = max(SOLO_ROUNDS - v.round[b] + 1, 0) / SOLO_ROUNDS
-        row[AT.final_round] = 1.0 if v.final_round[b] else 0.0
-        row[AT.decision + np.int64(v.decision[b])] = 1.0
-        # the active player's turn
-        skulls = 0
-        for i in range(MAX_DICE):
-            f = np.int64(v.dice[b, i])
-            if f != NO_DIE:
-                row[AT.dice + i * 6 + f] = 1.0
-                row[AT.die_present + i] = 1.0
-            row[AT.marked + i] = 1.0 if v.marked[b, i] else 0.0
-            if f == SKULL:
-                skulls += 1
-                if P > 1:
-                    row[AT.skull_locked + i] = 1.0
-            if f == FW2:
-                c = np.int64(v.fw_choice[b, i])
-                row[AT.fw_choice + i * 3 + (1 if c == FW_FOOD_CHOSEN else (2 if c == FW_WORKERS_CHOSEN else 0))] = 1.0
-        if 1 <= v.rolls_used[b] <= 3:
-            row[AT.rolls_used + np.int64(v.rolls_used[b]) - 1] = 1.0
-        row[AT.leadership_used] = 1.0 if v.leadership_used[b] else 0.0
-        row[AT.skulls] = skulls / 7.0
-        row[AT.workers] = min(v.workers[b] / 28.0, 1.0)
-        row[AT.coins] = v.coins[b] / 84.0
+    me = np.int64(v.viewer[b])
+    p_act = np.int64(v.active[b])
+    # per-seat features, each block seat-major
+    for slot in range(SEATS):
+        row[AT.present + slot] = 1.0 if slot < P else 0.0
+    for slot in range(P):
+        q = seat_of(me, slot, P)
+        row[AT.food + slot] = v.food[b, q] / FOOD_MAX
         for g in range(NUM_GOODS):
-            row[AT.marked_goods + g] = 1.0 if v.marked_goods[b, g] else 0.0
-        row[AT.marked_food] = v.marked_food[b] / FOOD_MAX
-        row[AT.payment] = min(K.marked_payment(v, b, p_act) / 100.0, 1.0)
-        if v.bought[b] >= 0:
-            row[AT.bought + np.int64(v.bought[b])] = 1.0
-        row[AT.goods_over_limit] = max(K.goods_count_of(v, b, p_act) - GOODS_LIMIT, 0) / 24.0
-        q = np.int64(v.trade_partner[b])
-        row[AT.trade_partner + (0 if q < 0 else seat_of(q, P - me, P))] = 1.0
-        for t in range(NUM_TRADE_TYPES):
-            row[AT.offer_give + t] = v.offer_give[b, t] / 15.0
-            row[AT.offer_take + t] = v.offer_take[b, t] / 15.0
-        row[AT.trade_offers] = v.trade_offers[b] / max_trade_offers
-        end_row(out, b, scratch)
-    end_rows(scratch)
+            row[AT.goods + slot * NUM_GOODS + g] = v.goods[b, q, g] / GOODS_MAX[g]
+        row[AT.goods_count + slot] = K.goods_count_of(v, b, q) / 30.0
+        row[AT.goods_value + slot] = K.goods_value_of(v, b, q) / MAX_GOODS_VALUE
+        cw = np.int64(v.city_workers[b, q])
+        row[AT.cities + slot] = (K.cities_of(cw) - 3) / 4.0
+        prev = 0
+        for t in range(CITY_THRESHOLDS.shape[0]):
+            if cw < CITY_THRESHOLDS[t]:
+                row[AT.city_progress + slot] = (cw - prev) / (CITY_THRESHOLDS[t] - prev)
+                break
+            prev = CITY_THRESHOLDS[t]
+        for m in range(NUM_MONUMENTS):
+            row[AT.monument_progress + slot * NUM_MONUMENTS + m] = v.monument_progress[b, q, m] / MONUMENT_WORKERS[m]
+            row[AT.monument_completed + slot * NUM_MONUMENTS + m] = 1.0 if K.monument_done(v, b, q, m) else 0.0
+            row[AT.monument_points + slot * NUM_MONUMENTS + m] = v.monument_points[b, q, m] / 12.0
+        n = 0
+        for d in range(NUM_DEVELOPMENTS):
+            row[AT.developments + slot * NUM_DEVELOPMENTS + d] = 1.0 if v.developments[b, q, d] else 0.0
+            n += v.developments[b, q, d]
+        row[AT.development_count + slot] = min(n / 5.0, 1.0)
+        row[AT.disasters + slot] = min(v.disasters[b, q] / DISASTER_SCALE, 1.0)
+        row[AT.score + slot] = min(max(K.score_of(v, b, q) / SCORE_SCALE, SCORE_LOW), SCORE_HIGH)
+        row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+        row[AT.is_active + slot] = 1.0 if q == p_act else 0.0
+        row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] else 0.0
+    # global
+    row[AT.num_players + P - 1] = 1.0
+    row[AT.solo] = 1.0 if P == 1 else 0.0
+    row[AT.trade_variant] = 1.0 if trade else 0.0
+    for m in range(NUM_MONUMENTS):
+        row[AT.monuments_in_play + m] = 1.0 if in_play[m] else 0.0
+        row[AT.completed_by_anyone + m] = 1.0 if v.completed_by_anyone[b, m] else 0.0
+    row[AT.round] = min(v.round[b] / ROUND_SCALE, 1.0)
+    if P == 1:
+        row[AT.rounds_remaining] = max(SOLO_ROUNDS - v.round[b] + 1, 0) / SOLO_ROUNDS
+    row[AT.final_round] = 1.0 if v.final_round[b] else 0.0
+    row[AT.decision + np.int64(v.decision[b])] = 1.0
+    # the active player's turn
+    skulls = 0
+    for i in range(MAX_DICE):
+        f = np.int64(v.dice[b, i])
+        if f != NO_DIE:
+            row[AT.dice + i * 6 + f] = 1.0
+            row[AT.die_present + i] = 1.0
+        row[AT.marked + i] = 1.0 if v.marked[b, i] else 0.0
+        if f == SKULL:
+            skulls += 1
+            if P > 1:
+                row[AT.skull_locked + i] = 1.0
+        if f == FW2:
+            c = np.int64(v.fw_choice[b, i])
+            row[AT.fw_choice + i * 3 + (1 if c == FW_FOOD_CHOSEN else (2 if c == FW_WORKERS_CHOSEN else 0))] = 1.0
+    if 1 <= v.rolls_used[b] <= 3:
+        row[AT.rolls_used + np.int64(v.rolls_used[b]) - 1] = 1.0
+    row[AT.leadership_used] = 1.0 if v.leadership_used[b] else 0.0
+    row[AT.skulls] = skulls / 7.0
+    row[AT.workers] = min(v.workers[b] / 28.0, 1.0)
+    row[AT.coins] = v.coins[b] / 84.0
+    for g in range(NUM_GOODS):
+        row[AT.marked_goods + g] = 1.0 if v.marked_goods[b, g] else 0.0
+    row[AT.marked_food] = v.marked_food[b] / FOOD_MAX
+    row[AT.payment] = min(K.marked_payment(v, b, p_act) / 100.0, 1.0)
+    if v.bought[b] >= 0:
+        row[AT.bought + np.int64(v.bought[b])] = 1.0
+    row[AT.goods_over_limit] = max(K.goods_count_of(v, b, p_act) - GOODS_LIMIT, 0) / 24.0
+    q = np.int64(v.trade_partner[b])
+    row[AT.trade_partner + (0 if q < 0 else seat_of(q, P - me, P))] = 1.0
+    for t in range(NUM_TRADE_TYPES):
+        row[AT.offer_give + t] = v.offer_give[b, t] / 15.0
+        row[AT.offer_take + t] = v.offer_take[b, t] / 15.0
+    row[AT.trade_offers] = v.trade_offers[b] / max_trade_offers
 
 
 class RollThroughTheAgesEncoder(Encoder):
@@ -187,21 +181,11 @@ class RollThroughTheAgesEncoder(Encoder):
     low = SCORE_LOW  # only `score` can leave [0, 1]
     high = SCORE_HIGH
 
-    def __init__(self, game: Any) -> None:
-        super().__init__(game)
-        self._in_play = game.monuments_in_play
-        self._trade = bool(game.config.trade)
-        self._max_trade_offers = int(game.config.max_trade_offers)
+    row = "encode_row"
 
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return step_observe_nb, (self._in_play, self._trade, self._max_trade_offers)
-
-    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view, out)
-        self.run(encode_nb, (self._in_play, self._trade, self._max_trade_offers), out, view)
-        return out
+    def row_args(self, game: Any) -> dict[str, Any]:
+        return {"in_play": game.monuments_in_play, "trade": bool(game.config.trade),
+                "max_trade_offers": int(game.config.max_trade_offers)}
 
 
 def make_encoder(game: Any) -> RollThroughTheAgesEncoder:
@@ -211,18 +195,3 @@ def make_encoder(game: Any) -> RollThroughTheAgesEncoder:
 
 DEFAULT = RollThroughTheAgesEncoder  # construct with the configured game: DEFAULT(game)
 
-
-# --- one compiled call per AEC step -------------------------------------------------------------
-
-@kernel
-def step_observe_nb(actions, u, mask, viewer, obs, enc_in_play, enc_trade, enc_max_trade_offers,
-                    in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    K.apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream,
-               *fields)
-    K.legal_action_mask_nb(mask, in_play, max_trade_offers, *fields)
-    s = State(*fields)
-    viewer[0] = s.to_play[0]
-    encode_nb(enc_in_play, enc_trade, enc_max_trade_offers, obs, obs[0, :0], viewer, *fields)  # every field is public

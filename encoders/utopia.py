@@ -7,7 +7,7 @@ one per district, the same features in every row: island, printed value, ship an
 is in play, the monument's civilization and owner, and the princes per civilization of every seat,
 self first), so a graph or set network can read it row by row; the alleys, bridges and sea routes are
 static (data.LAND_EDGES, data.SEA_ROUTES). Counts are scaled into [0, 1], scores by 1/50 and clipped
-to 4. One numba kernel writes every block at its offset in BLOCKS, by block name (`AT.<block>`);
+to 4. One numba kernel writes a row, every block at its offset in BLOCKS, by block name (`AT.<block>`);
 supplies, bases, ranking positions and what monuments pay are the rules' own helpers.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, begin_row, block_offsets, end_row, end_rows, seat_of
+from meeple.encoders.base import Encoder, block_offsets, seat_of
 from meeple.envs.jit import kernel
 from meeple.envs.utopia import kernels as K
 from meeple.envs.utopia.data import (
@@ -26,7 +26,6 @@ from meeple.envs.utopia.data import (
     NUM_DECISIONS, NUM_DISTRICTS, NUM_ISLANDS, NUM_PHASES, NUM_SECTORS, PICK_PASSES, PRINCES_PER_CIV, PRIVILEGES,
     SCALE_MAX,
 )
-from meeple.envs.utopia.state import State, View
 
 SEATS = MAX_PLAYERS
 HIGH = 4.0
@@ -89,74 +88,69 @@ def _clip(x):
 
 
 @kernel
-def encode_nb(out, scratch, *fields):
-    """Fill out (B, size) from the View's fields, each block at its BLOCKS offset `AT.<block>`."""
-    v = View(*fields)
+def encode_row(v, b, row):
+    """Fill the zeroed observation row of view row b, each block at its BLOCKS offset `AT.<block>`."""
     P = v.score.shape[1]
-    for b in range(v.score.shape[0]):
-        row = begin_row(out, b, scratch)
-        me = np.int64(v.viewer[b])  # int64: int8 seats and values join block offsets below
-        for slot in range(SEATS):
-            row[AT.present + slot] = 1.0 if slot < P else 0.0
+    me = np.int64(v.viewer[b])  # int64: int8 seats and values join block offsets below
+    for slot in range(SEATS):
+        row[AT.present + slot] = 1.0 if slot < P else 0.0
+    for slot in range(P):
+        q = seat_of(me, slot, P)
+        row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
+        row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+        row[AT.score + slot] = _clip(v.score[b, q] / SCORE_SCALE)
+        row[AT.rank + slot * MAX_PLAYERS + np.int64(K.rank_position(v, b, q))] = 1.0
+        row[AT.acted + slot] = 1.0 if v.acted[b, q] else 0.0
+        for c in range(NUM_CIVS):
+            row[AT.supply + slot * NUM_CIVS + c] = K.supply(v, b, q, c) / PRINCES_PER_CIV
+        row[AT.bases_free + slot] = (BASES - K.bases_used(v, b, q)) / BASES
+        row[AT.privileges + slot] = v.privileges[b, q] / PRIVILEGES
+        row[AT.hand_size + slot] = v.hand_size[b, q] / MAX_HAND
+        row[AT.owed + slot] = v.owed[b, q] / (MAX_HAND - HAND_LIMIT)
+        row[AT.prestige_now + slot] = _clip(K.prestige_of(v, b, q) / PRESTIGE_SCALE)
+    # --- the board, one row per district ---
+    for d in range(NUM_DISTRICTS):
+        base = AT.districts + d * DISTRICT_FEATURES
+        row[base + F_ISLAND + DISTRICT_ISLAND[d]] = 1.0
+        row[base + F_VALUE] = DISTRICT_VALUE[d] / 4.0
+        if DISTRICT_SEA[d]:
+            row[base + F_SEA] = 1.0
+            row[base + F_SECTOR + DISTRICT_SECTOR[d]] = 1.0
+        row[base + F_IN_PLAY] = 1.0 if DISTRICT_IN_PLAY[P, d] else 0.0
+        if v.mon_civ[b, d] >= 0:
+            row[base + F_MON_CIV + np.int64(v.mon_civ[b, d])] = 1.0
+            owner = np.int64(v.mon_owner[b, d])
+            row[base + F_MON_OWNER + (owner - me + P) % P] = 1.0
         for slot in range(P):
             q = seat_of(me, slot, P)
-            row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
-            row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-            row[AT.score + slot] = _clip(v.score[b, q] / SCORE_SCALE)
-            row[AT.rank + slot * MAX_PLAYERS + np.int64(K.rank_position(v, b, q))] = 1.0
-            row[AT.acted + slot] = 1.0 if v.acted[b, q] else 0.0
             for c in range(NUM_CIVS):
-                row[AT.supply + slot * NUM_CIVS + c] = K.supply(v, b, q, c) / PRINCES_PER_CIV
-            row[AT.bases_free + slot] = (BASES - K.bases_used(v, b, q)) / BASES
-            row[AT.privileges + slot] = v.privileges[b, q] / PRIVILEGES
-            row[AT.hand_size + slot] = v.hand_size[b, q] / MAX_HAND
-            row[AT.owed + slot] = v.owed[b, q] / (MAX_HAND - HAND_LIMIT)
-            row[AT.prestige_now + slot] = _clip(K.prestige_of(v, b, q) / PRESTIGE_SCALE)
-        # --- the board, one row per district ---
-        for d in range(NUM_DISTRICTS):
-            base = AT.districts + d * DISTRICT_FEATURES
-            row[base + F_ISLAND + DISTRICT_ISLAND[d]] = 1.0
-            row[base + F_VALUE] = DISTRICT_VALUE[d] / 4.0
-            if DISTRICT_SEA[d]:
-                row[base + F_SEA] = 1.0
-                row[base + F_SECTOR + DISTRICT_SECTOR[d]] = 1.0
-            row[base + F_IN_PLAY] = 1.0 if DISTRICT_IN_PLAY[P, d] else 0.0
-            if v.mon_civ[b, d] >= 0:
-                row[base + F_MON_CIV + np.int64(v.mon_civ[b, d])] = 1.0
-                owner = np.int64(v.mon_owner[b, d])
-                row[base + F_MON_OWNER + (owner - me + P) % P] = 1.0
-            for slot in range(P):
-                q = seat_of(me, slot, P)
-                for c in range(NUM_CIVS):
-                    row[base + F_PRINCES + slot * NUM_CIVS + c] = v.princes[b, q, c, d] / PRINCES_PER_CIV
-        for i in range(NUM_ISLANDS):
-            w = np.int64(v.wonder_owner[b, i])
-            row[AT.wonder_owner + i * (SEATS + 1) + ((w - me + P) % P if w >= 0 else SEATS)] = 1.0
-            row[AT.islands_in_play + i] = 1.0 if ISLAND_IN_PLAY[P, i] else 0.0
-            for c in range(NUM_CIVS):
-                row[AT.display + i * NUM_CIVS + c] = v.display[b, i, c] / 2.0
+                row[base + F_PRINCES + slot * NUM_CIVS + c] = v.princes[b, q, c, d] / PRINCES_PER_CIV
+    for i in range(NUM_ISLANDS):
+        w = np.int64(v.wonder_owner[b, i])
+        row[AT.wonder_owner + i * (SEATS + 1) + ((w - me + P) % P if w >= 0 else SEATS)] = 1.0
+        row[AT.islands_in_play + i] = 1.0 if ISLAND_IN_PLAY[P, i] else 0.0
         for c in range(NUM_CIVS):
-            row[AT.scale + c * SCALE_MAX + np.int64(v.scale[b, c]) - 1] = 1.0
-            row[AT.monuments_left + c] = (MONUMENTS_PER_CIV - K.monuments_built(v, b, c)) / MONUMENTS_PER_CIV
-            row[AT.own_hand + c] = v.own_hand[b, c] / CARDS_PER_CIV
-            row[AT.unseen + c] = v.unseen[b, c] / CARDS_PER_CIV
-            row[AT.discard + c] = v.discard[b, c] / CARDS_PER_CIV
-        row[AT.pile_size] = v.pile_size[b] / NUM_CARDS
-        row[AT.num_players + P - 2] = 1.0
-        row[AT.round] = v.round[b] / MAX_ROUNDS
-        row[AT.phase + np.int64(v.phase[b])] = 1.0
-        row[AT.pick_pass + np.int64(v.pick_pass[b])] = 1.0
-        row[AT.decision + np.int64(v.decision[b])] = 1.0
-        if v.wonder_island[b] >= 0:
-            row[AT.wonder_pending + np.int64(v.wonder_island[b])] = 1.0
-        if v.wonder_civ[b] >= 0:
-            row[AT.wonder_pending + NUM_ISLANDS + np.int64(v.wonder_civ[b])] = 1.0
-        if v.convert_from[b] >= 0:
-            row[AT.convert_pending + np.int64(v.convert_from[b])] = 1.0
-        if v.convert_to[b] >= 0:
-            row[AT.convert_pending + NUM_CIVS + np.int64(v.convert_to[b])] = 1.0
-        end_row(out, b, scratch)
-    end_rows(scratch)
+            row[AT.display + i * NUM_CIVS + c] = v.display[b, i, c] / 2.0
+    for c in range(NUM_CIVS):
+        row[AT.scale + c * SCALE_MAX + np.int64(v.scale[b, c]) - 1] = 1.0
+        row[AT.monuments_left + c] = (MONUMENTS_PER_CIV - K.monuments_built(v, b, c)) / MONUMENTS_PER_CIV
+        row[AT.own_hand + c] = v.own_hand[b, c] / CARDS_PER_CIV
+        row[AT.unseen + c] = v.unseen[b, c] / CARDS_PER_CIV
+        row[AT.discard + c] = v.discard[b, c] / CARDS_PER_CIV
+    row[AT.pile_size] = v.pile_size[b] / NUM_CARDS
+    row[AT.num_players + P - 2] = 1.0
+    row[AT.round] = v.round[b] / MAX_ROUNDS
+    row[AT.phase + np.int64(v.phase[b])] = 1.0
+    row[AT.pick_pass + np.int64(v.pick_pass[b])] = 1.0
+    row[AT.decision + np.int64(v.decision[b])] = 1.0
+    if v.wonder_island[b] >= 0:
+        row[AT.wonder_pending + np.int64(v.wonder_island[b])] = 1.0
+    if v.wonder_civ[b] >= 0:
+        row[AT.wonder_pending + NUM_ISLANDS + np.int64(v.wonder_civ[b])] = 1.0
+    if v.convert_from[b] >= 0:
+        row[AT.convert_pending + np.int64(v.convert_from[b])] = 1.0
+    if v.convert_to[b] >= 0:
+        row[AT.convert_pending + NUM_CIVS + np.int64(v.convert_to[b])] = 1.0
 
 
 class UtopiaEncoder(Encoder):
@@ -167,19 +161,7 @@ class UtopiaEncoder(Encoder):
     seat_blocks = tuple(name for name, _, _ in SEAT_BLOCKS)
     low = 0.0
     high = HIGH
-
-    def __init__(self, game: Any) -> None:
-        super().__init__(game)
-
-    def step_observe(self) -> tuple[Any, tuple]:
-        """The fused AEC-step kernel of this encoder and its encoder arguments (`StepObserve`)."""
-        return step_observe_nb, ()
-
-    def encode(self, view: Any, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, size) float32 for a batch of views; writes into `out` if given."""
-        out = self.output(view, out)
-        self.run(encode_nb, (), out, view)
-        return out
+    row = "encode_row"
 
 
 def make_encoder(game: Any) -> UtopiaEncoder:
@@ -189,20 +171,3 @@ def make_encoder(game: Any) -> UtopiaEncoder:
 
 DEFAULT = UtopiaEncoder  # construct with the configured game: DEFAULT(game)
 
-
-# --- one compiled call per AEC step -------------------------------------------------------------
-
-@kernel
-def step_observe_nb(actions, u, mask, viewer, own_hand, pile_size, unseen, obs, auto_forced, work, row, *fields):
-    """One AEC step at batch size one in one compiled call: apply `actions[0]` with its uniforms (and the
-    automatic steps), the new legal-action mask, and the encoded observation of the seat to play next
-    (its seat written to viewer[0]), into the caller's buffers (`envs.batch.StepObserve`)."""
-    K.apply_nb(actions, u, auto_forced, work, row, *fields)
-    K.legal_action_mask_nb(mask, *fields)
-    s = State(*fields)
-    viewer[0] = s.to_play[0]
-    K.observe_nb(viewer, own_hand, pile_size, unseen, *fields)
-    encode_nb(obs, obs[0, :0], viewer, s.to_play, s.done, s.truncated, s.decision, s.round, s.phase, s.pick_pass, s.acted,
-              s.start_player, s.owed, s.wonder_island, s.wonder_civ, s.convert_from, s.convert_to, s.princes, s.mon_civ,
-              s.mon_owner, s.wonder_owner, s.scale, s.display, s.discard, s.score, s.gains, s.stamp, s.stamp_counter,
-              s.privileges, s.hand_size, own_hand, pile_size, unseen)  # the View's field order

@@ -96,7 +96,7 @@ def make(name: str, num_players: int = 2, **variant: Any) -> Any:
 
     module, cls = _entry(name).rules.split(":")
     game = getattr(importlib.import_module(module), cls)(num_players=num_players, **variant)
-    first_use.start(game.kernels, name, cls)
+    first_use.start(game.entries, name, cls)
     return game
 
 

@@ -7,18 +7,18 @@ scratch arrays. From that table `state_classes` generates the `State`, `View` an
 classes that the kernels, encoders and heuristics share; `RulesBase` derives `empty`, the shape and
 range checks of `validate`, the View routing and the scratch memory from it.
 
-Kernel calling convention (every game, every entry point):
+Kernel calling convention: a game writes what one row does (`kernels.py`: `init_row`, `apply_row`,
+`fill_mask`, ...) and its consistency rules as named invariants (`invariants.py`); the batch entry points
+(`init_nb`, `apply_nb`, `apply_mask_nb`, `legal_action_mask_nb`, `advance_nb`, `scores_nb`, `observe_nb`,
+`determinize_nb`, `validate_nb` and the encoders' `encode_<kind>_nb` / `step_observe_<kind>_nb`) are generated
+into `entries.py` from them and the field table (`envs/codegen.py`). Every entry point is
 
-    <entry>_nb(<inputs and outputs>, <the KERNEL_ARGS it uses, in order>, *state_fields)
+    <entry>_nb(<inputs and outputs>, <the kernel arguments it uses>, *state_fields)
 
-A game's kernels module names its KERNEL_ARGS: its configuration values (`kernel_config()`) followed by
-its scratch arrays (`SCRATCH`). An entry point lists in its signature the ones it uses, in that order,
-and `RulesBase.args_of(entry)` passes exactly those; the kernel rebuilds `s = State(*fields)` inside: numba unboxes
-positional arrays faster than one large NamedTuple. The entry points a game's `kernels` module
-provides: `init_nb(u, …)`, `apply_nb(actions, u, …)`, `advance_nb(u, …)`, `legal_action_mask_nb(mask, …)`,
-`scores_nb(out, …)`, `validate_nb(err, …)` (optional: a game may check in numpy instead), and, for
-games with hidden information,
-`observe_nb(viewer, *view_outputs, …)` and `determinize_nb(viewer, seeds, …)`.
+where a kernel argument is one of the game's configuration values (`kernel_config()`, by name) or scratch
+arrays (`SCRATCH`, by name): an entry takes those its row functions name, and `RulesBase.args_of(entry)`
+passes them by the names in its signature. The kernel rebuilds `s = State(*fields)` inside: numba unboxes
+positional arrays faster than one large NamedTuple.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ import numpy as np
 
 from meeple.envs.core import clone, extend_uniforms, rank_returns, state_from_dict, state_to_dict
 from meeple.envs import threads
-from meeple.envs.jit import compiled_entry, first_field_outside, first_illegal, first_out_of_range
+from meeple.envs.jit import first_field_outside, first_illegal, first_out_of_range
+from meeple.envs.numba_hooks import compiled_entry
 
 PUBLIC, PRIVATE, HIDDEN = "public", "private", "hidden"
 VISIBILITIES = (PUBLIC, PRIVATE, HIDDEN)
@@ -123,6 +124,27 @@ class GameClasses(NamedTuple):
     view_sources: tuple  # per View field: (0, 0) viewer, (1, i) state field i, (2, j) observe output j
 
 
+class Invariant(NamedTuple):
+    """One consistency rule of a game (its `invariants.INVARIANTS`): `function(s, b, ...)` is a kernel that
+    returns True when row b keeps the rule; `message` says what the rule is, for the error."""
+
+    function: Any
+    message: str
+
+    @property
+    def name(self) -> str:
+        return getattr(self.function, "py_func", self.function).__name__
+
+
+class InvalidState(ValueError):
+    """`validate` found a row that breaks an invariant: `invariant` is its name, `rows` the rows."""
+
+    def __init__(self, invariant: str, message: str, rows: np.ndarray) -> None:
+        super().__init__(f"invalid state: {invariant}: {message} (rows {rows[:5].tolist()})")
+        self.invariant = invariant
+        self.rows = rows
+
+
 def state_classes(fields: tuple[Field, ...], view_fields: tuple[Field, ...] = (),
                   scratch: tuple[Field, ...] = ()) -> GameClasses:
     """The State, View and Scratch classes of a field table.
@@ -185,13 +207,16 @@ CHEAP_FACTS = 8  # values per row up to which a field's range is checked on ever
 
 class FieldRanges:
     """The range checks of one field table: one compiled pass over every field whose range (lo..hi) is
-    narrower than its dtype's (with `max_per_row`, only the fields of at most that many values per row),
-    and a message naming the first field and rows out of range."""
+    narrower than its dtype's (with `max_per_row`, only the fields of at most that many values per row at
+    `most_players`: the same fields at every player count, so one compiled version serves them all), and a
+    message naming the first field and rows out of range."""
 
-    def __init__(self, fields: tuple[Field, ...], num_players: int, max_per_row: int | None = None) -> None:
+    def __init__(self, fields: tuple[Field, ...], num_players: int, max_per_row: int | None = None,
+                 most_players: int | None = None) -> None:
         ranged = [(i, f, field_range(f, num_players)) for i, f in enumerate(fields)]
+        size_at = most_players or num_players
         ranged = [(i, f, r) for i, f, r in ranged if r is not None and (r != _dtype_range(f) or f.dtype == np.bool_)
-                  and (max_per_row is None or int(np.prod(dims(f.shape, num_players))) <= max_per_row)]
+                  and (max_per_row is None or int(np.prod(dims(f.shape, size_at))) <= max_per_row)]
         self.fields = tuple(f for _, f, _ in ranged)
         self.lo = np.array([r[0] for _, _, r in ranged], dtype=np.int64)
         self.hi = np.array([r[1] for _, _, r in ranged], dtype=np.int64)
@@ -205,7 +230,7 @@ class FieldRanges:
 
     def _bind(self, values: tuple, arrays: tuple) -> None:
         """Call the compiled entry point directly for `values`, a tuple checked twice in a row (an owner's
-        state): it skips the dispatcher's typing of every array on each later call (`jit.compiled_entry`).
+        state): it skips the dispatcher's typing of every array on each later call (`numba_hooks.compiled_entry`).
         One entry point serves every tuple of C-contiguous, aligned, writeable arrays (numba's types differ
         only in layout and flags beyond dtype and shape), so it is looked up once (~0.5 ms)."""
         if not all(type(a) is np.ndarray and a.flags.carray for a in arrays):
@@ -257,7 +282,10 @@ class RulesBase(ABC):
     # the row's extension stream (`jit.uniform_at`, as `core.extend_uniforms`). `step` draws this many.
     UNIFORMS_MIN_WIDTH: int | None = None
     SCORE_DIFF_SCALE: float = 100.0  # reward="score_diff": (own - best other) / this
-    VALIDATE_ERRORS: dict[int, str] = {}
+    # a step that also computes the new mask does both in one pass over each row at every batch size (the
+    # game's `apply_mask_row`); otherwise in one pass at batch size one only (the rows of a larger batch:
+    # all applied, then all masked, measured faster where the two passes' code differs)
+    FUSED_MASK: bool = False
 
     def __init__(self, num_players: int = 2, **variant: object) -> None:
         self.config = self.Config(num_players=num_players, **variant)
@@ -270,12 +298,10 @@ class RulesBase(ABC):
             min_players=self.PLAYERS[0], max_players=self.PLAYERS[1],
             hidden_fields=tuple(f.name for f in self.FIELDS if f.visibility != PUBLIC),
             render_modes=tuple(self.render_modes()))
-        self.kernel_args: tuple = (*self.kernel_config(), *self.scratch)
-        names = [n.strip() for n in self.kernels.KERNEL_ARGS.split(",")]
-        if len(names) != len(self.kernel_args):
-            raise TypeError(f"{self.kernels.__name__}.KERNEL_ARGS names {len(names)} values, kernel_config() and "
-                            f"SCRATCH give {len(self.kernel_args)}")
-        self._kernel_arg_names = names
+        config = self.kernel_config()
+        self._kernel_arg_names = [*config, *self.CLASSES.Scratch._fields]
+        self.kernel_args: tuple = (*config.values(), *self.scratch)
+        self.entries = import_module(self.kernels.__name__.rsplit(".", 1)[0] + ".entries")
         self._entry_args: dict[tuple[Any, int], tuple] = {}
         self._serial_args: dict[Any, tuple] = {}  # chunk 0's, keyed by the entry alone
         self._chunk_scratch: list[Any] = [self.scratch]  # chunk 0 uses the game's own scratch
@@ -298,12 +324,12 @@ class RulesBase(ABC):
         self._view_dtypes = tuple(dtype for _, dtype in self._view_specs)
         # the values every public call checks before a kernel reads them (`check_values`): the cheap facts
         # (seats, phases, counters: the fields of a few values per row), and all of them on a load
-        self._state_ranges = FieldRanges(self.FIELDS, self.num_players, CHEAP_FACTS)
+        self._state_ranges = FieldRanges(self.FIELDS, self.num_players, CHEAP_FACTS, self.PLAYERS[1])
         self._all_ranges = FieldRanges(self.FIELDS, self.num_players)
         view_fields = [self.FIELDS[i] if src == 1 else self.VIEW_FIELDS[i] for src, i in self.CLASSES.view_sources[1:]]
-        self._view_ranges = FieldRanges((Field("viewer", (), I8, 0, "P-1"), *view_fields), self.num_players, CHEAP_FACTS)
-        self._apply_mask = hasattr(self.kernels, "apply_mask_nb")  # one pass per row (see fused_step_mask)
-        self._apply_then_mask = hasattr(self.kernels, "apply_then_mask_nb") and not self._apply_mask
+        self._view_ranges = FieldRanges((Field("viewer", (), I8, 0, "P-1"), *view_fields), self.num_players, CHEAP_FACTS,
+                                        self.PLAYERS[1])
+        self._apply_mask = self.FUSED_MASK
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
         self._public_fields = operator.itemgetter(*public) if len(public) > 1 else (lambda state: (state[public[0]],))
 
@@ -311,28 +337,26 @@ class RulesBase(ABC):
     def configure(self) -> None:
         """Set `info`, `num_actions`, `action_names` and any per-configuration tables."""
 
-    def kernel_config(self) -> tuple:
-        """The configuration values of KERNEL_ARGS (in its order), before the scratch arrays."""
-        return ()
+    def kernel_config(self) -> dict[str, Any]:
+        """The configuration values the row functions take as kernel arguments, by name."""
+        return {}
 
     def args_of(self, entry: Any, chunk: int = 0) -> tuple:
-        """The KERNEL_ARGS values kernel `entry` takes: the names in its signature, which must be a
-        subsequence of KERNEL_ARGS in order. An entry lists only what it uses, because numba unboxes every
+        """The kernel arguments (configuration values and scratch arrays) kernel `entry` takes, by the names
+        in its signature. An entry takes only what its row functions use, because numba unboxes every
         argument on every call (an unused array costs a fraction of a microsecond at B = 1). `entry` is the
-        name of a kernel of the game's kernels module, or a kernel elsewhere (an encoder's fused step). Chunk t > 0
-        of a call split across threads (`envs.threads`) gets its own scratch arrays."""
+        name of a kernel of the game's entries module, or a kernel itself (an encoder's fused step, a
+        game's own kernel). Chunk t > 0 of a call split across threads (`envs.threads`) gets its own
+        scratch arrays."""
         if not chunk:  # the hot path: one dict lookup by the entry itself
             args = self._serial_args.get(entry)
             if args is not None:
                 return args
         args = self._entry_args.get((entry, chunk))
         if args is None:
-            function = getattr(self.kernels, entry) if isinstance(entry, str) else entry
+            function = getattr(self.entries, entry) if isinstance(entry, str) else entry
             params = inspect.signature(getattr(function, "py_func", function)).parameters  # py_func: a numba dispatcher
-            taken = [name for name in params if name in self._kernel_arg_names]
-            order = [self._kernel_arg_names.index(name) for name in taken]
-            if order != sorted(order):
-                raise TypeError(f"{entry} takes {taken}, not in the order of KERNEL_ARGS {self._kernel_arg_names}")
+            order = [self._kernel_arg_names.index(name) for name in params if name in self._kernel_arg_names]
             values = self._chunk_kernel_args(chunk)
             args = self._entry_args[(entry, chunk)] = tuple(values[i] for i in order)
             if not chunk:
@@ -344,17 +368,17 @@ class RulesBase(ABC):
         return list(self._view_shapes)
 
     def _chunk_kernel_args(self, chunk: int) -> tuple:
-        """KERNEL_ARGS values of chunk `chunk`: the shared configuration, and scratch of its own."""
+        """The kernel arguments of chunk `chunk`: the shared configuration, and scratch of its own."""
         while len(self._chunk_scratch) <= chunk:
             self._chunk_scratch.append(make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players))
         return (*self.kernel_args[:len(self.kernel_args) - len(self.scratch)], *self._chunk_scratch[chunk])
 
     def run_kernel(self, entry: str, rows: tuple, state: Any) -> None:
-        """kernels.<entry>(*rows, *its KERNEL_ARGS, *state): `rows` are the arrays with a batch axis
-        before the KERNEL_ARGS (actions, uniforms, outputs). Large batches are split into row chunks run
+        """entries.<entry>(*rows, *its kernel arguments, *state): `rows` are the arrays with a batch axis
+        before the kernel arguments (actions, uniforms, outputs). Large batches are split into row chunks run
         on every core (`envs.threads`); the results are the same as one serial call. A read outside an
         array is a ValueError (`_kernel`)."""
-        kernel = getattr(self.kernels, entry)
+        kernel = getattr(self.entries, entry)
         B = state[0].shape[0]
         if B < threads.serial_below:
             self._kernel(kernel, entry, *rows, *self.args_of(entry), *state)
@@ -403,7 +427,7 @@ class RulesBase(ABC):
     def _mask_into(self, state: Any, mask: np.ndarray) -> None:
         """The legal-action mask of a checked state into `mask` (B, A)."""
         if state[0].shape[0] < threads.serial_below:  # the direct call: run_kernel's bookkeeping counts at B = 1
-            self._kernel(self.kernels.legal_action_mask_nb, "legal_action_mask_nb", mask, *self.args_of("legal_action_mask_nb"),
+            self._kernel(self.entries.legal_action_mask_nb, "legal_action_mask_nb", mask, *self.args_of("legal_action_mask_nb"),
                          *state)
         else:
             self.run_kernel("legal_action_mask_nb", (mask,), state)
@@ -476,20 +500,17 @@ class RulesBase(ABC):
         """The apply kernel on checked input (actions legal in `state`), and the new mask into next_mask if
         given (a writeable C-contiguous (B, A) bool array)."""
         B = state[0].shape[0]
-        kernels = self.kernels
+        entries = self.entries
         if next_mask is None:
             if B < threads.serial_below:  # the direct call (see legal_action_mask)
-                self._kernel(kernels.apply_nb, "apply_nb", actions, u, *self.args_of("apply_nb"), *state)
+                self._kernel(entries.apply_nb, "apply_nb", actions, u, *self.args_of("apply_nb"), *state)
             else:
                 self.run_kernel("apply_nb", (actions, u), state)
-        elif B == 1 and self._apply_then_mask:
-            # one row (search, the self-play env): one call instead of two saves unboxing every field again.
-            # Not for more rows: the composed kernel measured slower per row from B = 4 on (code layout)
-            self._kernel(kernels.apply_then_mask_nb, "apply_then_mask_nb", actions, u, next_mask,
-                         *self.args_of("apply_then_mask_nb"), *state)
-        elif self._apply_mask:
+        elif self._apply_mask or B == 1:
+            # one pass over each row; at one row (search, the self-play env) also one call instead of two,
+            # which saves unboxing every field again
             if B < threads.serial_below:
-                self._kernel(kernels.apply_mask_nb, "apply_mask_nb", actions, u, next_mask,
+                self._kernel(entries.apply_mask_nb, "apply_mask_nb", actions, u, next_mask,
                              *self.args_of("apply_mask_nb"), *state)
             else:
                 self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
@@ -500,8 +521,8 @@ class RulesBase(ABC):
     @property
     def fused_step_mask(self) -> bool:
         """True if a step that also computes the new mask (`Batch.step`) does both in the same pass over
-        each row (the game's kernels have `apply_mask_nb`); otherwise, at batch size one, the step and then
-        the mask in one compiled call (`apply_then_mask_nb`), and above it the two kernels one after the other."""
+        each row (the game's `FUSED_MASK`); otherwise, at batch size one, the step and then
+        the mask in one compiled call (`apply_mask_nb`), and above it the two kernels one after the other."""
         return self._apply_mask
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
@@ -868,12 +889,14 @@ class RulesBase(ABC):
         B = self.check_state(state)
         self.check_values(state, every_field=True)  # (the same compiled pass as every call's, over all fields)
         self.validate_rules(state)
-        if not hasattr(self.kernels, "validate_nb"):
+        if not hasattr(self.entries, "validate_nb"):
             return
         err = np.zeros(B, dtype=np.int32)
         self._zero_scratch()
         self.run_kernel("validate_nb", (err,), clone(state))
         if err.any():
             rows = np.flatnonzero(err)
-            raise ValueError(f"invalid state: {self.VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")
+            invariants = import_module(self.kernels.__name__.rsplit(".", 1)[0] + ".invariants").INVARIANTS
+            invariant = invariants[int(err[rows[0]]) - 1]
+            raise InvalidState(invariant.name, invariant.message, rows)
 

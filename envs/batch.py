@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from meeple.envs.core import clone
-from meeple.envs.jit import compiled_entry
+from meeple.envs.numba_hooks import compiled_entry
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -128,13 +128,13 @@ class StepObserve:
 
     An AEC step is four kernels (apply, legal-action mask, observe, encode); at B = 1 their argument
     unboxing, output allocation and the Python around them would be most of a step. The encoder's fused
-    kernel (`Encoder.step_observe`) runs the same four in one call and writes the new mask, the seat to
-    play and that seat's observation into the arrays here; `tests/test_step_observe.py` checks it against
-    the separate calls.
+    kernel (`Encoder.step_observe`, generated: envs/codegen.py) runs the same four in one call and writes
+    the new mask, the seat to play and that seat's observation into the arrays here;
+    `tests/test_step_observe.py` checks it against the separate calls.
 
     Args of the kernel, in order: actions (1,), u (1, K), mask (1, A), viewer (1,), the game's observe
-    outputs (its VIEW_FIELDS, batch 1), obs (1, size), the encoder's arguments, the KERNEL_ARGS it names,
-    and the state's fields.
+    outputs (its VIEW_FIELDS, batch 1), obs (1, size), the encoder's arguments, the kernel arguments it
+    names (`RulesBase.args_of`), and the state's fields.
     """
 
     def __init__(self, game: Any, encoder: Any) -> None:
@@ -152,7 +152,7 @@ class StepObserve:
         self._kernel_args = game.args_of(kernel)
         self._lead = (*self._head, *self._kernel_args)  # every argument before the state's fields, unpacked once
         # The kernel's compiled entry point for this object's buffers and a State whose fields are all
-        # C-contiguous, aligned and writeable (`jit.compiled_entry`): while the same State object comes
+        # C-contiguous, aligned and writeable (`numba_hooks.compiled_entry`): while the same State object comes
         # back, the call skips the dispatcher's typing of ~60 arrays.
         self._entry: Any = None
         self._entry_state: Any = None

@@ -38,7 +38,7 @@ from typing import Any
 
 import numba
 
-from meeple.envs import jit
+from meeple.envs import numba_hooks
 
 try:
     import fcntl  # the lock file; without it (Windows) a cold cache compiles in the calling process
@@ -76,14 +76,10 @@ _checked: set[str] = set()
 _last_poll = _last_retry = 0.0
 
 
-def cache_is_cold(kernels: Any) -> bool | None:
-    """Whether numba's cache has no machine code for the game's step kernel (None: cannot tell, e.g. another
-    numba version without these internals). warm.py compiles every kernel of a game together, so the step
-    kernel stands for all of them."""
-    try:
-        return not kernels.apply_nb._cache._cache_file._load_index()
-    except Exception:
-        return None
+def cache_is_cold(entries: Any) -> bool:
+    """Whether numba's cache has no machine code for the game's step kernel. warm.py compiles every kernel of
+    a game together, so the step kernel stands for all of them."""
+    return not numba_hooks.has_cached_code(entries.apply_nb)
 
 
 def _quiet() -> bool:
@@ -95,10 +91,10 @@ def _say(message: str) -> None:
         print(f"meeple: {message}", file=sys.stderr, flush=True)
 
 
-def _lock_path(kernels: Any, game: str) -> str:
+def _lock_path(entries: Any, game: str) -> str:
     """One lock per game and cache location (and kernel sources: a new version compiles anew)."""
-    where = str(getattr(kernels.apply_nb._cache, "_cache_path", ""))
-    key = hashlib.sha256(where.encode() + jit.kernel_sources_fingerprint()).hexdigest()[:16]
+    where = numba_hooks.cache_path(entries.apply_nb)
+    key = hashlib.sha256(where.encode() + numba_hooks.kernel_sources_fingerprint()).hexdigest()[:16]
     return os.path.join(tempfile.gettempdir(), f"meeple-compile-{os.getuid()}-{key}-{game}.lock")
 
 
@@ -117,7 +113,7 @@ def _warm_command(game: str) -> list[str]:
     return [sys.executable, "-m", "meeple.envs.warm", game]
 
 
-def start(kernels: Any, game: str, label: str) -> None:
+def start(entries: Any, game: str, label: str) -> None:
     """Called by every `make`: on a cold cache, compile the game in the background (or say that this
     process compiles it, with MEEPLE_COMPILE=wait). Once per game and process; nothing with the JIT off."""
     if numba.config.DISABLE_JIT or game in _checked:
@@ -125,16 +121,16 @@ def start(kernels: Any, game: str, label: str) -> None:
     mode = compile_mode()  # a bad value is refused at every make, before anything else
     _checked.add(game)
     if mode == "python":
-        jit.INTERPRETING.on = True
+        numba_hooks.INTERPRETING.on = True
         return
-    if not cache_is_cold(kernels):
+    if not cache_is_cold(entries):
         return
-    where = getattr(kernels.apply_nb._cache, "_cache_path", "numba's cache")
+    where = numba_hooks.cache_path(entries.apply_nb)
     if mode == "wait" or fcntl is None:
         _say(f"compiling the {label} kernels for first use (up to a minute or two, once; later runs load them "
              f"from {where}; scripts/warm_cache.py compiles every game ahead)")
         return
-    lock_path = _lock_path(kernels, game)
+    lock_path = _lock_path(entries, game)
     try:
         fd = _try_lock(lock_path)
     except OSError as error:  # no lock file to be had: compile here, as numba does by itself
@@ -160,8 +156,8 @@ def start(kernels: Any, game: str, label: str) -> None:
         _say(f"compiling the {label} kernels in the background (a minute or two, once; later runs load them "
              f"from {where}). Until they are ready the game runs as plain Python, a few hundred times slower. "
              "MEEPLE_COMPILE=wait compiles before the first step instead.")
-    jit.INTERPRETING.on = True
-    jit.INTERPRETING.refresh = refresh
+    numba_hooks.INTERPRETING.on = True
+    numba_hooks.INTERPRETING.refresh = refresh
 
 
 def _finished(c: _Compile, block: bool) -> bool:
@@ -202,8 +198,8 @@ def _update(block: bool) -> None:
         if not c.done and _finished(c, block):
             c.done = True
     if all(c.done for c in _compiles.values()):
-        jit.INTERPRETING.on = False
-        jit.INTERPRETING.refresh = None
+        numba_hooks.INTERPRETING.on = False
+        numba_hooks.INTERPRETING.refresh = None
 
 
 def refresh() -> None:
@@ -216,7 +212,7 @@ def refresh() -> None:
     _last_poll = now
     if now - _last_retry >= RETRY_SECONDS:  # a kernel the compile has cached by now loads at its next call
         _last_retry = now
-        jit._interpreted.clear()
+        numba_hooks._interpreted.clear()
     _update(block=False)
 
 

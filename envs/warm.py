@@ -44,7 +44,7 @@ def warm(name: str) -> float:
             mask = game.legal_action_mask(state)
             actions = heuristic.act(game, state, rng) if step % 2 else sample_masked(mask, rng)
             state = step_own(game, state, actions, mask, rng=rng)
-        # the one-row step that returns the next mask (apply_then_mask_nb / apply_mask_nb: Batch, search)
+        # the one-row step that returns the next mask (apply_mask_nb: Batch, search)
         one = game.batch(rng, 1)
         for _ in range(4):
             one.step(sample_masked(one.mask, rng))

@@ -15,6 +15,7 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs import core
 from meeple.envs.attika import Attika
 from meeple.envs.attika import data as D
+from meeple.envs.base import InvalidState
 from meeple.envs.fuzz import fuzz_saves
 
 
@@ -57,19 +58,19 @@ def test_refused_saves_name_the_problem():
     live = int(np.flatnonzero(~state.done)[0])
     field = lambda v: _first(v, lambda x: (x >= D.LAND_BLANK) & (x < D.LAND_SHRINE))  # noqa: E731
     empty = lambda v: _first(v, lambda x: x == D.LAND_NONE)  # noqa: E731
-    cases = {
+    cases = {  # the invariant broken (envs/attika/invariants.py), or the message of a check outside them
         # a field appears outside every tile, or a tile's field vanishes
-        "map inconsistent": dict(land=lambda v: v.__setitem__(empty(v), D.LAND_BLANK)),
+        "fields_are_the_placed_tiles_footprints": dict(land=lambda v: v.__setitem__(empty(v), D.LAND_BLANK)),
         # a symbol that is not its tile's (the symbol counts around it no longer match either)
-        "derived|printed face": dict(land=lambda v: v.__setitem__(field(v), D.LAND_BLANK if v[field(v)] != D.LAND_BLANK
-                                                         else D.LAND_SYMBOL)),
-        "landscape cards": dict(discard=lambda v: v.__setitem__((0, 0), (v[0, 0] + 1) % 16)),
-        "amphorae": dict(amphora_supply=lambda v: v.__setitem__(0, v[0] - 1 if v[0] else 1)),
+        "symbol_counts_match_the_map|printed face": dict(
+            land=lambda v: v.__setitem__(field(v), D.LAND_BLANK if v[field(v)] != D.LAND_BLANK else D.LAND_SYMBOL)),
+        "landscape_cards_conserved": dict(discard=lambda v: v.__setitem__((0, 0), (v[0, 0] + 1) % 16)),
+        "amphorae_conserved": dict(amphora_supply=lambda v: v.__setitem__(0, v[0] - 1 if v[0] else 1)),
         # one more building on the display than the stacks have given up
-        "buildings not conserved": dict(display=lambda v: v.__setitem__((0, 0, int(np.argmin(v[0, 0]))), 1)),
-        "derived": dict(settlements=lambda v: v.__setitem__((0, 0), v[0, 0] + 1)),
-        "outside": dict(pending_slot=lambda v: v.__setitem__(0, 625)),
-        "flow": dict(decision=lambda v: v.__setitem__(0, D.DEC_PAY)),
+        "buildings_conserved": dict(display=lambda v: v.__setitem__((0, 0, int(np.argmin(v[0, 0]))), 1)),
+        "building_counts_match_the_map": dict(settlements=lambda v: v.__setitem__((0, 0), v[0, 0] + 1)),
+        "outside": dict(pending_slot=lambda v: v.__setitem__(0, 625)),  # the base's range check
+        "pending_building_and_slot_match_decision": dict(decision=lambda v: v.__setitem__(0, D.DEC_PAY)),
     }
     for expected, change in cases.items():
         with pytest.raises(ValueError, match=expected):
@@ -83,8 +84,9 @@ def test_a_shrine_moved_off_its_layout_hex_is_refused():
     shrine = int(np.flatnonzero(land[0] >= D.LAND_SHRINE)[0])
     land[0, D.slot(11, 0)], land[0, shrine] = land[0, shrine], D.LAND_NONE
     payload["fields"]["land"] = land.tolist()
-    with pytest.raises(ValueError, match="map inconsistent"):
+    with pytest.raises(InvalidState) as excinfo:
         game.from_dict(payload)
+    assert excinfo.value.invariant == "shrines_on_their_layout_hexes"
 
 
 @pytest.mark.parametrize("config", [{"num_players": 2}, {"num_players": 3, "payment": "explicit"},

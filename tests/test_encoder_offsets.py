@@ -17,17 +17,17 @@ def _without(offsets, shared):
 
 _ATTIKA_SHARED = block_offsets([(name, (0,), "") for name in attika.VEC._fields if name != "shrines_touched"])
 KERNELS = [
-    pytest.param(hadara.AT, "AT", (hadara.encode_nb,), id="hadara"),
-    pytest.param(roll_through_the_ages.AT, "AT", (roll_through_the_ages.encode_nb,), id="roll_through_the_ages"),
-    pytest.param(carpe_diem.AT, "AT", (carpe_diem.compact_encode_nb,), id="carpe_diem-compact"),
-    pytest.param(carpe_diem.AT_FULL, "AT_FULL", (carpe_diem.full_encode_nb,), id="carpe_diem-full"),
+    pytest.param(hadara.AT, "AT", (hadara.encode_row,), id="hadara"),
+    pytest.param(roll_through_the_ages.AT, "AT", (roll_through_the_ages.encode_row,), id="roll_through_the_ages"),
+    pytest.param(carpe_diem.AT, "AT", (carpe_diem.encode_compact_row,), id="carpe_diem-compact"),
+    pytest.param(carpe_diem.AT_FULL, "AT_FULL", (carpe_diem.encode_full_row,), id="carpe_diem-full"),
     # Attika's two kinds write their planes (and shrines_touched, from their map loops) by name and the other
     # vectors through one helper (`_vectors`)
-    pytest.param(_without(attika.AT, _ATTIKA_SHARED), "AT", (attika.compact_encode_nb,), id="attika-compact"),
-    pytest.param(_without(attika.AT_PLANES, _ATTIKA_SHARED), "AT_PLANES", (attika.planes_encode_nb,),
+    pytest.param(_without(attika.AT, _ATTIKA_SHARED), "AT", (attika.encode_compact_row,), id="attika-compact"),
+    pytest.param(_without(attika.AT_PLANES, _ATTIKA_SHARED), "AT_PLANES", (attika.encode_planes_row,),
                  id="attika-planes"),
     pytest.param(_ATTIKA_SHARED, "VEC", (attika._vectors,), id="attika-vectors"),
-    pytest.param(utopia.AT, "AT", (utopia.encode_nb,), id="utopia"),
+    pytest.param(utopia.AT, "AT", (utopia.encode_row,), id="utopia"),
 ]
 
 
@@ -53,12 +53,12 @@ def test_offsets_follow_the_block_table(offsets, blocks):
 
 
 @pytest.mark.parametrize("offsets, alias, kernel", [
-    (attika.AT, "AT", attika.compact_encode_nb), (attika.AT_PLANES, "AT_PLANES", attika.planes_encode_nb)])
+    (attika.AT, "AT", attika.encode_compact_row), (attika.AT_PLANES, "AT_PLANES", attika.encode_planes_row)])
 def test_attika_kinds_write_the_vectors_with_the_shared_helper_at_their_offset(offsets, alias, kernel):
     """Both kinds end with VECTOR_BLOCKS, which `_vectors` writes from the kind's offset of its first block."""
     import inspect
 
-    assert f"_vectors(v, b, row, {alias}.present," in inspect.getsource(kernel.py_func)
+    assert f"_vectors(v, b, row, {alias}.present," in inspect.getsource(getattr(kernel, "py_func", kernel))
     for name in attika.VEC._fields:
         assert getattr(offsets, name) == offsets.present + getattr(attika.VEC, name)
 

@@ -73,7 +73,7 @@ def run_python(code: str, mode: str, cache_dir: str, timeout: float = 600) -> su
 def test_interpreted_kernels_equal_compiled(name, tmp_path):
     code = f"""
         import json
-        from meeple.envs import jit
+        from meeple.envs import numba_hooks as jit
         from test_first_use import digest
         d = digest({name!r})
         print(json.dumps({{"digest": d, "interpreted": len(jit._interpreted),
@@ -90,7 +90,8 @@ def test_interpreted_kernels_equal_compiled(name, tmp_path):
 BACKGROUND = """
     import json, sys, time
     import numpy as np
-    from meeple.envs import first_use, jit, make_env
+    from meeple.envs import first_use, make_env
+    from meeple.envs import numba_hooks as jit
     first_use._warm_command = lambda game: [sys.executable, "-c", {stand_in!r}]
     env = make_env("carpe_diem", num_players=2)
     env.reset(seed=0)
@@ -172,7 +173,8 @@ def test_compile_mode_is_checked(tmp_path):
 COPY_CACHE = """
 import os, shutil, sys, time
 time.sleep(1)
-from meeple.envs import GAMES, jit, make_encoder
+from meeple.envs import GAMES, make_encoder
+from meeple.envs import numba_hooks as jit
 import importlib
 importlib.import_module(GAMES["carpe_diem"].heuristic)
 make_encoder("carpe_diem", __import__("meeple.envs", fromlist=["make"]).make("carpe_diem"))

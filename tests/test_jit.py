@@ -261,13 +261,14 @@ def test_uniform_at_reads_past_the_width_as_extend_uniforms(width):
 def test_cache_entries_are_stamped_with_every_kernel_source():
     """A kernel's cached machine code is keyed on all kernel sources of the package, not its own file
     only: kernels inline helpers of other files, and a cache built with an old helper must not load."""
-    from meeple.envs.hadara import kernels
+    from meeple.envs import numba_hooks
+    from meeple.envs.hadara import entries
     if jit.numba_config.DISABLE_JIT:  # plain Python functions: nothing is compiled, so nothing is cached
-        assert not hasattr(kernels.apply_nb, "_cache")
+        assert not hasattr(entries.apply_nb, "_cache")
         return
-    stamp = kernels.apply_nb._cache._cache_file._source_stamp
-    assert stamp[1] == jit.kernel_sources_fingerprint()
-    assert type(kernels.apply_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
+    stamp = entries.apply_nb._cache._cache_file._source_stamp
+    assert stamp[1] == numba_hooks.kernel_sources_fingerprint()
+    assert type(entries.apply_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
 
 
 def test_lowest_bit_is_the_index_of_the_lowest_set_bit():

@@ -66,7 +66,8 @@ def _calls(game, edited, actions, u, rng) -> dict:
 
 
 def test_every_call_refuses_a_cheap_fact_out_of_range(case):
-    """Each seat, phase and counter (the ranged fields of at most CHEAP_FACTS values per row), set just
+    """Each seat, phase and counter (the ranged fields of at most CHEAP_FACTS values per row at the game's most
+    players: the same fields at every player count), set just
     outside its range and to its dtype's extremes in one row: the mask, a step, a pure apply, an
     observation, the scores, determinize, advance and a new owner all raise ValueError naming the field and
     its rows, and change nothing."""
@@ -76,7 +77,7 @@ def test_every_call_refuses_a_cheap_fact_out_of_range(case):
     u = np.full((4, game.uniforms_per_step), 0.5)
     tried = 0
     for k, f in enumerate(game.FIELDS):
-        if int(np.prod(dims(f.shape, game.num_players))) > CHEAP_FACTS:
+        if int(np.prod(dims(f.shape, game.PLAYERS[1]))) > CHEAP_FACTS:
             continue
         for value in _out_of_range_values(game, f):
             edited = _edited(game, state, k, value)

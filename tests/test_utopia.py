@@ -14,6 +14,7 @@ import pytest
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import core
+from meeple.envs.base import InvalidState
 from meeple.envs.utopia import Utopia
 from meeple.envs.utopia import data as D
 
@@ -463,31 +464,25 @@ def test_observe_hides_other_hands_and_determinize_keeps_what_the_viewer_knows()
 
 def test_validate_rejects_inconsistent_positions():
     game, state = position(hands=hand((MAY, 2)))
-    bad = core.clone(state)
-    bad.pile[0, MAY] += 1
-    with pytest.raises(ValueError, match="action cards"):
-        game.validate(bad)
-    bad = core.clone(state)
-    bad.score[0, 1] = 3
-    with pytest.raises(ValueError, match="scores"):
-        game.validate(bad)
-    bad = core.clone(state)
-    bad.scale[0] = [1, 1, 3, 4, 5]
-    with pytest.raises(ValueError, match="scale"):
-        game.validate(bad)
-    bad = core.clone(state)
-    bad.mon_civ[0, 3] = GRE
-    with pytest.raises(ValueError, match="board"):
-        game.validate(bad)
+    cases = [  # (the invariant broken, field, index, value)
+        ("action_cards_conserved", "pile", (0, MAY), state.pile[0, MAY] + 1),
+        ("score_is_the_sum_of_gains", "score", (0, 1), 3),
+        ("prestige_scale_is_a_permutation", "scale", 0, [1, 1, 3, 4, 5]),
+        ("monuments_have_owners", "mon_civ", (0, 3), GRE),
+        ("stamps_distinct_and_counter_one_past_the_latest", "stamp_counter", 0, 9),
+    ]
+    for invariant, field, index, value in cases:
+        bad = core.clone(state)
+        getattr(bad, field)[index] = value
+        with pytest.raises(InvalidState) as excinfo:
+            game.validate(bad)
+        assert excinfo.value.invariant == invariant
     game2 = Utopia(num_players=2)
     s2 = game2.init(np.random.default_rng(0), 1)
     s2.princes[0, 0, 0, CODE["WAT-1"]] = 1
-    with pytest.raises(ValueError, match="board"):
+    with pytest.raises(InvalidState) as excinfo:
         game2.validate(s2)
-    bad = core.clone(state)
-    bad.stamp_counter[0] = 9
-    with pytest.raises(ValueError, match="stamp"):
-        game.validate(bad)
+    assert excinfo.value.invariant == "nothing_on_districts_out_of_play"
 
 
 # --- encoder, render --------------------------------------------------------------------------------
@@ -496,7 +491,7 @@ def test_encoder_writes_every_block_by_name_and_matches_the_state():
     from meeple.encoders import utopia as enc
     from meeple.encoders.base import unwritten_blocks
 
-    assert unwritten_blocks(enc.AT, "AT", enc.encode_nb) == []
+    assert unwritten_blocks(enc.AT, "AT", enc.encode_row) == []
     game = Utopia(num_players=3)
     rng = np.random.default_rng(4)
     state = game.init(rng, 32)

@@ -51,11 +51,11 @@ def test_refused_saves_name_the_problem():
     game, state = _midgame(3)
     live = int(np.flatnonzero(~state.done)[0])
     cases = {
-        "action cards": dict(pile=lambda v: v.__setitem__((0, 0), (v[0, 0] + 1) % 11)),
-        "scores": dict(score=lambda v: v.__setitem__((0, 1), v[0, 1] + 1)),
-        "prestige scale": dict(scale=lambda v: v.__setitem__((0, 0), v[0, 1])),
-        "stamp": dict(stamp_counter=lambda v: v.__setitem__(0, v[0] + 5)),
-        "outside": dict(princes=lambda v: v.__setitem__((0, 0, 0, 0), 9)),
+        "action_cards_conserved": dict(pile=lambda v: v.__setitem__((0, 0), (v[0, 0] + 1) % 11)),
+        "score_is_the_sum_of_gains": dict(score=lambda v: v.__setitem__((0, 1), v[0, 1] + 1)),
+        "prestige_scale_is_a_permutation": dict(scale=lambda v: v.__setitem__((0, 0), v[0, 1])),
+        "stamps_distinct_and_counter_one_past_the_latest": dict(stamp_counter=lambda v: v.__setitem__(0, v[0] + 5)),
+        "outside": dict(princes=lambda v: v.__setitem__((0, 0, 0, 0), 9)),  # (the range check, before any invariant)
     }
     for expected, change in cases.items():
         with pytest.raises(ValueError, match=expected):
@@ -65,7 +65,7 @@ def test_refused_saves_name_the_problem():
     princes = np.asarray(payload["fields"]["princes"])
     princes[0, 0, 0, D.NUM_DISTRICTS - 1] = 1  # a prince on the Water island, out of play with 2 players
     payload["fields"]["princes"] = princes.tolist()
-    with pytest.raises(ValueError, match="board"):
+    with pytest.raises(ValueError, match="nothing_on_districts_out_of_play"):
         two.from_dict(payload)
 
 

@@ -1,7 +1,8 @@
-"""numba kernels for Attika: one loop over the batch per entry point, per-row helpers above them.
+"""numba kernels for Attika: what one row of the batch does (the row functions of envs/codegen.py, from
+which the batch entry points in entries.py are generated) and the rule helpers they share.
 
-Every entry point takes (inputs/outputs, the KERNEL_ARGS it uses, *state fields) and rebuilds
-`s = State(*fields)` inside (envs/base.py, "kernel calling convention"). Kernels never allocate.
+A row function works on row b of the State `s` in place (`apply` hands it a copy). Kernels never allocate:
+scratch arrays are named in state.SCRATCH.
 
 The map lives in the 25 x 25 window array (data.NUM_SLOTS); adjacency is the window's neighbour table
 (data.NEIGHBOURS), a tile's footprint the 7-slot flower around its centre (data.FLOWER). The rule
@@ -33,13 +34,7 @@ from meeple.envs.attika.data import (
     ROAD_COST, ROTATED_FACE, ROTATIONS, SETUP_CENTRES, SETUP_TILES, SHRINE_SLOTS, STACK_SIZE, TILE_PLACED,
     TILE_REMOVED, TILE_STACK, TILE_UP, WINDOW_SIDE,
 )
-from meeple.envs.attika.state import State as _State
 from meeple.envs.jit import kernel, lowest_bit, prefetch_row, splitmix_uniform, uniform_index
-
-# Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration values,
-# then the scratch arrays of state.SCRATCH in order.
-KERNEL_ARGS = ("auto_forced, flat, explicit_pay, group_settlement, max_rounds, "
-               "stream, queue, label, bits, counts")
 
 
 # --- chance --------------------------------------------------------------------------------------------
@@ -373,9 +368,9 @@ def _field_takes(s, b, p, t, h, pred, n0, n1, n2, n3, g):
 
 
 @kernel
-def _count_sites(s, b, p, t, mask, base, first_only):
+def _count_sites(s, b, p, t, row, base, first_only):
     """(how many empty fields take t for p, one of them): fields in the placed tiles' order, each written
-    to mask[b, base + h] unless mask is None; first_only stops at the first."""
+    to the mask row's row[base + h] unless row is None; first_only stops at the first."""
     n0, n1, n2, n3 = s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3]
     g = s.settlements[b, p]
     everywhere = worst_case_ok(s, b, p, t)
@@ -391,8 +386,8 @@ def _count_sites(s, b, p, t, mask, base, first_only):
         for f in range(7):
             h = FLOWER[c, f]
             if s.owner[b, h] < 0 and (everywhere or _field_takes(s, b, p, t, h, pred, n0, n1, n2, n3, g)):
-                if mask is not None:
-                    mask[b, base + h] = True
+                if row is not None:
+                    row[base + h] = True
                 count += 1
                 last = h
                 if first_only:
@@ -1076,9 +1071,9 @@ def tile_search_box(s, b):
 
 
 @kernel(inline="always")  # inlined into the step: ~10% at B = 4096 for ~30 s more compile
-def _mask_row(s, b, mask, flat):
-    """Write the legal actions of row b into its mask row (factored or flat encoding; the row starts all
-    False). Returns (how many are legal, one of them): the only one when there is one."""
+def _mask_row(s, b, row, flat):
+    """Write the legal actions of row b into its mask row `row` (factored or flat encoding; the row starts
+    all False). Returns (how many are legal, one of them): the only one when there is one."""
     p = s.to_play[b]
     dec = s.decision[b]
     tail = FLAT_TAIL - ACTION_REVEAL if flat else 0
@@ -1090,7 +1085,7 @@ def _mask_row(s, b, mask, flat):
                 for t in range(NUM_TYPES):
                     if s.display[b, p, t] > 0:
                         base = np.int64(t) * NUM_SLOTS
-                        n, h = _count_sites(s, b, p, t, mask, base, False)
+                        n, h = _count_sites(s, b, p, t, row, base, False)
                         if n > 0:
                             count += n
                             last = base + h
@@ -1099,31 +1094,31 @@ def _mask_row(s, b, mask, flat):
                 while selectable != 0:
                     t = lowest_bit(selectable)
                     selectable &= selectable - 1
-                    mask[b, ACTION_SELECT + t] = True
+                    row[ACTION_SELECT + t] = True
                     count += 1
                     last = ACTION_SELECT + t
     if dec == DEC_START or dec == DEC_REVEAL_MODE:
         for stack in range(NUM_STACKS):
             if _may_reveal(s, b, p, stack):
-                mask[b, tail + ACTION_REVEAL + stack] = True
+                row[tail + ACTION_REVEAL + stack] = True
                 count += 1
                 last = tail + ACTION_REVEAL + stack
     if dec == DEC_START or dec == DEC_REVEAL_MODE or dec == DEC_BUILD_MODE or dec == DEC_DRAW:
         if s.amphorae[b, p] > 0:
-            mask[b, tail + ACTION_AMPHORA_CARD] = True
+            row[tail + ACTION_AMPHORA_CARD] = True
             count += 1
-        mask[b, tail + ACTION_END_TURN] = True
+        row[tail + ACTION_END_TURN] = True
         count += 1
         last = tail + ACTION_END_TURN
     elif dec == DEC_CHOOSE_FIELD or dec == DEC_PENDING_REVEAL:
         t = s.pending_type[b]
         base = np.int64(t) * NUM_SLOTS if flat else ACTION_SLOT  # int64: t is an int8 without the JIT
-        n, h = _count_sites(s, b, p, t, mask, base, False)
+        n, h = _count_sites(s, b, p, t, row, base, False)
         if n > 0:
             count += n
             last = base + h
         if dec == DEC_PENDING_REVEAL:
-            mask[b, tail + ACTION_STORE] = True
+            row[tail + ACTION_STORE] = True
             count += 1
             last = tail + ACTION_STORE
     elif dec == DEC_PLACE_TILE:
@@ -1134,26 +1129,26 @@ def _mask_row(s, b, mask, flat):
                 if tile_centre_ok(s, b, h):
                     if flat:
                         for k in range(ROTATIONS):
-                            mask[b, FLAT_PLACE + k * NUM_SLOTS + h] = True
+                            row[FLAT_PLACE + k * NUM_SLOTS + h] = True
                         count += ROTATIONS
                         last = FLAT_PLACE + h
                     else:
-                        mask[b, ACTION_SLOT + h] = True
+                        row[ACTION_SLOT + h] = True
                         count += 1
                         last = ACTION_SLOT + h
     elif dec == DEC_CHOOSE_ROTATION:
         for k in range(ROTATIONS):
-            mask[b, ACTION_ROTATE + k] = True
+            row[ACTION_ROTATE + k] = True
         count += ROTATIONS
         last = ACTION_ROTATE
     elif dec == DEC_PAY:
         for k in range(NUM_LANDSCAPES):
             if _pay_feasible(s, b, p, k, False):
-                mask[b, tail + ACTION_PAY + k] = True
+                row[tail + ACTION_PAY + k] = True
                 count += 1
                 last = tail + ACTION_PAY + k
         if _pay_unit(s, b) >= 0 and _pay_feasible(s, b, p, -1, True):
-            mask[b, tail + ACTION_SUBSTITUTE] = True
+            row[tail + ACTION_SUBSTITUTE] = True
             count += 1
             last = tail + ACTION_SUBSTITUTE
     return count, last
@@ -1304,96 +1299,90 @@ def _derive(s, b, queue, label, bits):
                 s.settlements[b, p] += 1
 
 
-# --- entry points --------------------------------------------------------------------------------------------
+# --- row functions (the batch entry points are generated from them: envs/codegen.py) -----------------------
 
 @kernel
-def init_nb(u, stream, *fields):
-    """Set up new games (rules: setup): the tiles of the layout drawn and turned at random, the shrines,
-    each player's four first buildings revealed from the four stacks, the start player, the hands of
-    4, 5, 6, 7 cards in turn order."""
-    s = _State(*fields)
+def init_row(s, b, u, stream):
+    """Set up a new game in row b (rules: setup): the tiles of the layout drawn and turned at random, the
+    shrines, each player's four first buildings revealed from the four stacks, the start player, the hands
+    of 4, 5, 6, 7 cards in turn order."""
     P = s.hand.shape[1]
-    for b in range(s.done.shape[0]):
-        _seed(stream, u[b, 0])
-        s.to_play[b] = 0
-        s.done[b] = False
-        s.truncated[b] = False
-        s.winner[b] = -1
-        s.round[b] = 0
-        s.mode[b] = MODE_NONE
-        s.actions_left[b] = 0
-        s.pending_type[b] = -1
-        s.pending_slot[b] = -1
-        s.tile_up[b] = -1
-        s.extend_pending[b] = False
-        s.pay_front[b] = 0
-        s.pay_any[b] = 0
+    _seed(stream, u[b, 0])
+    s.to_play[b] = 0
+    s.done[b] = False
+    s.truncated[b] = False
+    s.winner[b] = -1
+    s.round[b] = 0
+    s.mode[b] = MODE_NONE
+    s.actions_left[b] = 0
+    s.pending_type[b] = -1
+    s.pending_slot[b] = -1
+    s.tile_up[b] = -1
+    s.extend_pending[b] = False
+    s.pay_front[b] = 0
+    s.pay_any[b] = 0
+    for k in range(NUM_LANDSCAPES):
+        s.pay_spec[b, k] = 0
+        s.draw_pile[b, k] = CARDS_PER_LANDSCAPE
+        s.discard[b, k] = 0
+    for x in range(NUM_SLOTS):
+        s.land[b, x] = LAND_NONE
+        s.owner[b, x] = -1
+        s.building[b, x] = -1
+        s.settlement[b, x] = -1
+        s.settlement_shrines[b, x] = 0
+        s.sigma[b, x] = 0
+    for x in range(NUM_TILES):
+        s.tile_state[b, x] = TILE_STACK
+        s.tile_centre[b, x] = -1
+        s.tile_rot[b, x] = 0
+    for i in range(SETUP_TILES[P]):
+        x = _draw_tile(s, b, stream)
+        _lay_tile(s, b, x, SETUP_CENTRES[P, i], _draw_index(stream, ROTATIONS))
+    for i in range(P):
+        s.land[b, SHRINE_SLOTS[P, i]] = LAND_SHRINE + i
+    s.amphora_supply[b] = AMPHORAE
+    for p in range(P):
+        s.amphorae[b, p] = 0
+        s.settlements[b, p] = 0
+        s.placed[b, p] = 0
+        for g in range(NUM_GROUPS):
+            s.rewarded[b, p, g] = False
+        for t in range(NUM_TYPES):
+            s.display[b, p, t] = 0
+            s.built[b, p, t] = 0
         for k in range(NUM_LANDSCAPES):
-            s.pay_spec[b, k] = 0
-            s.draw_pile[b, k] = CARDS_PER_LANDSCAPE
-            s.discard[b, k] = 0
-        for x in range(NUM_SLOTS):
-            s.land[b, x] = LAND_NONE
-            s.owner[b, x] = -1
-            s.building[b, x] = -1
-            s.settlement[b, x] = -1
-            s.settlement_shrines[b, x] = 0
-            s.sigma[b, x] = 0
-        for x in range(NUM_TILES):
-            s.tile_state[b, x] = TILE_STACK
-            s.tile_centre[b, x] = -1
-            s.tile_rot[b, x] = 0
-        for i in range(SETUP_TILES[P]):
-            x = _draw_tile(s, b, stream)
-            _lay_tile(s, b, x, SETUP_CENTRES[P, i], _draw_index(stream, ROTATIONS))
-        for i in range(P):
-            s.land[b, SHRINE_SLOTS[P, i]] = LAND_SHRINE + i
-        s.amphora_supply[b] = AMPHORAE
-        for p in range(P):
-            s.amphorae[b, p] = 0
-            s.settlements[b, p] = 0
-            s.placed[b, p] = 0
-            for g in range(NUM_GROUPS):
-                s.rewarded[b, p, g] = False
-            for t in range(NUM_TYPES):
-                s.display[b, p, t] = 0
-                s.built[b, p, t] = 0
-            for k in range(NUM_LANDSCAPES):
-                s.hand[b, p, k] = 0
-            for stack in range(NUM_STACKS):
-                s.stack_size[b, p, stack] = STACK_SIZE[stack]
-            # the top building of every stack goes face up onto the display
-            s.decision[b] = DEC_START
-            s.to_play[b] = p
-            for stack in range(NUM_STACKS):
-                s.display[b, p, _draw_unrevealed(s, b, p, stack == 0, stream)] += 1
-                s.stack_size[b, p, stack] -= 1
-        s.start_player[b] = _draw_index(stream, P)
-        for n in range(P):
-            p = (s.start_player[b] + n) % P
-            for _ in range(FIRST_HAND + n):
-                _draw_card(s, b, p, stream)
-        s.to_play[b] = s.start_player[b]
+            s.hand[b, p, k] = 0
+        for stack in range(NUM_STACKS):
+            s.stack_size[b, p, stack] = STACK_SIZE[stack]
+        # the top building of every stack goes face up onto the display
         s.decision[b] = DEC_START
+        s.to_play[b] = p
+        for stack in range(NUM_STACKS):
+            s.display[b, p, _draw_unrevealed(s, b, p, stack == 0, stream)] += 1
+            s.stack_size[b, p, stack] -= 1
+    s.start_player[b] = _draw_index(stream, P)
+    for n in range(P):
+        p = (s.start_player[b] + n) % P
+        for _ in range(FIRST_HAND + n):
+            _draw_card(s, b, p, stream)
+    s.to_play[b] = s.start_player[b]
+    s.decision[b] = DEC_START
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, *fields):
-    """Apply one (checked, legal) action per live row, then the forced decisions."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            continue
-        _seed(stream, u[b, 0])
-        if flat:
-            _apply_flat(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
-        else:
-            _act(s, b, actions[b], explicit_pay, group_settlement, max_rounds, stream, queue, label)
-        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+def apply_row(s, b, a, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label):
+    """Apply the (checked, legal) action a to live row b, then the forced decisions."""
+    _seed(stream, u[b, 0])
+    if flat:
+        _apply_flat(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+    else:
+        _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+    _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
 
 
 @kernel(inline="always")
-def _prefetch_map(s, b):
+def prefetch(s, b):
     """Start loading row b's map arrays (rows of a large batch do not fit the caches)."""
     prefetch_row(s.owner, b)
     prefetch_row(s.land, b)
@@ -1404,85 +1393,66 @@ def _prefetch_map(s, b):
 
 
 @kernel
-def apply_mask_nb(actions, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
-                  label, *fields):
-    """`apply_nb` and then `legal_action_mask_nb` of the new state, row by row in one pass."""
-    s = _State(*fields)
-    B = s.done.shape[0]
-    for b in range(B):
-        if b + 1 < B:
-            _prefetch_map(s, b + 1)
-        if s.done[b]:
-            mask[b, :] = True
-            continue
-        _seed(stream, u[b, 0])
-        a = np.int64(actions[b])
-        first = True
-        while True:  # the action, then each forced one
-            if flat and first:
-                _apply_flat(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
-                _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
-            else:
-                _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
-            first = False
-            if s.done[b]:
-                mask[b, :] = True
-                break
-            mask[b, :] = False
-            count, a = _mask_row(s, b, mask, flat)
-            if flat or not auto_forced or count != 1:
-                break
-
-
-@kernel
-def advance_nb(u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits, *fields):
-    """Recompute the derived fields, then apply forced decisions (hand-built positions)."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        _derive(s, b, queue, label, bits)
-        if not s.done[b]:
-            _seed(stream, u[b, 0])
+def apply_mask_row(s, b, a, u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue,
+                   label):
+    """`apply_row`, then the legal actions of the new position into mask[b], in one pass: each forced
+    decision is found by the mask itself (one legal action) rather than by a separate search."""
+    _seed(stream, u[b, 0])
+    a = np.int64(a)
+    row = mask[b]
+    first = True
+    while True:  # the action, then each forced one
+        if flat and first:
+            _apply_flat(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
             _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
-
-
-@kernel
-def legal_action_mask_nb(mask, flat, *fields):
-    """mask (B, A): the legal actions of every row's actor; done rows all True."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
+        else:
+            _act(s, b, a, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        first = False
         if s.done[b]:
-            mask[b, :] = True
-            continue
-        mask[b, :] = False
-        _mask_row(s, b, mask, flat)
+            row[:] = True
+            break
+        row[:] = False
+        count, a = _mask_row(s, b, row, flat)
+        if flat or not auto_forced or count != 1:
+            break
 
 
 @kernel
-def scores_nb(out, *fields):
+def advance_row(s, b, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits):
+    """Recompute the derived fields of row b, then apply its forced decisions (hand-built positions)."""
+    _derive(s, b, queue, label, bits)
+    if not s.done[b]:
+        _seed(stream, u[b, 0])
+        _advance(s, b, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+
+
+@kernel
+def fill_mask(s, b, row, flat):
+    """The legal actions of live row b's actor into its (cleared) mask row."""
+    _mask_row(s, b, row, flat)
+
+
+@kernel(inline="always")
+def score_of(s, b, p):
     """1 for the winner, 0 for everyone else (and for everyone in a truncated game or before the end)."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        for p in range(out.shape[1]):
-            out[b, p] = 1 if s.winner[b] == p else 0
+    return 1 if s.winner[b] == p else 0
 
 
 @kernel
-def observe_nb(viewer, own_hand, hand_size, draw_size, *fields):
-    """The viewer's own cards and everyone's card counts (rules: hidden information)."""
-    s = _State(*fields)
+def observe_row(s, b, me, own_hand, hand_size, draw_size):
+    """Seat me's own cards and everyone's card counts in row b (rules: hidden information)."""
     P = s.hand.shape[1]
-    for b in range(s.done.shape[0]):
-        for k in range(NUM_LANDSCAPES):
-            own_hand[b, k] = s.hand[b, viewer[b], k]
-        for p in range(P):
-            n = 0
-            for k in range(NUM_LANDSCAPES):
-                n += s.hand[b, p, k]
-            hand_size[b, p] = n
+    for k in range(NUM_LANDSCAPES):
+        own_hand[b, k] = s.hand[b, me, k]
+    for p in range(P):
         n = 0
         for k in range(NUM_LANDSCAPES):
-            n += s.draw_pile[b, k]
-        draw_size[b] = n
+            n += s.hand[b, p, k]
+        hand_size[b, p] = n
+    n = 0
+    for k in range(NUM_LANDSCAPES):
+        n += s.draw_pile[b, k]
+    draw_size[b] = n
 
 
 @kernel
@@ -1528,214 +1498,31 @@ DETERMINIZE_TRIES = 64
 
 
 @kernel
-def determinize_nb(viewer, seeds, stream, counts, *fields):
-    """Deal the cards viewer[b] cannot see again: every other hand (same size) and the draw pile (same
-    size) from their pooled contents. The discard pile and the viewer's hand are seen; buildings and
+def determinize_row(s, b, me, seed, stream, counts):
+    """Deal the cards seat me cannot see in row b again: every other hand (same size) and the draw pile
+    (same size) from their pooled contents. The discard pile and the viewer's hand are seen; buildings and
     tiles keep no hidden order (their next draw is uniform from what is known), so nothing else is
     hidden. If another player is midway through a build (a type selected, or paying explicitly), the
     deal is repeated until that player's hand can still finish it, as the real hand could; after
     DETERMINIZE_TRIES failed deals (very unlikely) the real hands are kept."""
-    s = _State(*fields)
     P = s.hand.shape[1]
-    for b in range(s.done.shape[0]):
-        stream[0] = np.uint64(seeds[b])
-        me = viewer[b]
-        for k in range(NUM_LANDSCAPES):  # counts[4 + 4p + k]: the real hands, counts[20 + k] the real pile
-            counts[20 + k] = s.draw_pile[b, k]
-            for p in range(P):
-                counts[4 + 4 * p + k] = s.hand[b, p, k]
-        constrained = (s.to_play[b] != me and not s.done[b]
-                       and (s.decision[b] == DEC_CHOOSE_FIELD or s.decision[b] == DEC_PAY))
-        for attempt in range(DETERMINIZE_TRIES + 1):
-            for k in range(NUM_LANDSCAPES):
-                s.draw_pile[b, k] = counts[20 + k]
-                counts[k] = counts[20 + k]
-                for p in range(P):
-                    s.hand[b, p, k] = counts[4 + 4 * p + k]
-                    if p != me:
-                        counts[k] += counts[4 + 4 * p + k]
-            if attempt == DETERMINIZE_TRIES:  # give up: the real hands and pile
-                break
-            _deal_hidden(s, b, me, counts, stream)
-            if not constrained or _hand_fits_decision(s, b):
-                break
-
-
-@kernel
-def validate_nb(err, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts, *fields):
-    """err[b] = the first VALIDATE_ERRORS code row b breaks (0 if none). Checks in an order where each
-    relies only on what the earlier ones established, so no check indexes with an unchecked value."""
-    s = _State(*fields)
-    P = s.hand.shape[1]
-    for b in range(s.done.shape[0]):
-        err[b] = _validate_row(s, b, P, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts)
-
-
-@kernel
-def _validate_row(s, b, P, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts):
-    # 1. the map: shrines exactly at the layout's slots, fields exactly the footprints of the placed tiles
-    n_placed = 0
-    for x in range(NUM_SLOTS):
-        queue[x] = 0  # tiles covering the slot
-    for x in range(NUM_TILES):
-        st = s.tile_state[b, x]
-        if st == TILE_PLACED:
-            n_placed += 1
-            h = s.tile_centre[b, x]
-            if h < 0 or not FLOWER_OK[h]:
-                return 1
-            for j in range(7):
-                queue[FLOWER[h, j]] += 1
-        elif s.tile_centre[b, x] != -1 or s.tile_rot[b, x] != 0:
-            return 1
-    if n_placed < SETUP_TILES[P]:
-        return 1
-    for x in range(NUM_SLOTS):
-        land = s.land[b, x]
-        if queue[x] > 1:
-            return 1
-        if land >= LAND_SHRINE:
-            if land - LAND_SHRINE >= P or SHRINE_SLOTS[P, land - LAND_SHRINE] != x or queue[x] != 0:
-                return 1
-        elif (land != LAND_NONE) != (queue[x] == 1):
-            return 1
-    for i in range(P):
-        if s.land[b, SHRINE_SLOTS[P, i]] != LAND_SHRINE + i:
-            return 1
-    # 2. buildings stand on fields, one owner and type each; derived fields match a recomputation
-    for x in range(NUM_SLOTS):
-        if (s.owner[b, x] >= 0) != (s.building[b, x] >= 0):
-            return 2
-        if s.owner[b, x] >= 0 and not is_field(s.land[b, x]):
-            return 2
-        if s.owner[b, x] >= P:
-            return 2
-    _settlement_labels(s, b, label, bits, queue)
-    for x in range(NUM_SLOTS):
-        if s.settlement[b, x] != label[x] or s.settlement_shrines[b, x] != bits[x]:
-            return 3
-        if s.sigma[b, x] != sigma_of(s, b, x):
-            return 3
-    for p in range(P):
-        for t in range(NUM_TYPES):
-            counts[t] = 0
-        n_settlements = 0
-        n_placed_p = 0
-        for x in range(NUM_SLOTS):
-            if s.owner[b, x] == p:
-                counts[s.building[b, x]] += 1
-                n_placed_p += 1
-                if label[x] == x:
-                    n_settlements += 1
-        if s.settlements[b, p] != n_settlements or s.placed[b, p] != n_placed_p:
-            return 3
-        for t in range(NUM_TYPES):
-            if s.built[b, p, t] != counts[t]:
-                return 3
-    # 3. flow: the decision and the fields it uses
-    dec = s.decision[b]
-    if s.done[b] != (dec == DEC_GAME_OVER) or s.round[b] > max_rounds or s.round[b] < 0:
-        return 4
-    if s.truncated[b] and (not s.done[b] or s.winner[b] >= 0 or s.round[b] != max_rounds):
-        return 4
-    if s.done[b] and not s.truncated[b] and s.winner[b] < 0:
-        return 4
-    if not s.done[b] and (s.winner[b] >= 0 or s.round[b] >= max_rounds):
-        return 4
-    if s.mode[b] == MODE_NONE and (s.actions_left[b] != 0 or not (dec == DEC_START or dec == DEC_DRAW
-                                                                  or dec == DEC_CHOOSE_FIELD or dec == DEC_GAME_OVER)):
-        return 4
-    if s.mode[b] == MODE_REVEAL and (s.actions_left[b] > REVEALS_PER_TURN - 1 or dec == DEC_START
-                                     or dec == DEC_BUILD_MODE or dec == DEC_CHOOSE_FIELD):
-        return 4
-    if s.mode[b] == MODE_BUILD and (s.actions_left[b] > BUILDS_PER_TURN - 1 or dec == DEC_START
-                                    or dec == DEC_REVEAL_MODE or dec == DEC_PENDING_REVEAL
-                                    or dec == DEC_PLACE_TILE or dec == DEC_CHOOSE_ROTATION):
-        return 4
-    if (dec == DEC_CHOOSE_FIELD and s.mode[b] == MODE_BUILD and s.actions_left[b] == 0
-            and s.amphorae[b, s.to_play[b]] == 0):  # a build was selected with nothing left to pay it with
-        return 4
-    has_type = dec == DEC_PENDING_REVEAL or dec == DEC_CHOOSE_FIELD or dec == DEC_PAY
-    if has_type != (s.pending_type[b] >= 0):
-        return 4
-    has_slot = dec == DEC_CHOOSE_ROTATION or dec == DEC_PAY
-    if has_slot != (s.pending_slot[b] >= 0):
-        return 4
-    has_tile = dec == DEC_PLACE_TILE or dec == DEC_CHOOSE_ROTATION
-    if has_tile != (s.tile_up[b] >= 0):
-        return 5
-    for x in range(NUM_TILES):
-        if (s.tile_state[b, x] == TILE_UP) != (x == s.tile_up[b]):
-            return 5
-    if s.extend_pending[b] and not (dec == DEC_PENDING_REVEAL or (dec == DEC_PAY and s.mode[b] == MODE_REVEAL)):
-        return 5
-    if dec == DEC_CHOOSE_ROTATION and not tile_centre_ok(s, b, s.pending_slot[b]):
-        return 5
-    if dec == DEC_PLACE_TILE:  # the tile has somewhere to go (one that has not is removed at once)
-        fits = False
-        for h in range(NUM_SLOTS):
-            if tile_centre_ok(s, b, h):
-                fits = True
-                break
-        if not fits:
-            return 5
-    # 4. every player's 30 buildings: display + map + the one in hand + face-down stacks
-    for p in range(P):
-        main_left = 0
-        other_left = 0
-        for t in range(NUM_TYPES):
-            n = unrevealed(s, b, p, t)
-            if n < 0:
-                return 6
-            if IS_MAIN[t]:
-                main_left += n
-            else:
-                other_left += n
-        if s.stack_size[b, p, 0] != main_left:
-            return 6
-        if s.stack_size[b, p, 1] + s.stack_size[b, p, 2] + s.stack_size[b, p, 3] != other_left:
-            return 6
-    p = s.to_play[b]
-    if dec == DEC_CHOOSE_FIELD and (s.display[b, p, s.pending_type[b]] <= 0
-                                    or not any_site(s, b, p, s.pending_type[b], s.hand[b, p])):
-        return 6
-    if dec == DEC_PAY:
-        h = s.pending_slot[b]
-        if not explicit_pay or not buildable(s, b, h):
-            return 7
-        left = s.pay_front[b] + s.pay_any[b]
+    stream[0] = np.uint64(seed)
+    for k in range(NUM_LANDSCAPES):  # counts[4 + 4p + k]: the real hands, counts[20 + k] the real pile
+        counts[20 + k] = s.draw_pile[b, k]
+        for p in range(P):
+            counts[4 + 4 * p + k] = s.hand[b, p, k]
+    constrained = (s.to_play[b] != me and not s.done[b]
+                   and (s.decision[b] == DEC_CHOOSE_FIELD or s.decision[b] == DEC_PAY))
+    for attempt in range(DETERMINIZE_TRIES + 1):
         for k in range(NUM_LANDSCAPES):
-            left += s.pay_spec[b, k]
-        if left == 0 or not affordable(s.hand[b, p, 0], s.hand[b, p, 1], s.hand[b, p, 2], s.hand[b, p, 3],
-                                       s.pay_spec[b, 0], s.pay_spec[b, 1], s.pay_spec[b, 2], s.pay_spec[b, 3],
-                                       s.pay_front[b] + s.pay_any[b]):
-            return 7
-    elif s.pay_front[b] != 0 or s.pay_any[b] != 0 or s.pay_spec[b, 0] != 0 or s.pay_spec[b, 1] != 0 \
-            or s.pay_spec[b, 2] != 0 or s.pay_spec[b, 3] != 0:
-        return 7
-    # 5. cards: 15 of each type between the hands, the draw pile and the discard pile
-    for k in range(NUM_LANDSCAPES):
-        n = s.draw_pile[b, k] + s.discard[b, k]
-        for q in range(P):
-            n += s.hand[b, q, k]
-        if n != CARDS_PER_LANDSCAPE:
-            return 8
-    # 6. amphorae: 15 between the supply and the players; a rewarded group is complete
-    n = s.amphora_supply[b]
-    for q in range(P):
-        n += s.amphorae[b, q]
-    if n != AMPHORAE:
-        return 9
-    for q in range(P):
-        for g in range(NUM_GROUPS):
-            if s.rewarded[b, q, g] and not _group_complete(s, b, q, g, group_settlement, queue, label):
-                return 9
-    # 7. the end: a win exactly when a player meets a condition
-    for q in range(P):
-        wins = s.placed[b, q] >= BUILDINGS_PER_PLAYER
-        for x in range(NUM_SLOTS):
-            if s.owner[b, x] == q and popcount4(s.settlement_shrines[b, x]) >= 2:
-                wins = True
-        if wins != (s.winner[b] == q):
-            return 10
-    return 0
+            s.draw_pile[b, k] = counts[20 + k]
+            counts[k] = counts[20 + k]
+            for p in range(P):
+                s.hand[b, p, k] = counts[4 + 4 * p + k]
+                if p != me:
+                    counts[k] += counts[4 + 4 * p + k]
+        if attempt == DETERMINIZE_TRIES:  # give up: the real hands and pile
+            break
+        _deal_hidden(s, b, me, counts, stream)
+        if not constrained or _hand_fits_decision(s, b):
+            break

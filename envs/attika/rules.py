@@ -12,7 +12,8 @@ player to place all 30 buildings, or to connect two shrines with one settlement,
 
 Hidden information: the landscape cards in hand (counts are public) and the draw pile. The state is a
 struct of numpy arrays with batch axis B, declared once in the field table of `state.py`; the rules live
-in numba kernels (`kernels.py`); the lifecycle (init, apply, observe, determinize, validate, save/load)
+in numba row kernels (`kernels.py`, batched by the generated `entries.py`) and its consistency rules in
+named invariants (`invariants.py`); the lifecycle (init, apply, observe, determinize, validate, save/load)
 is `envs.base.RulesBase`.
 """
 
@@ -61,26 +62,6 @@ class Config:
         base.check_choice(self, "reward", ("rank", "win_loss"))
 
 
-VALIDATE_ERRORS = {
-    1: "map inconsistent: fields are not exactly the footprints of the placed tiles (inside the window, no "
-       "overlap, at least the setup tiles), or shrines not at the layout's hexes",
-    2: "a building off a field, or owner and building type disagree",
-    3: "derived fields (settlements, their shrines, buildings placed per type, symbol counts, own neighbours) differ "
-       "from their recomputation",
-    4: "flow fields inconsistent (decision vs done / winner / truncation / round cap, mode vs decision, "
-       "allowance, pending building or slot)",
-    5: "tile flow inconsistent (face-up tile vs decision and tile states, a pending map extension outside a "
-       "reveal, a chosen centre or face-up tile with nowhere to go)",
-    6: "buildings not conserved: display + map + the one in hand exceed the copies, stack sizes do not match "
-       "the unrevealed buildings, or a chosen display building with no field to go to",
-    7: "explicit payment inconsistent (a payment queue outside PAY, an empty or unpayable queue, an occupied "
-       "site, or PAY without the explicit payment variant)",
-    8: "landscape cards not conserved (15 of each type between hands, draw pile and discard pile)",
-    9: "amphorae not conserved (15 between supply and players) or a group rewarded that is not complete",
-    10: "winner inconsistent with the win conditions (30 buildings placed, a settlement touching two shrines)",
-}
-
-
 class Attika(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
@@ -92,7 +73,9 @@ class Attika(base.RulesBase):
     render_module = "meeple.envs.attika.render"
     UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
     UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
-    VALIDATE_ERRORS = VALIDATE_ERRORS
+    # a step that also computes the new mask does both in one pass per row (kernels.apply_mask_row): the
+    # mask finds the forced decisions that follow the action
+    FUSED_MASK = True
 
     def configure(self) -> None:
         flat = self.config.actions == "flat"
@@ -100,18 +83,19 @@ class Attika(base.RulesBase):
         self.num_actions = self.info.num_actions
         self.action_names = data.action_names(self.num_actions)
 
-    def kernel_config(self) -> tuple:
+    def kernel_config(self) -> dict:
         c = self.config
-        return (bool(c.auto_forced), c.actions == "flat", c.payment == "explicit",
-                c.group_connection == "settlement", int(c.max_rounds))
+        return {"auto_forced": bool(c.auto_forced), "flat": c.actions == "flat",
+                "explicit_pay": c.payment == "explicit", "group_settlement": c.group_connection == "settlement",
+                "max_rounds": int(c.max_rounds)}
 
     def validate(self, state: State, history: bool = True) -> None:
         """ValueError unless `state` is a position the rules can reach: the base checks (fields, ranges, the
-        snapshot kernel `validate_nb`: map, buildings, derived fields, flow, tiles, conservation of
-        buildings, cards and amphorae, the winner), then, with history, what only a played game
-        guarantees: every field shows its tile's printed symbol, and every stack has lost its first
-        building to the setup. history=False skips those two: for positions built by hand (tests,
-        tools), such as maps of blank tiles."""
+        named invariants of invariants.py, an `InvalidState` naming the first one broken: map, buildings,
+        derived fields, flow, tiles, conservation of buildings, cards and amphorae, the winner), then, with
+        history, what only a played game guarantees: every field shows its tile's printed symbol, and every
+        stack has lost its first building to the setup. history=False skips those two: for positions built
+        by hand (tests, tools), such as maps of blank tiles."""
         super().validate(state)
         if not history:
             return
@@ -155,4 +139,4 @@ def hex_slot(q: int, r: int) -> int:
     return data.slot(q, r)
 
 
-__all__ = ["Attika", "Config", "State", "View", "VALIDATE_ERRORS", "hex_slot", "core"]
+__all__ = ["Attika", "Config", "State", "View", "hex_slot", "core"]

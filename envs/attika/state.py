@@ -80,14 +80,14 @@ FIELDS = (
     Field("discard", (NUM_LANDSCAPES,), I8, 0, CARDS_PER_LANDSCAPE, doc="face-up discard pile per type"),
 )
 
-# written by kernels.observe_nb, in this order
+# written by kernels.observe_row, in this order
 VIEW_FIELDS = (
     Field("own_hand", (NUM_LANDSCAPES,), I8, doc="the viewer's landscape cards per type"),
     Field("hand_size", ("P",), I8, doc="cards held by every seat (public count)"),
     Field("draw_size", (), I8, doc="cards in the draw pile"),
 )
 
-# every kernel entry point receives these after the configuration values, in this order
+# the kernels' scratch arrays, passed by name to the row functions and invariants that name them (envs/codegen.py)
 SCRATCH = (
     Field("stream", (1,), np.uint64, doc="splitmix64 stream of the row's chance events"),
     Field("queue", (NUM_SLOTS,), I16, doc="flood fill: slots to visit"),

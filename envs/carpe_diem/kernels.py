@@ -1,9 +1,9 @@
-"""numba kernels for Carpe Diem: one loop over the batch per entry point, per-row helpers below.
+"""numba kernels for Carpe Diem: what one row of the batch does (the row functions of envs/codegen.py, from
+which the batch entry points in entries.py are generated) and their helpers.
 
-Every kernel takes the `State` fields as *fields (rebuilt into a namedtuple `s` inside; numba unboxes
-positional arrays faster than a large NamedTuple argument) plus scratch arrays, and mutates `s` in
-place (`rules.apply` hands them a copy). Kernels never allocate (envs/jit.py): the caller passes
-`work` (WORK_SIZE,) int32 and `cellmask` (NUM_NODES,) int64.
+A row function works on row b of the State `s` in place (`rules.apply` hands it a copy). Kernels never
+allocate (envs/jit.py): scratch arrays are named in state.SCRATCH (`work` (WORK_SIZE,) int32 and
+`cellmask` (NUM_NODES,) int64 among them).
 
 District analysis: a union-find over the 36 x 8 ports of a district.
 Ports of one segment are joined (ROT_SEGMENT_ROOT), ports facing each other across placed
@@ -13,10 +13,9 @@ villa VP, satisfied frame tasks) from the district and reports what a new tile j
 
 Flow: `_settle` runs the automatic steps (end of turn, scoring order, card resolution, next phase,
 final scoring) until a seat has a decision; `_advance` then applies single-legal-action decisions when
-`auto_forced` and settles again. Randomness: `init_nb` and the depot deal / fountain draw read the
+`auto_forced` and settles again. Randomness: `init_row` and the depot deal / fountain draw read the
 uniforms `u`; determinize uses a splitmix64 stream seeded per row by the caller.
 """
-
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +30,7 @@ from meeple.envs.carpe_diem.data import (
     DEC_DISPLAY_PICK, DEC_FOUNTAIN_RETURN, DEC_GAME_OVER, DEC_MOVE, DEC_PLACE, DEC_SCORE_SPACE,
     DEC_START_SPACE, DEC_TAKE, DEPOT_SLOTS, DISPLAY_SLOTS, FAIL_VP, FOUNTAIN_CARD_VP, FOUNTAIN_COPIES,
     FRAME_POSITION_VP, FRAME_TASKS, GAIN_BREAD, GAIN_COIN, GAIN_STEP, GAIN_VP, LABEL_FEATURE,
-    LIGHT_PER_PHASE, MARKET_COINS, MAX_UNITS, MERCHANT, MERCHANT_BONUS_COINS, NUM_ACTIONS,
+    LIGHT_PER_PHASE, MARKET_COINS, MAX_UNITS, MERCHANT, MERCHANT_BONUS_COINS,
     NUM_CARD_SLOTS, NUM_CELLS, NUM_CIRCLE_SPACES, NUM_COUNTABLES, NUM_FEATURES,
     NUM_FOUNTAIN_KINDS, NUM_GOODS, NUM_LIGHT, NUM_PHASES, NUM_PORTS, NUM_SPACES, NUM_TILES, PORT_MATCH,
     PORT_SIDE, ROT_PORTS, ROT_SEGMENT_ROOT, ROUNDS_PER_PHASE, SIDE_DC, SIDE_DR, SIDE_IN, SIDE_OUT, SLOT_USED,
@@ -49,12 +48,6 @@ from meeple.envs.carpe_diem.state import (  # noqa: F401  (W_* offsets are used 
     W_CHIM, W_GEN, W_LIST, W_LIST2, W_NEW_GOODS, W_NEW_KIND, W_OPEN, W_PARENT, W_STACK, W_VISIT, WORK_SIZE,
 )
 from meeple.envs.carpe_diem.state import State as _State
-from meeple.envs.carpe_diem.data import BAKERY, FOUNTAIN, MARKET  # feature kinds (validate_history_nb)
-from meeple.envs.carpe_diem.state import CARD_GAIN_MAX, CARD_VP_STEPS_MAX  # validate_history_nb
-
-# Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration flag, then
-# the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention").
-KERNEL_ARGS = "auto_forced, work, cellmask, completed, task_done, chimneys, villa_vp, stream"
 
 # LINE_MASK[is_row, i]: bit mask of the cells of column i (is_row 0) or row i (is_row 1)
 LINE_MASK = np.zeros((2, 6), dtype=np.int64)
@@ -747,9 +740,7 @@ def _settle(s, b, u, work):
 
 @kernel
 def fill_mask(s, b, row):
-    """row (A,) bool: the legal actions of the actor of row b."""
-    for a in range(NUM_ACTIONS):
-        row[a] = False
+    """row (A,) bool, cleared: the legal actions of the actor of row b."""
     p = s.to_play[b]
     dec = s.decision[b]
     if dec == DEC_START_SPACE:
@@ -967,139 +958,167 @@ def _advance(s, b, u, auto_forced, work, cellmask):
         _apply_action(s, b, a, u, work, cellmask)
 
 
-# --- entry points ----------------------------------------------------------------------------------
+# --- row functions (the batch entry points are generated from them: envs/codegen.py) ---------------
 
 @kernel
-def init_nb(u, auto_forced, work, cellmask, *fields):
-    """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
-    s = _State(*fields)
+def init_row(s, b, u, auto_forced, work, cellmask):
+    """Fill row b of an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     P = s.track.shape[1]
-    for b in range(s.done.shape[0]):
-        start = uniform_index(u[b, U_INIT_START], P)
-        s.start_player[b] = start
-        # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W
-        for i in range(16):
-            work[W_LIST + i] = i
-        shuffle_prefix(work, W_LIST, 16, 15, u, b, U_INIT_FRAMES)
-        for p in range(P):
-            for side in range(4):
-                s.frame[b, p, side] = work[W_LIST + 4 * p + side]
-        for i in range(4):
-            work[W_LIST + i] = i
-        shuffle_prefix(work, W_LIST, 4, 3, u, b, U_INIT_BOARDS)
-        for p in range(P):
-            s.board[b, p] = work[W_LIST + p]
-        # scoring cards: draw per letter, shuffle together, lay into the used slots in order
-        n = 0
-        for letter in range(4):
-            lo = CARD_LETTER_START[letter]
-            size = CARD_LETTER_START[letter + 1] - lo
-            k = CARDS_DRAWN[P, letter]
-            for i in range(size):
-                work[W_LIST2 + i] = lo + i
-            shuffle_prefix(work, W_LIST2, size, k, u, b, U_INIT_CARDS + 4 * letter)
-            for i in range(k):
-                work[W_LIST + n] = work[W_LIST2 + i]
-                n += 1
-        shuffle_prefix(work, W_LIST, n, n - 1, u, b, U_INIT_CARD_SLOTS)
-        i = 0
-        for slot in range(NUM_CARD_SLOTS):
-            if SLOT_USED[P, slot]:
-                s.card_slot[b, slot] = work[W_LIST + i]
-                i += 1
-            else:
-                s.card_slot[b, slot] = -1
-        for sp in range(NUM_CIRCLE_SPACES):
-            s.circle_owner[b, sp] = -1
-            s.circle_phase[b, sp] = -1
-        # tiles: 11 dark tiles onto the bottom display; depots are dealt at the reveal
-        for t in range(NUM_TILES):
-            s.tile_loc[b, t] = LOC_SUPPLY
-        for i in range(NUM_TILES - NUM_LIGHT):
-            work[W_LIST + i] = NUM_LIGHT + i
-        shuffle_prefix(work, W_LIST, NUM_TILES - NUM_LIGHT, DISPLAY_SLOTS, u, b, U_INIT_DISPLAY)
-        for i in range(DISPLAY_SLOTS):
-            s.display[b, i] = work[W_LIST + i]
-            s.tile_loc[b, work[W_LIST + i]] = LOC_DISPLAY
-        for d in range(NUM_SPACES):
-            for j in range(DEPOT_SLOTS):
-                s.depot[b, d, j] = -1
-        # players: starting VP and the stack on space 0, start player at the bottom
-        for i in range(P):
-            p = (start + i) % P
-            s.vp[b, p] = START_VP[P, i]
-            s.track[b, p] = 0
-            s.height[b, p] = i
-            s.patrician[b, p] = -1
-            for cell in range(NUM_CELLS):
-                s.cell_tile[b, p, cell] = -1
-                s.cell_rot[b, p, cell] = 0
-        s.tile_pending[b] = -1
-        s.fountain_drawn[b, 0] = -1
-        s.fountain_drawn[b, 1] = -1
-        s.cur_space[b] = -1
-        s.phase[b] = 0
-        s.round[b] = 0
-        s.turn[b] = 0
-        s.decision[b] = DEC_START_SPACE
-        s.to_play[b] = start
-        for p in range(P):
-            s.score_order[b, p] = p
-            _analyze(s, b, p, work, cellmask, -1)
-        _advance(s, b, u, auto_forced, work, cellmask)
-
-
-@kernel
-def apply_nb(actions, u, auto_forced, work, cellmask, *fields):
-    """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            continue
-        _apply_action(s, b, actions[b], u, work, cellmask)
-        _advance(s, b, u, auto_forced, work, cellmask)
-
-
-@kernel
-def advance_nb(u, auto_forced, work, cellmask, *fields):
-    """Recompute every player's derived fields, then run only the automatic steps (hand-built positions)."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        for p in range(s.track.shape[1]):
-            _analyze(s, b, p, work, cellmask, -1)
-        if not s.done[b]:
-            _advance(s, b, u, auto_forced, work, cellmask)
-
-
-@kernel
-def legal_action_mask_nb(mask, *fields):
-    """mask (B, A): the legal actions of every row's actor; done rows all True."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            for a in range(NUM_ACTIONS):
-                mask[b, a] = True
+    start = uniform_index(u[b, U_INIT_START], P)
+    s.start_player[b] = start
+    # frames: shuffle the 16 parts; seat p gets parts 4p..4p+3 on N, E, S, W
+    for i in range(16):
+        work[W_LIST + i] = i
+    shuffle_prefix(work, W_LIST, 16, 15, u, b, U_INIT_FRAMES)
+    for p in range(P):
+        for side in range(4):
+            s.frame[b, p, side] = work[W_LIST + 4 * p + side]
+    for i in range(4):
+        work[W_LIST + i] = i
+    shuffle_prefix(work, W_LIST, 4, 3, u, b, U_INIT_BOARDS)
+    for p in range(P):
+        s.board[b, p] = work[W_LIST + p]
+    # scoring cards: draw per letter, shuffle together, lay into the used slots in order
+    n = 0
+    for letter in range(4):
+        lo = CARD_LETTER_START[letter]
+        size = CARD_LETTER_START[letter + 1] - lo
+        k = CARDS_DRAWN[P, letter]
+        for i in range(size):
+            work[W_LIST2 + i] = lo + i
+        shuffle_prefix(work, W_LIST2, size, k, u, b, U_INIT_CARDS + 4 * letter)
+        for i in range(k):
+            work[W_LIST + n] = work[W_LIST2 + i]
+            n += 1
+    shuffle_prefix(work, W_LIST, n, n - 1, u, b, U_INIT_CARD_SLOTS)
+    i = 0
+    for slot in range(NUM_CARD_SLOTS):
+        if SLOT_USED[P, slot]:
+            s.card_slot[b, slot] = work[W_LIST + i]
+            i += 1
         else:
-            fill_mask(s, b, mask[b])
+            s.card_slot[b, slot] = -1
+    for sp in range(NUM_CIRCLE_SPACES):
+        s.circle_owner[b, sp] = -1
+        s.circle_phase[b, sp] = -1
+    # tiles: 11 dark tiles onto the bottom display; depots are dealt at the reveal
+    for t in range(NUM_TILES):
+        s.tile_loc[b, t] = LOC_SUPPLY
+    for i in range(NUM_TILES - NUM_LIGHT):
+        work[W_LIST + i] = NUM_LIGHT + i
+    shuffle_prefix(work, W_LIST, NUM_TILES - NUM_LIGHT, DISPLAY_SLOTS, u, b, U_INIT_DISPLAY)
+    for i in range(DISPLAY_SLOTS):
+        s.display[b, i] = work[W_LIST + i]
+        s.tile_loc[b, work[W_LIST + i]] = LOC_DISPLAY
+    for d in range(NUM_SPACES):
+        for j in range(DEPOT_SLOTS):
+            s.depot[b, d, j] = -1
+    # players: starting VP and the stack on space 0, start player at the bottom
+    for i in range(P):
+        p = (start + i) % P
+        s.vp[b, p] = START_VP[P, i]
+        s.track[b, p] = 0
+        s.height[b, p] = i
+        s.patrician[b, p] = -1
+        for cell in range(NUM_CELLS):
+            s.cell_tile[b, p, cell] = -1
+            s.cell_rot[b, p, cell] = 0
+    s.tile_pending[b] = -1
+    s.fountain_drawn[b, 0] = -1
+    s.fountain_drawn[b, 1] = -1
+    s.cur_space[b] = -1
+    s.phase[b] = 0
+    s.round[b] = 0
+    s.turn[b] = 0
+    s.decision[b] = DEC_START_SPACE
+    s.to_play[b] = start
+    for p in range(P):
+        s.score_order[b, p] = p
+        _analyze(s, b, p, work, cellmask, -1)
+    _advance(s, b, u, auto_forced, work, cellmask)
 
 
 @kernel
-def apply_then_mask_nb(actions, u, mask, auto_forced, work, cellmask, *fields):
-    """`apply_nb`, then `legal_action_mask_nb` of the new state, in one compiled call, for batch size one
-    (`Batch.step`): the second call's dispatch, unboxing every state field again, is a
-    sixth of a one-row step."""
-    apply_nb(actions, u, auto_forced, work, cellmask, *fields)
-    legal_action_mask_nb(mask, *fields)
+def apply_row(s, b, a, u, auto_forced, work, cellmask):
+    """Apply legal action a to live row b, then run the automatic steps."""
+    _apply_action(s, b, a, u, work, cellmask)
+    _advance(s, b, u, auto_forced, work, cellmask)
 
 
 @kernel
-def scores_nb(out, *fields):
-    """out (B, P): the final score in finished rows, else the public running score."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        for p in range(s.track.shape[1]):
-            out[b, p] = final_score(s, b, p) if s.done[b] else public_score(s, b, p)
+def advance_row(s, b, u, auto_forced, work, cellmask):
+    """Recompute every player's derived fields, then run only the automatic steps (hand-built positions)."""
+    for p in range(s.track.shape[1]):
+        _analyze(s, b, p, work, cellmask, -1)
+    if not s.done[b]:
+        _advance(s, b, u, auto_forced, work, cellmask)
 
+
+@kernel(inline="always")
+def score_of(s, b, p):
+    """The final score once row b is finished, else the public running score."""
+    return final_score(s, b, p) if s.done[b] else public_score(s, b, p)
+
+
+@kernel
+def observe_row(s, b, me, own_hand, own_returned, own_drawn, fountain_count, score):
+    """Write the hidden-information-filtered View fields of row b for seat me (docs/carpe_diem.md, "Hidden information")."""
+    P = s.track.shape[1]
+    for k in range(NUM_FOUNTAIN_KINDS):
+        own_hand[b, k] = s.fountain_hand[b, me, k]
+        own_returned[b, k] = s.fountain_returned[b, me, k]
+    mine = s.to_play[b] == me and s.decision[b] == DEC_FOUNTAIN_RETURN
+    own_drawn[b, 0] = s.fountain_drawn[b, 0] if mine else -1
+    own_drawn[b, 1] = s.fountain_drawn[b, 1] if mine else -1
+    for p in range(P):
+        n = 0
+        for k in range(NUM_FOUNTAIN_KINDS):
+            n += s.fountain_hand[b, p, k]
+        fountain_count[b, p] = n
+        score[b, p] = public_score(s, b, p)
+
+
+@kernel
+def determinize_row(s, b, me, seed, work, stream):
+    """Resample the fountain cards seat me has not seen in row b: other players' hands, the cards they
+    returned, another player's pending draw, and (implicitly) the undrawn deck (see rules.determinize)."""
+    P = s.track.shape[1]
+    stream[0] = np.uint64(seed)
+    other_draw = s.decision[b] == DEC_FOUNTAIN_RETURN and s.to_play[b] != me and s.fountain_drawn[b, 0] >= 0
+    n = 0
+    for k in range(NUM_FOUNTAIN_KINDS):
+        unseen = FOUNTAIN_COPIES - s.fountain_hand[b, me, k] - s.fountain_returned[b, me, k]
+        if s.decision[b] == DEC_FOUNTAIN_RETURN and s.to_play[b] == me:
+            for i in range(2):
+                if s.fountain_drawn[b, i] == k:
+                    unseen -= 1
+        for _ in range(unseen):
+            work[W_LIST + n] = k
+            n += 1
+    shuffle_stream(work, W_LIST, n, stream)
+    i = 0
+    for q in range(P):
+        if q == me:
+            continue
+        held = 0
+        gave = 0
+        for k in range(NUM_FOUNTAIN_KINDS):
+            held += s.fountain_hand[b, q, k]
+            gave += s.fountain_returned[b, q, k]
+            s.fountain_hand[b, q, k] = 0
+            s.fountain_returned[b, q, k] = 0
+        for _ in range(held):
+            s.fountain_hand[b, q, work[W_LIST + i]] += 1
+            i += 1
+        for _ in range(gave):
+            s.fountain_returned[b, q, work[W_LIST + i]] += 1
+            i += 1
+    if other_draw:
+        s.fountain_drawn[b, 0] = work[W_LIST + i]
+        s.fountain_drawn[b, 1] = work[W_LIST + i + 1]
+
+
+# --- the score by part (rules.score_parts; not a generated entry point) ----------------------------
 
 @kernel
 def score_parts_nb(out, *fields):
@@ -1115,541 +1134,3 @@ def score_parts_nb(out, *fields):
             out[b, p, 5] = fountain_vp(s, b, p)
             out[b, p, 6] = public_score(s, b, p)
             out[b, p, 7] = final_score(s, b, p)
-
-
-@kernel
-def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score, *fields):
-    """Write the hidden-information-filtered View fields for viewer[b] (docs/carpe_diem.md, "Hidden information")."""
-    s = _State(*fields)
-    P = s.track.shape[1]
-    for b in range(s.done.shape[0]):
-        me = viewer[b]
-        for k in range(NUM_FOUNTAIN_KINDS):
-            own_hand[b, k] = s.fountain_hand[b, me, k]
-            own_returned[b, k] = s.fountain_returned[b, me, k]
-        mine = s.to_play[b] == me and s.decision[b] == DEC_FOUNTAIN_RETURN
-        own_drawn[b, 0] = s.fountain_drawn[b, 0] if mine else -1
-        own_drawn[b, 1] = s.fountain_drawn[b, 1] if mine else -1
-        for p in range(P):
-            n = 0
-            for k in range(NUM_FOUNTAIN_KINDS):
-                n += s.fountain_hand[b, p, k]
-            fountain_count[b, p] = n
-            score[b, p] = public_score(s, b, p)
-
-
-@kernel
-def determinize_nb(viewer, seeds, work, stream, *fields):
-    """Resample the fountain cards viewer[b] has not seen: other players' hands, the cards they
-    returned, another player's pending draw, and (implicitly) the undrawn deck (see rules.determinize)."""
-    s = _State(*fields)
-    P = s.track.shape[1]
-    for b in range(s.done.shape[0]):
-        me = viewer[b]
-        stream[0] = np.uint64(seeds[b])
-        other_draw = s.decision[b] == DEC_FOUNTAIN_RETURN and s.to_play[b] != me and s.fountain_drawn[b, 0] >= 0
-        n = 0
-        for k in range(NUM_FOUNTAIN_KINDS):
-            unseen = FOUNTAIN_COPIES - s.fountain_hand[b, me, k] - s.fountain_returned[b, me, k]
-            if s.decision[b] == DEC_FOUNTAIN_RETURN and s.to_play[b] == me:
-                for i in range(2):
-                    if s.fountain_drawn[b, i] == k:
-                        unseen -= 1
-            for _ in range(unseen):
-                work[W_LIST + n] = k
-                n += 1
-        shuffle_stream(work, W_LIST, n, stream)
-        i = 0
-        for q in range(P):
-            if q == me:
-                continue
-            held = 0
-            gave = 0
-            for k in range(NUM_FOUNTAIN_KINDS):
-                held += s.fountain_hand[b, q, k]
-                gave += s.fountain_returned[b, q, k]
-                s.fountain_hand[b, q, k] = 0
-                s.fountain_returned[b, q, k] = 0
-            for _ in range(held):
-                s.fountain_hand[b, q, work[W_LIST + i]] += 1
-                i += 1
-            for _ in range(gave):
-                s.fountain_returned[b, q, work[W_LIST + i]] += 1
-                i += 1
-        if other_draw:
-            s.fountain_drawn[b, 0] = work[W_LIST + i]
-            s.fountain_drawn[b, 1] = work[W_LIST + i + 1]
-
-
-@kernel
-def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *fields):
-    """err[b] = first broken invariant (rules.VALIDATE_ERRORS), 0 if none. completed/task_done/
-    chimneys/villa_vp are scratch copies used to compare the derived fields with a recomputation."""
-    s = _State(*fields)
-    P = s.track.shape[1]
-    for b in range(s.done.shape[0]):
-        e = 0
-        # 1: flow
-        if s.done[b] != (s.decision[b] == DEC_GAME_OVER):
-            e = 1
-        elif (s.decision[b] == DEC_PLACE) != (s.tile_pending[b] >= 0):
-            e = 1
-        elif (s.decision[b] == DEC_FOUNTAIN_RETURN) != (s.fountain_drawn[b, 0] >= 0):
-            e = 1
-        elif (s.fountain_drawn[b, 0] >= 0) != (s.fountain_drawn[b, 1] >= 0):
-            e = 1
-        elif s.decision[b] == DEC_START_SPACE and (
-                s.phase[b] != 0 or s.round[b] != 0 or s.to_play[b] != (s.start_player[b] + s.turn[b]) % P):
-            e = 1
-        elif s.decision[b] >= DEC_SCORE_SPACE and s.decision[b] <= DEC_CARD_BREAD and (
-                s.round[b] != ROUNDS_PER_PHASE or s.to_play[b] != s.score_order[b, s.turn[b]]):
-            e = 1
-        elif s.decision[b] >= DEC_MOVE and s.decision[b] <= DEC_DISPLAY_PICK and (
-                s.round[b] >= ROUNDS_PER_PHASE or s.to_play[b] != (s.start_player[b] + s.turn[b]) % P or s.patrician[b, s.to_play[b]] < 0):
-            e = 1
-        elif s.decision[b] >= DEC_CARD_ORDER and s.decision[b] <= DEC_CARD_BREAD and s.cur_space[b] < 0:
-            e = 1
-        if e == 0:
-            # 2: tiles conserved: every tile in exactly the place its tile_loc says
-            # (tile ids read as int64: W_LIST + an int8 id overflows with NUMBA_DISABLE_JIT)
-            for t in range(NUM_TILES):
-                work[W_LIST + t] = 0
-            for d in range(NUM_SPACES):
-                for j in range(DEPOT_SLOTS):
-                    t = np.int64(s.depot[b, d, j])
-                    if t >= 0:
-                        work[W_LIST + t] += 1
-                        if s.tile_loc[b, t] != LOC_DEPOT:
-                            e = 2
-            for i in range(DISPLAY_SLOTS):
-                t = np.int64(s.display[b, i])
-                if t >= 0:
-                    work[W_LIST + t] += 1
-                    if s.tile_loc[b, t] != LOC_DISPLAY or t < NUM_LIGHT:
-                        e = 2
-            t = np.int64(s.tile_pending[b])
-            if t >= 0:
-                work[W_LIST + t] += 1
-                if s.tile_loc[b, t] != LOC_PENDING:
-                    e = 2
-            n_stored = 0
-            for p in range(P):
-                n_stored += s.stored[b, p]
-                for cell in range(NUM_CELLS):
-                    t = np.int64(s.cell_tile[b, p, cell])
-                    if t >= 0:
-                        work[W_LIST + t] += 1
-                        if s.tile_loc[b, t] != LOC_PLACED:
-                            e = 2
-            for t in range(NUM_TILES):
-                loc = s.tile_loc[b, t]
-                if loc == LOC_STORED:
-                    n_stored -= 1
-                    work[W_LIST + t] += 1
-                elif loc == LOC_SUPPLY or loc == LOC_REMOVED:
-                    work[W_LIST + t] += 1
-                if work[W_LIST + t] != 1:
-                    e = 2
-            if n_stored != 0:
-                e = 2
-        if e == 0:
-            # 3: every placed tile fits its neighbours and the frame; the district is connected via the shovel
-            for p in range(P):
-                shovel = np.int64(BOARD_SHOVEL[s.board[b, p]])  # int64: W_LIST2 + int8 overflows without the JIT
-                any_tile = False
-                for cell in range(NUM_CELLS):
-                    t = np.int64(s.cell_tile[b, p, cell])
-                    if t < 0:
-                        continue
-                    any_tile = True
-                    rot = s.cell_rot[b, p, cell]
-                    for side in range(4):
-                        nb = neighbour(cell, side)
-                        for q in range(2 * side, 2 * side + 2):
-                            if nb < 0:
-                                if ROT_PORTS[t, rot, q] != 0:
-                                    e = 3
-                            elif s.cell_tile[b, p, nb] >= 0:
-                                if ROT_PORTS[t, rot, q] != ROT_PORTS[s.cell_tile[b, p, nb], s.cell_rot[b, p, nb], PORT_MATCH[q]]:
-                                    e = 3
-                if any_tile and s.cell_tile[b, p, shovel] < 0:
-                    e = 3
-                if any_tile and e == 0:  # flood fill from the shovel cell
-                    for cell in range(NUM_CELLS):
-                        work[W_LIST2 + cell] = 0
-                    work[W_LIST2 + shovel] = 1
-                    changed = True
-                    while changed:
-                        changed = False
-                        for cell in range(NUM_CELLS):
-                            if work[W_LIST2 + cell] == 1:
-                                for side in range(4):
-                                    nb = neighbour(cell, side)
-                                    if nb >= 0 and s.cell_tile[b, p, nb] >= 0 and work[W_LIST2 + nb] == 0:
-                                        work[W_LIST2 + nb] = 1
-                                        changed = True
-                    for cell in range(NUM_CELLS):
-                        if s.cell_tile[b, p, cell] >= 0 and work[W_LIST2 + cell] == 0:
-                            e = 3
-        if e == 0:
-            # 4: derived fields equal their recomputation
-            for p in range(P):
-                for k in range(NUM_FEATURES):
-                    completed[k] = s.completed[b, p, k]
-                for i in range(NUM_TASKS_PER_PLAYER):
-                    task_done[i] = s.task_done[b, p, i]
-                chimneys[0] = s.chimneys[b, p]
-                villa_vp[0] = s.villa_vp[b, p]
-                _analyze(s, b, p, work, cellmask, -1)
-                for k in range(NUM_FEATURES):
-                    if completed[k] != s.completed[b, p, k]:
-                        e = 4
-                    s.completed[b, p, k] = completed[k]
-                for i in range(NUM_TASKS_PER_PLAYER):
-                    if task_done[i] != s.task_done[b, p, i]:
-                        e = 4
-                    s.task_done[b, p, i] = task_done[i]
-                if chimneys[0] != s.chimneys[b, p] or villa_vp[0] != s.villa_vp[b, p]:
-                    e = 4
-                s.chimneys[b, p] = chimneys[0]
-                s.villa_vp[b, p] = villa_vp[0]
-        if e == 0:
-            # 5: fountain cards: at most 2 of a kind in all; one returned card per draw
-            for k in range(NUM_FOUNTAIN_KINDS):
-                n = 0
-                for p in range(P):
-                    n += s.fountain_hand[b, p, k] + s.fountain_returned[b, p, k]
-                for i in range(2):
-                    if s.fountain_drawn[b, i] == k:
-                        n += 1
-                if n > FOUNTAIN_COPIES:
-                    e = 5
-            for p in range(P):
-                held = 0
-                gave = 0
-                for k in range(NUM_FOUNTAIN_KINDS):
-                    held += s.fountain_hand[b, p, k]
-                    gave += s.fountain_returned[b, p, k]
-                if held != gave or held > s.completed[b, p, 10]:
-                    e = 5
-        if e == 0:
-            # 6: banderole stacks: heights 0..k-1 on every space
-            for p in range(P):
-                below = 0
-                for q in range(P):
-                    if q != p and s.track[b, q] == s.track[b, p]:
-                        below += 1
-                        if s.height[b, q] == s.height[b, p]:
-                            e = 6
-                if s.height[b, p] > below:
-                    e = 6
-            # scoring discs: only on usable spaces, at most 4 per player, placed in past or current phases
-            for sp in range(NUM_CIRCLE_SPACES):
-                if s.circle_owner[b, sp] >= 0 and (not SPACE_USABLE[P, sp] or s.circle_phase[b, sp] > s.phase[b]
-                                                   or s.circle_phase[b, sp] < 0):
-                    e = 6
-                if (s.circle_owner[b, sp] >= 0) != (s.circle_phase[b, sp] >= 0):
-                    e = 6
-            for slot in range(NUM_CARD_SLOTS):
-                if SLOT_USED[P, slot] != (s.card_slot[b, slot] >= 0):
-                    e = 6
-        if e == 0:
-            e = _snapshot_error(s, b)
-        err[b] = e
-
-
-@kernel
-def _snapshot_error(s, b):
-    """validate_nb codes 7-10: what one position says about itself (every hand-built position too)."""
-    P = s.track.shape[1]
-    dec = s.decision[b]
-    p = s.to_play[b]
-    # 7: a scoring turn: to_play's disc of this phase lies on cur_space exactly while its two
-    # cards are resolved; card_seq and units are set only then: a red card's units payable (goods first), a
-    # green card's its natural units
-    resolving = dec == DEC_CARD_ORDER or dec == DEC_CARD_UNITS or dec == DEC_CARD_BREAD
-    sp = np.int64(s.cur_space[b])
-    if resolving != (sp >= 0):
-        return 7
-    if sp >= 0 and (not SPACE_USABLE[P, sp] or s.circle_owner[b, sp] != p or s.circle_phase[b, sp] != s.phase[b]):
-        return 7
-    if s.card_seq[b] != 0 and dec != DEC_CARD_UNITS and dec != DEC_CARD_BREAD:
-        return 7
-    if dec == DEC_CARD_UNITS:
-        if s.units[b] != 0 or not CARD_RED[current_card(s, b)]:
-            return 7
-    elif dec == DEC_CARD_BREAD:
-        card = current_card(s, b)
-        if CARD_RED[card]:
-            if s.units[b] > red_max_units(s, b, p, card):
-                return 7
-        elif s.units[b] != min(green_units(s, b, p, card), 127):
-            return 7
-    elif s.units[b] != 0:
-        return 7
-    seats = np.int64(0)
-    for i in range(P):
-        seats |= np.int64(1) << np.int64(s.score_order[b, i])
-    if seats != (np.int64(1) << np.int64(P)) - 1:
-        return 7
-    # 8: craftsman picks are owed only between a turn's placement and its end, at most one
-    # per completed craftsman lodging; a depot tile (every light one) is built before any pick of its turn
-    owed = s.craft_pending[b]
-    if owed > 0 and dec != DEC_PLACE and dec != DEC_FOUNTAIN_RETURN and dec != DEC_DISPLAY_PICK:
-        return 8
-    if owed > s.completed[b, p, CRAFTSMAN]:
-        return 8
-    if dec == DEC_DISPLAY_PICK and (owed == 0 or _display_count(s, b) == 0):
-        return 8
-    if dec == DEC_PLACE and owed > 0 and s.tile_pending[b] < NUM_LIGHT:
-        return 8
-    # 9: patricians: while the start spaces are chosen exactly the seats before to_play in
-    # turn order stand on distinct spaces; afterwards everyone stands somewhere, and a TAKE is from a depot
-    # that has a tile (a normal move skips empty depots, a bread move goes only to one with tiles)
-    if dec == DEC_START_SPACE:
-        for i in range(P):
-            q = (s.start_player[b] + i) % P
-            if (s.patrician[b, q] >= 0) != (i < s.turn[b]):
-                return 9
-            for r in range(P):
-                if r != q and s.patrician[b, q] >= 0 and s.patrician[b, r] == s.patrician[b, q]:
-                    return 9
-    else:
-        for q in range(P):
-            if s.patrician[b, q] < 0:
-                return 9
-        if dec == DEC_TAKE and _depot_count(s, b, s.patrician[b, p]) == 0:
-            return 9
-    # 10: an empty cell has rotation 0 (a rotation is set only with a tile)
-    for q in range(P):
-        for cell in range(NUM_CELLS):
-            if s.cell_tile[b, q, cell] < 0 and s.cell_rot[b, q, cell] != 0:
-                return 10
-    return 0
-
-
-@kernel
-def _landscape_goods(s, b, p, work, cellmask, out):
-    """out[g] = sum over p's completed landscapes of kind g of (tiles - 1): every good p can have gained
-    (landscape goods). Reads the union-find `_analyze` has just left in work / cellmask."""
-    for g in range(NUM_GOODS):
-        out[g] = 0
-    tiles = s.cell_tile[b, p]
-    for n in range(NUM_NODES):
-        t = tiles[n // NUM_PORTS]
-        if t < 0 or work[W_PARENT + n] != n or cellmask[n] == 0 or work[W_OPEN + n] != 0:
-            continue
-        kind = LABEL_FEATURE[ROT_PORTS[t, s.cell_rot[b, p, n // NUM_PORTS], n % NUM_PORTS]]
-        if kind < NUM_GOODS:
-            out[kind] += _popcount(cellmask[n]) - 1
-
-
-@kernel
-def _history_error(s, b, work, cellmask):
-    """validate_history_nb codes 11-17 for row b: whether the game that led to the position could exist."""
-    P = s.track.shape[1]
-    dec = s.decision[b]
-    ph = np.int64(s.phase[b])
-    start_space = dec == DEC_START_SPACE
-    turns = dec >= DEC_MOVE and dec <= DEC_DISPLAY_PICK
-    scoring = dec >= DEC_SCORE_SPACE and dec <= DEC_CARD_BREAD
-    after_take = dec == DEC_PLACE or dec == DEC_FOUNTAIN_RETURN or dec == DEC_DISPLAY_PICK
-    over = 0 if start_space else (ph if turns else ph + 1)  # phases whose 7 rounds of turns are over
-    # 11: a depot of 4 loses a tile per take and, with 2 / 3 players, its last 2 / 1 tiles when it is down
-    # to them (depot removal): after k < P takes it holds 4 - k tiles, after P none. So the depots tell the takes
-    # of this phase, one per turn: round * P + turn (+ 1 once to_play has taken); none before the deal
-    # (the start spaces) and all 7 P once the turns are over
-    takes = 0
-    removed_now = 0
-    for d in range(NUM_SPACES):
-        n = _depot_count(s, b, d)
-        if n == 0:
-            takes += P
-            removed_now += DEPOT_SLOTS - P
-        elif n > DEPOT_SLOTS - P:
-            takes += DEPOT_SLOTS - n
-        else:
-            return 11
-    if turns:
-        if takes != np.int64(s.round[b]) * P + np.int64(s.turn[b]) + (1 if after_take else 0):
-            return 11
-    elif takes != NUM_SPACES * P:
-        return 11
-    if not turns:
-        removed_now = 0  # counted with the phases that are over
-    # 12: the supply: phases 1-3 each deal 28 light tiles, phase 4 the 28 dark tiles not
-    # on the display; the depots hold this phase's kind; removed tiles are 4 - P per depot per phase
-    light_supply = 0
-    dark_supply = 0
-    light_removed = 0
-    dark_removed = 0
-    for t in range(NUM_TILES):
-        loc = s.tile_loc[b, t]
-        dark = t >= NUM_LIGHT
-        if loc == LOC_SUPPLY:
-            if dark:
-                dark_supply += 1
-            else:
-                light_supply += 1
-        elif loc == LOC_REMOVED:
-            if dark:
-                dark_removed += 1
-            else:
-                light_removed += 1
-        elif loc == LOC_DEPOT and dark != (ph == NUM_PHASES - 1):
-            return 12
-    dealt_light = 0 if start_space else min(ph + 1, NUM_PHASES - 1)
-    if light_supply != NUM_LIGHT - LIGHT_PER_PHASE * dealt_light:
-        return 12
-    if dark_supply != (0 if ph == NUM_PHASES - 1 else NUM_TILES - NUM_LIGHT - DISPLAY_SLOTS):
-        return 12
-    per_phase = (DEPOT_SLOTS - P) * NUM_SPACES
-    if light_removed != per_phase * min(over, NUM_PHASES - 1) + (removed_now if ph < NUM_PHASES - 1 else 0):
-        return 12
-    if dark_removed != per_phase * (1 if over == NUM_PHASES else 0) + (removed_now if ph == NUM_PHASES - 1 else 0):
-        return 12
-    # 13: every seat takes one depot tile per turn (7 per phase); the tiles it holds (built, stored, being
-    # built) beyond those are display picks, which together are the tiles gone from the display; nothing is
-    # stored before the first tile is on the shovel cell (the German rules' first-tile rule)
-    extra = 0
-    for q in range(P):
-        pos = (np.int64(q) - np.int64(s.start_player[b])) % P
-        taken = ROUNDS_PER_PHASE * over
-        if turns:
-            taken += np.int64(s.round[b]) + (1 if pos < s.turn[b] else 0) + (1 if pos == s.turn[b] and after_take else 0)
-        held = np.int64(s.stored[b, q]) + (1 if s.tile_pending[b] >= 0 and s.to_play[b] == q else 0)
-        for cell in range(NUM_CELLS):
-            if s.cell_tile[b, q, cell] >= 0:
-                held += 1
-        if held < taken:
-            return 13
-        extra += held - taken
-        if s.stored[b, q] > 0 and s.cell_tile[b, q, BOARD_SHOVEL[s.board[b, q]]] < 0:
-            return 13
-    if extra != DISPLAY_SLOTS - _display_count(s, b):
-        return 13
-    # 14: one disc per seat per scoring round; in this phase's round the seats before `turn` in
-    # the scoring order and to_play once its disc is down. The order is by the track, higher first:
-    # scored seats only move forward, so each still ranks above every seat yet to score, and those
-    # keep their order; before the first scoring round it is the initial 0..P-1
-    for q in range(P):
-        scored = False
-        if scoring:
-            for i in range(s.turn[b]):
-                if s.score_order[b, i] == q:
-                    scored = True
-            if q == s.to_play[b] and s.cur_space[b] >= 0:
-                scored = True
-        for f in range(NUM_PHASES):
-            n = 0
-            for sp in range(NUM_CIRCLE_SPACES):
-                if s.circle_owner[b, sp] == q and s.circle_phase[b, sp] == f:
-                    n += 1
-            want = 1 if f < over else 0
-            if scoring and f == ph:
-                want = 1 if scored else 0
-            if n != want:
-                return 14
-    if scoring:
-        for j in range(s.turn[b] + (1 if s.cur_space[b] >= 0 else 0), P):
-            c = s.score_order[b, j]
-            for i in range(j):
-                a = s.score_order[b, i]
-                if s.track[b, c] > s.track[b, a] or (s.track[b, c] == s.track[b, a] and s.height[b, c] > s.height[b, a]):
-                    return 14
-    elif ph == 0:
-        for i in range(P):
-            if s.score_order[b, i] != i:
-                return 14
-    # 15: counters against their sources. Each bound grows by at least what a step can add (a placement's
-    # goods, coins, bread and steps come with the completed features it counts; a card's gain with the
-    # card it resolves), so an accepted position keeps them: goods of a kind <= its completed landscapes'
-    # tiles - 1; coins + goods (merchants turn goods into coins + 1, markets give 1, red cards take both);
-    # bread (bakeries 1, bakers 2); track and VP + track (banderole cells, administrators 2 steps, a step
-    # past the end is a VP); VP down by at most 4 per failed card
-    start_hi = 0
-    start_lo = 1 << 30
-    for i in range(P):
-        start_hi = max(start_hi, np.int64(START_VP[P, i]))
-        start_lo = min(start_lo, np.int64(START_VP[P, i]))
-    for q in range(P):
-        _analyze(s, b, q, work, cellmask, -1)
-        _landscape_goods(s, b, q, work, cellmask, work[W_LIST:W_LIST + NUM_GOODS])
-        land = 0
-        goods = 0
-        for g in range(NUM_GOODS):
-            if s.goods[b, q, g] > work[W_LIST + g]:
-                return 15
-            land += work[W_LIST + g]
-            goods += s.goods[b, q, g]
-        resolved = 0
-        for sp in range(NUM_CIRCLE_SPACES):
-            if s.circle_owner[b, sp] == q:
-                resolved += 2
-        if q == s.to_play[b] and s.cur_space[b] >= 0:
-            resolved -= 2 if dec == DEC_CARD_ORDER else 2 - np.int64(s.card_seq[b])
-        comp = s.completed[b, q]
-        if np.int64(s.coins[b, q]) + goods > (land + MERCHANT_BONUS_COINS * np.int64(comp[MERCHANT])
-                                              + MARKET_COINS * np.int64(comp[MARKET]) + resolved * CARD_GAIN_MAX[GAIN_COIN]):
-            return 15
-        if s.bread[b, q] > (BAKERY_BREAD * np.int64(comp[BAKERY]) + BAKER_BREAD * np.int64(comp[BAKER])
-                            + resolved * CARD_GAIN_MAX[GAIN_BREAD]):
-            return 15
-        steps = ADMINISTRATOR_STEPS * np.int64(comp[ADMINISTRATOR])
-        for cell in range(NUM_CELLS):
-            if BOARD_BANDEROLE[s.board[b, q], cell] and s.cell_tile[b, q, cell] >= 0:
-                steps += 1
-        if s.track[b, q] > steps + resolved * CARD_GAIN_MAX[GAIN_STEP]:
-            return 15
-        if np.int64(s.vp[b, q]) + s.track[b, q] > start_hi + steps + resolved * CARD_VP_STEPS_MAX:
-            return 15
-        if s.vp[b, q] < start_lo - FAIL_VP * resolved:
-            return 15
-        # 16: one fountain draw per fountain built, keeping one card and returning one;
-        # the draw of the fountain just built is still in to_play's hands while it chooses
-        held = 0
-        gave = 0
-        for k in range(NUM_FOUNTAIN_KINDS):
-            held += s.fountain_hand[b, q, k]
-            gave += s.fountain_returned[b, q, k]
-        draws = np.int64(comp[FOUNTAIN]) - (1 if dec == DEC_FOUNTAIN_RETURN and q == s.to_play[b] else 0)
-        if held != draws or gave != draws:
-            return 16
-    # 17: the setup: distinct building boards and frame parts, distinct scoring cards in
-    # the used slots, CARDS_DRAWN of each letter; the start placement (steps 7-8): starting VP by position
-    # after the start player, every banderole disc on space 0 stacked in that order
-    boards = np.int64(0)
-    parts = np.int64(0)
-    for q in range(P):
-        boards |= np.int64(1) << np.int64(s.board[b, q])
-        for side in range(4):
-            parts |= np.int64(1) << np.int64(s.frame[b, q, side])
-    if _popcount(boards) != P or _popcount(parts) != 4 * P:
-        return 17
-    cards = np.int64(0)
-    for slot in range(NUM_CARD_SLOTS):
-        if s.card_slot[b, slot] >= 0:
-            cards |= np.int64(1) << np.int64(s.card_slot[b, slot])
-    for letter in range(4):
-        n = 0
-        for c in range(CARD_LETTER_START[letter], CARD_LETTER_START[letter + 1]):
-            n += (cards >> np.int64(c)) & np.int64(1)
-        if n != CARDS_DRAWN[P, letter]:
-            return 17
-    if start_space:
-        for i in range(P):
-            q = (s.start_player[b] + i) % P
-            if s.vp[b, q] != START_VP[P, i] or s.track[b, q] != 0 or s.height[b, q] != i:
-                return 17
-    return 0
-
-
-@kernel
-def validate_history_nb(err, work, cellmask, *fields):
-    """err[b] = the first way row b contradicts every game that could have led to it (rules.VALIDATE_ERRORS
-    11-17), 0 if none: tiles taken vs round and turn, the supply vs the phase, tiles held vs turns played,
-    discs vs scoring rounds, counters vs their sources, fountain cards vs fountains. For rows that passed
-    validate_nb (it relies on the snapshot invariants); runs `_analyze` on a copy."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        err[b] = _history_error(s, b, work, cellmask)

@@ -117,7 +117,8 @@ def _simulate(game: Any, state: Any, row: int, action: int) -> Any:
     """The row after `action` without the automatic follow-ups (auto_forced off), or None."""
     one = core.clone(core.take(state, [row]))
     u = np.full((1, data.UNIFORMS_PER_STEP), 0.5)
-    kernels.apply_nb(np.array([action], dtype=np.int64), u, False, game.scratch.work, game.scratch.cellmask, *one)
+    # apply_nb's kernel arguments are apply_row's: auto_forced (off here), then its scratch arrays
+    game.entries.apply_nb(np.array([action], dtype=np.int64), u, False, game.scratch.work, game.scratch.cellmask, *one)
     return one
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from meeple.envs import base, core
-from meeple.envs.carpe_diem import data, kernels, state
+from meeple.envs.carpe_diem import data, invariants, kernels, state
 from meeple.envs.carpe_diem.state import LOC_NAMES, State, View  # noqa: F401  (re-exported)
 
 LOC_SUPPLY, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_STORED, LOC_REMOVED = range(7)
@@ -55,34 +55,6 @@ class Config:
         base.check_choice(self, "reward", ("rank", "score_diff"))
 
 
-VALIDATE_ERRORS = {
-    1: "flow fields inconsistent (decision vs done / pending tile / fountain draw / turn order / scoring order)",
-    2: "tiles not conserved: a tile is in two places, nowhere, or not where tile_loc says",
-    3: "a placed tile does not match a neighbour or the frame, or the district is not connected to the shovel cell",
-    4: "derived fields (completed, chimneys, villa VP, frame tasks) differ from their recomputation",
-    5: "fountain cards inconsistent (more than 2 of a kind, hands vs returned cards vs fountains built)",
-    6: "banderole stacks, scoring discs or card slots inconsistent",
-    7: "scoring turn inconsistent (cur_space vs decision and to_play's disc, card_seq, units vs the current card, "
-       "score_order not a permutation of the seats)",
-    8: "craftsman picks inconsistent (craft_pending outside a turn's tile decisions, above the completed craftsman "
-       "lodgings, DISPLAY_PICK with none owed or an empty display, or owed before a depot tile is built)",
-    9: "patricians inconsistent (start spaces not exactly the seats before to_play or shared, a patrician missing "
-       "after the start placement, TAKE at an empty depot)",
-    10: "a rotation on an empty cell",
-    # validate_history_nb: no game reaches the position
-    11: "round / turn do not match the tiles taken from the depots this phase (depot counts, removals)",
-    12: "tile supply does not match the phase (light / dark tiles dealt, removed or left in the supply)",
-    13: "tiles held per player do not match the turns played and the display picks (or stored before the first tile)",
-    14: "scoring discs do not match the scoring rounds played (one per player per round), or the scoring order "
-        "does not follow the banderole track",
-    15: "a counter exceeds what its sources can have produced (goods vs completed landscapes, coins, bread, "
-        "track and VP vs the features built and cards scored)",
-    16: "fountain cards do not match the fountains built (one draw per fountain)",
-    17: "setup inconsistent (building boards, frame parts or scoring cards repeated, cards not the letters drawn, "
-        "starting VP or banderole stack)",
-}
-
-
 class CarpeDiem(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
@@ -95,32 +67,37 @@ class CarpeDiem(base.RulesBase):
     UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
     UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
     UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
-    VALIDATE_ERRORS = VALIDATE_ERRORS
 
     def configure(self) -> None:
         self.info = data.info(self.num_players)
         self.num_actions = data.NUM_ACTIONS
         self.action_names = data.action_names(data.NUM_ACTIONS)
 
-    def kernel_config(self) -> tuple:
-        return (bool(self.config.auto_forced),)
+    def kernel_config(self) -> dict:
+        return {"auto_forced": bool(self.config.auto_forced)}
 
     def validate(self, state: State, history: bool = True) -> None:
-        """ValueError unless `state` is a position the rules can reach: the base checks (fields, ranges,
-        the snapshot kernel `validate_nb`: flow, tiles, districts, derived fields, fountain cards, discs,
-        scoring turn, craftsman picks, patricians, setup), then `validate_history_nb`: whether a game can
-        have led to it (tiles taken vs round and turn, the supply vs the phase, tiles held vs turns, discs
-        vs scoring rounds, counters vs their sources). history=False skips the latter: for positions built
-        by hand (tests, tools), which are consistent snapshots no game reaches."""
-        super().validate(state)
-        if not history:
-            return
-        err = np.zeros(state.done.shape[0], dtype=np.int32)
-        self._zero_scratch()
-        self.run_kernel("validate_history_nb", (err,), core.clone(state))
-        if err.any():
-            rows = np.flatnonzero(err)
-            raise ValueError(f"invalid state: {VALIDATE_ERRORS[int(err[rows[0]])]} (rows {rows[:5].tolist()})")
+        """ValueError (`base.InvalidState`) unless `state` is a position the rules can reach: the base checks
+        (fields, ranges), then the invariants (invariants.INVARIANTS): the snapshot ones (flow, tiles,
+        districts, derived fields, fountain cards, discs, scoring turn, craftsman picks, patricians), then the
+        history ones: whether a game can have led to it (tiles taken vs round and turn, the supply vs the
+        phase, tiles held vs turns, discs vs scoring rounds, counters vs their sources, the setup).
+        history=False ignores the rows whose first broken invariant is a history one: for positions built by
+        hand (tests, tools), which are consistent snapshots no game reaches."""
+        try:
+            super().validate(state)
+        except base.InvalidState:
+            if history:
+                raise
+            # the generated kernel stops at a row's first broken invariant, and the history ones come last:
+            # run it again for every row's first, and keep the rows that break a snapshot one
+            err = np.zeros(state.done.shape[0], dtype=np.int32)
+            self._zero_scratch()
+            self.run_kernel("validate_nb", (err,), core.clone(state))
+            rows = np.flatnonzero((err > 0) & (err <= len(invariants.SNAPSHOT)))
+            if rows.size:
+                invariant = invariants.INVARIANTS[int(err[rows[0]]) - 1]
+                raise base.InvalidState(invariant.name, invariant.message, rows) from None
 
     # --- results -----------------------------------------------------------------------------
 
@@ -130,7 +107,7 @@ class CarpeDiem(base.RulesBase):
         fountain cards, the public running score and the final score (their sum). Fountain-card VP
         is private: use it only for the viewer's own seat or at the end."""
         out = np.empty((*state.vp.shape, len(SCORE_PART_NAMES)), dtype=np.int32)
-        self.run_kernel("score_parts_nb", (out,), state)
+        self._kernel(kernels.score_parts_nb, "score_parts_nb", out, *state)
         return {name: out[..., i] for i, name in enumerate(SCORE_PART_NAMES)}
 
     def tiebreak_key(self, state: State) -> np.ndarray:

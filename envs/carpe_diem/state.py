@@ -27,8 +27,8 @@ NUM_LOCS = len(LOC_NAMES)
 
 # --- reachable maxima of the counters ------------------------------------------------------------------
 # The field table below bounds every counter by the most the rules can produce in one game; validate
-# (kernels.validate_history_nb) checks the same sums against what a position has actually built and
-# scored so far, so an accepted counter can never outgrow its bound (nor int16) later in the game.
+# (the history invariants of invariants.py) checks the same sums against what a position has actually built
+# and scored so far, so an accepted counter can never outgrow its bound (nor int16) later in the game.
 
 
 def _best_district(per_tile: np.ndarray) -> int:
@@ -116,7 +116,7 @@ FIELDS = (
           "cards this player returned to the bottom of the deck"),
 )
 
-# written by kernels.observe_nb, in this order
+# written by kernels.observe_row, in this order
 VIEW_FIELDS = (
     Field("own_hand", (NUM_FOUNTAIN_KINDS,), I8, doc="the viewer's fountain cards per kind"),
     Field("own_returned", (NUM_FOUNTAIN_KINDS,), I8,
@@ -140,7 +140,7 @@ W_STACK = W_VISIT + NUM_NODES  # (288) flood-fill stack
 W_GEN = W_STACK + NUM_NODES  # (1) current flood-fill generation
 WORK_SIZE = W_GEN + 1
 
-# every kernel entry point receives these after `auto_forced`, in this order
+# the kernels' scratch arrays, passed by name to the row functions and invariants that name them (envs/codegen.py)
 SCRATCH = (
     Field("work", (WORK_SIZE,), I32, doc="union-find, lists and flood fill (W_* offsets)"),
     Field("cellmask", (NUM_NODES,), I64, doc="cell bit masks per union-find root"),

@@ -1,8 +1,8 @@
-"""numba kernels for Hadara: one loop over the batch per entry point, per-row helpers below.
+"""numba kernels for Hadara: what one row of the batch does (the row functions of envs/codegen.py, from
+which the batch entry points in entries.py are generated) and their helpers.
 
-Every entry point follows the one calling convention of envs/base.py (KERNEL_ARGS below): the state
-fields come as *fields and are rebuilt into `s`, which is mutated in place (`apply` hands them a copy).
-Kernels never allocate (envs/jit.py): scratch arrays are named in state.SCRATCH.
+A row function works on row b of the State `s` in place (`apply` hands it a copy). Kernels never allocate
+(envs/jit.py): scratch arrays are named in state.SCRATCH.
 
 Flow (epochs of phases A and B, walked as the sections DEC_*): `_settle` runs every automatic step
 (reveals, income, wheel turns, draws, skips of decision points without a legal action, always) until a
@@ -10,7 +10,7 @@ seat has a decision; `_advance` then applies single-legal-action decisions when 
 Sequential sections walk the turn order with `s.turn` (0..P, actor = (start + turn) % P); phase B
 picks count with `s.pick` (actor = (start + pick) % P).
 
-Randomness: only `_deal` (an epoch begins) and `init_nb` read the uniforms `u`; determinize uses a
+Randomness: only `_deal` (an epoch begins) and `init_row` read the uniforms `u`; determinize uses a
 splitmix64 stream seeded per row by the caller.
 """
 
@@ -27,7 +27,7 @@ from meeple.envs.hadara.data import (
     BUY_REQUIREMENT, BUY_REQUIREMENT_COINS_PER_POINT, BUY_REQUIREMENT_MAX_COINS, CARD_ABILITY,
     CARD_COLOUR, CARD_EPOCH, CARD_PRICE, CARD_TRACKS, CARD_VP, CHEAP_GOLD_PRICE, CHEAP_SEALS,
     CHEAP_SILVER_PRICE, COINS_PER_VP, COLONIES_IN_TIER, COLONY_ALLY_COST, COLONY_BACK_TRACKS,
-    COLONY_BACK_VP, COLONY_COINS, COLONY_COINS_AMOUNT, COLONY_FRONT_VP, COLONY_PLUNDER, COLONY_TIER,
+    COLONY_BACK_VP, COLONY_COINS, COLONY_COINS_AMOUNT, COLONY_FRONT_VP, COLONY_PLUNDER,
     COLONY_TIER_REQUIREMENT, CULTURE, DEAL_UNIFORMS_PER_COLOUR, DEFAULT_BOARD_ORDER, DOUBLE_SECTION,
     EXTRA_COIN_RANK, FEED_COINS, FEED_COINS_COST, FEED_COINS_MAX_CARDS, FOOD, FOOD_SURPLUS,
     FOOD_SURPLUS_MAX, FOOD_SURPLUS_PER_POINT, FRONT, GOLD_PRICE, GOLD_VP_PER_SET, GOLD_WILDCARD,
@@ -42,18 +42,7 @@ from meeple.envs.hadara.data import (
     TRACK_INCOME_PER, U_INIT_BOARD, U_INIT_COLONIES, U_INIT_DEAL, U_INIT_START_CARDS, U_STEP_DEAL,
 )
 
-from meeple.envs.hadara.state import (
-    ACQUISITIONS_PER_EPOCH, COINS_MAX, COLONY_GAIN_MAX, INCOME_GAIN_MAX, INCOMES_PER_EPOCH, SELL_GAIN_MAX, SOLD_SLOTS,
-    SURPLUS_GAIN_MAX,
-)
-from meeple.envs.hadara.state import State as _State
-
-# Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration values, then
-# the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention"). Fields come
-# as *fields and are rebuilt into `s` inside: numba unboxes positional arrays about twice as fast as a
-# 45-field NamedTuple argument, which is most of a B=1 call (the AEC env).
-KERNEL_ARGS = ("advanced, random_board, auto_forced, pile_top, deck_cards, deck_count, "
-               "scratch, seen, pool, stream, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles")
+from meeple.envs.hadara.state import SOLD_SLOTS
 
 NOT_TAKEN, PLUNDERED, ALLIED = 0, 1, 2  # s.colony values
 PHASE_B_TURNS = 5  # picks per player in phase B
@@ -774,627 +763,195 @@ def _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch):
         _apply_action(s, b, a)
 
 
-# --- entry points ----------------------------------------------------------------------------
+# --- row functions (the batch entry points are generated from them: envs/codegen.py) ---------------
 
 @kernel
-def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
-    s = _State(*fields)
+def init_row(s, b, u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch):
+    """Fill row b of an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     P = s.coins.shape[1]
-    for b in range(s.coins.shape[0]):
-        # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p
-        for i in range(5):
-            scratch[i] = i
-        shuffle_prefix(scratch, 0, 5, 4, u, b, U_INIT_START_CARDS)
-        for p in range(P):
-            s.start_card[b, p] = scratch[p]
-        # board order (default clockwise Y, R, B, G, P; seat i at wheel position i)
-        for i in range(NUM_COLOURS):
-            scratch[i] = DEFAULT_BOARD_ORDER[i]
-        if random_board:
-            shuffle_prefix(scratch, 0, NUM_COLOURS, NUM_COLOURS - 1, u, b, U_INIT_BOARD)
-        for i in range(NUM_COLOURS):
-            s.board_order[b, i] = scratch[i]
-        # colonies: shuffle each tier, keep N face-up; the rest go to the box
+    # start cards: Fisher-Yates of the 5 initiatives, seat p gets entry p
+    for i in range(5):
+        scratch[i] = i
+    shuffle_prefix(scratch, 0, 5, 4, u, b, U_INIT_START_CARDS)
+    for p in range(P):
+        s.start_card[b, p] = scratch[p]
+    # board order (default clockwise Y, R, B, G, P; seat i at wheel position i)
+    for i in range(NUM_COLOURS):
+        scratch[i] = DEFAULT_BOARD_ORDER[i]
+    if random_board:
+        shuffle_prefix(scratch, 0, NUM_COLOURS, NUM_COLOURS - 1, u, b, U_INIT_BOARD)
+    for i in range(NUM_COLOURS):
+        s.board_order[b, i] = scratch[i]
+    # colonies: shuffle each tier, keep N face-up; the rest go to the box
+    for t in range(NUM_TIERS):
+        for i in range(COLONIES_IN_TIER):
+            scratch[i] = COLONIES_IN_TIER * t + i
+        shuffle_prefix(scratch, 0, COLONIES_IN_TIER, COLONIES_IN_TIER - 1, u, b, U_INIT_COLONIES + 4 * t)
+        for i in range(COLONIES_IN_TIER):
+            s.colony_stack[b, t, i] = scratch[i] if i < P else -1
+        s.colony_count[b, t] = P
+    for p in range(P):
+        s.start_side[b, p] = -1
+        s.pending[b, p] = -1
+        s.tile_due[b, p] = -1
+        s.drawn[b, p, 0] = -1
+        s.drawn[b, p, 1] = -1
+        for slot in range(MAX_TABLEAU):
+            s.tableau[b, p, slot] = -1
+            s.slot_tile[b, p, slot] = -1
+        for bu in range(NUM_BUSTS):
+            s.bust[b, p, bu] = -1
         for t in range(NUM_TIERS):
-            for i in range(COLONIES_IN_TIER):
-                scratch[i] = COLONIES_IN_TIER * t + i
-            shuffle_prefix(scratch, 0, COLONIES_IN_TIER, COLONIES_IN_TIER - 1, u, b, U_INIT_COLONIES + 4 * t)
-            for i in range(COLONIES_IN_TIER):
-                s.colony_stack[b, t, i] = scratch[i] if i < P else -1
-            s.colony_count[b, t] = P
+            s.colony_id[b, p, t] = -1
+        for i in range(MAX_SILVER):
+            s.silver[b, p, i] = -1
+        for i in range(s.sold_a.shape[2]):
+            s.sold_a[b, p, i] = -1
+        for k in range(NUM_TRACKS):
+            s.free_tiles[b, p, k] = TILES_PER_COLOUR
+    s.epoch[b] = 0
+    _deal(s, b, u, U_INIT_DEAL, deck_cards, deck_count, scratch)
+    s.rotation[b] = -1
+    if advanced:  # sides chosen in seat order from the lowest initiative
+        want = START_PLAYER_RANK[P, 0]
         for p in range(P):
-            s.start_side[b, p] = -1
-            s.pending[b, p] = -1
-            s.tile_due[b, p] = -1
-            s.drawn[b, p, 0] = -1
-            s.drawn[b, p, 1] = -1
-            for slot in range(MAX_TABLEAU):
-                s.tableau[b, p, slot] = -1
-                s.slot_tile[b, p, slot] = -1
-            for bu in range(NUM_BUSTS):
-                s.bust[b, p, bu] = -1
-            for t in range(NUM_TIERS):
-                s.colony_id[b, p, t] = -1
-            for i in range(MAX_SILVER):
-                s.silver[b, p, i] = -1
-            for i in range(s.sold_a.shape[2]):
-                s.sold_a[b, p, i] = -1
-            for k in range(NUM_TRACKS):
-                s.free_tiles[b, p, k] = TILES_PER_COLOUR
-        s.epoch[b] = 0
-        _deal(s, b, u, U_INIT_DEAL, deck_cards, deck_count, scratch)
-        s.rotation[b] = -1
-        if advanced:  # sides chosen in seat order from the lowest initiative
-            want = START_PLAYER_RANK[P, 0]
-            for p in range(P):
-                if _rank_of(s, b, p) == want:
-                    s.start_player[b] = p
-            _start_section(s, b, DEC_SETUP_SIDE)
-        else:
-            _reveal_sides(s, b)
-            _begin_epoch(s, b)
-        _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+            if _rank_of(s, b, p) == want:
+                s.start_player[b] = p
+        _start_section(s, b, DEC_SETUP_SIDE)
+    else:
+        _reveal_sides(s, b)
+        _begin_epoch(s, b)
+    _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """Apply one legal action per live row, then run the automatic steps; done rows are untouched."""
-    s = _State(*fields)
-    for b in range(s.coins.shape[0]):
-        if s.done[b]:
-            continue
-        _apply_action(s, b, actions[b])
-        _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+def apply_row(s, b, a, u, auto_forced, deck_cards, deck_count, scratch):
+    """Apply legal action a to live row b, then run the automatic steps."""
+    _apply_action(s, b, a)
+    _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
 
 
 @kernel
-def advance_nb(u, auto_forced, deck_cards, deck_count, scratch, *fields):
+def advance_row(s, b, u, auto_forced, deck_cards, deck_count, scratch):
     """Recompute every player's derived caches, then run only the automatic steps (positions built
     by hand in tests and tools: set the primary fields, and tracks etc. follow)."""
-    s = _State(*fields)
-    for b in range(s.coins.shape[0]):
-        for p in range(s.coins.shape[1]):
-            refresh_player(s, b, p)
-        if not s.done[b]:
-            _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+    for p in range(s.coins.shape[1]):
+        refresh_player(s, b, p)
+    if not s.done[b]:
+        _advance(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+
+
+@kernel(inline="always")
+def score_of(s, b, p):
+    """Public VP so far (final scoring on the current position), final once done."""
+    return vp_of(s, b, p)
 
 
 @kernel
-def legal_action_mask_nb(mask, *fields):
-    """mask (B, A): the legal actions of every row's actor; done rows all True."""
-    s = _State(*fields)
-    for b in range(s.coins.shape[0]):
-        if s.done[b]:
-            for a in range(NUM_ACTIONS):
-                mask[b, a] = True
-        else:
-            fill_mask(s, b, mask[b])
-
-
-@kernel
-def apply_then_mask_nb(actions, u, mask, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """`apply_nb`, then `legal_action_mask_nb` of the new state, in one compiled call, for batch size one
-    (`Batch.step`): the second call's dispatch, unboxing every state field again, is a
-    sixth of a one-row step."""
-    apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields)
-    legal_action_mask_nb(mask, *fields)
-
-
-@kernel
-def scores_nb(out, *fields):
-    """out (B, P): public VP so far (final scoring on the current position), final once done."""
-    s = _State(*fields)
-    for b in range(s.coins.shape[0]):
-        for p in range(s.coins.shape[1]):
-            out[b, p] = vp_of(s, b, p)
-
-
-@kernel
-def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top, *fields):
-    """Write the hidden-information-filtered View fields for viewer[b] (docs/hadara.md, "Hidden information")."""
-    s = _State(*fields)
+def observe_row(s, b, me, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top):
+    """Write the hidden-information-filtered View fields of row b for seat me (docs/hadara.md, "Hidden information")."""
     P = s.coins.shape[1]
-    for b in range(s.coins.shape[0]):
-        me = viewer[b]
-        for p in range(P):
-            for t in range(NUM_TIERS):  # only allied backs are revealed (a plundered back never is)
-                colony_back[b, p, t] = s.colony_id[b, p, t] if s.colony[b, p, t] == ALLIED else -1
-            for i in range(SOLD_SLOTS):  # face-down sales: colour public, identity only for the seller
-                card = s.sold_a[b, p, i]
-                sold_colour[b, p, i] = CARD_COLOUR[card] if card >= 0 else -1
-            vp[b, p] = vp_of(s, b, p)
-        for i in range(SOLD_SLOTS):
-            own_sold[b, i] = s.sold_a[b, me, i]
-        own_drawn[b, 0] = s.drawn[b, me, 0]
-        own_drawn[b, 1] = s.drawn[b, me, 1]
-        own_pending[b] = s.pending[b, me]
-        for c in range(NUM_COLOURS):  # full ordered piles (all placed face-up), or only the top with pile_view="top"
-            n = s.outer_count[b, c]
-            for i in range(s.outer.shape[2]):
-                outer[b, c, i] = s.outer[b, c, i] if (not pile_top or i == n - 1) else -1
+    for p in range(P):
+        for t in range(NUM_TIERS):  # only allied backs are revealed (a plundered back never is)
+            colony_back[b, p, t] = s.colony_id[b, p, t] if s.colony[b, p, t] == ALLIED else -1
+        for i in range(SOLD_SLOTS):  # face-down sales: colour public, identity only for the seller
+            card = s.sold_a[b, p, i]
+            sold_colour[b, p, i] = CARD_COLOUR[card] if card >= 0 else -1
+        vp[b, p] = vp_of(s, b, p)
+    for i in range(SOLD_SLOTS):
+        own_sold[b, i] = s.sold_a[b, me, i]
+    own_drawn[b, 0] = s.drawn[b, me, 0]
+    own_drawn[b, 1] = s.drawn[b, me, 1]
+    own_pending[b] = s.pending[b, me]
+    for c in range(NUM_COLOURS):  # full ordered piles (all placed face-up), or only the top with pile_view="top"
+        n = s.outer_count[b, c]
+        for i in range(s.outer.shape[2]):
+            outer[b, c, i] = s.outer[b, c, i] if (not pile_top or i == n - 1) else -1
 
 
 @kernel
-def determinize_nb(viewer, seeds, deck_cards, deck_count, seen, pool, stream, *fields):
-    """Resample what viewer[b] cannot see, consistently with what it has seen (see rules.determinize)."""
-    s = _State(*fields)
+def determinize_row(s, b, me, seed, deck_cards, deck_count, seen, pool, stream):
+    """Resample what seat me cannot see in row b, consistently with what it has seen (see rules.determinize)."""
     P = s.coins.shape[1]
-    for b in range(s.coins.shape[0]):
-        me = viewer[b]
-        stream[0] = np.uint64(seeds[b])
-        e_now = s.epoch[b]
-        # every card the viewer has seen: tableaux, outer piles, public discards, own pair and own sales
-        for card in range(NUM_CARDS):
-            seen[card] = s.removed[b, card]
-        for p in range(P):
-            for slot in range(MAX_TABLEAU):
-                if s.tableau[b, p, slot] >= 0:
-                    seen[s.tableau[b, p, slot]] = True
+    stream[0] = np.uint64(seed)
+    e_now = s.epoch[b]
+    # every card the viewer has seen: tableaux, outer piles, public discards, own pair and own sales
+    for card in range(NUM_CARDS):
+        seen[card] = s.removed[b, card]
+    for p in range(P):
+        for slot in range(MAX_TABLEAU):
+            if s.tableau[b, p, slot] >= 0:
+                seen[s.tableau[b, p, slot]] = True
+    for c in range(NUM_COLOURS):
+        for i in range(s.outer_count[b, c]):
+            seen[s.outer[b, c, i]] = True
+    for i in range(2):
+        if s.drawn[b, me, i] >= 0:
+            seen[s.drawn[b, me, i]] = True
+    for i in range(SOLD_SLOTS):
+        if s.sold_a[b, me, i] >= 0:
+            seen[s.sold_a[b, me, i]] = True
+    for e in range(e_now + 1):
         for c in range(NUM_COLOURS):
-            for i in range(s.outer_count[b, c]):
-                seen[s.outer[b, c, i]] = True
-        for i in range(2):
-            if s.drawn[b, me, i] >= 0:
-                seen[s.drawn[b, me, i]] = True
-        for i in range(SOLD_SLOTS):
-            if s.sold_a[b, me, i] >= 0:
-                seen[s.sold_a[b, me, i]] = True
-        for e in range(e_now + 1):
-            for c in range(NUM_COLOURS):
-                # the unseen pool of (epoch, colour), handed out to the unseen slots in a fixed order
-                resample_unseen(pool, 0, deck_cards[e, c], deck_count[e, c], seen, stream)
-                k = 0
-                if e == e_now:
-                    for i in range(s.inner_count[b, c]):
-                        s.inner[b, c, i] = pool[k]
-                        k += 1
-                    for q in range(P):
-                        if q != me and s.drawn[b, q, 0] >= 0 and CARD_COLOUR[s.drawn[b, q, 0]] == c:
-                            s.drawn[b, q, 0] = pool[k]
-                            s.drawn[b, q, 1] = pool[k + 1]
-                            k += 2
-                for q in range(P):
-                    if q == me:
-                        continue
-                    for r in range(ROUNDS_PER_PHASE_A):
-                        i = ROUNDS_PER_PHASE_A * e + r
-                        card = s.sold_a[b, q, i]
-                        if card >= 0 and CARD_COLOUR[card] == c:
-                            s.sold_a[b, q, i] = pool[k]
-                            k += 1
-        # other players' pending commitments: uniform among the options legal for the new pair
-        for q in range(P):
-            if q == me or not s.committed[b, q]:
-                continue
-            if s.decision[b] == DEC_SETUP_SIDE:
-                s.pending[b, q] = uniform_index(splitmix_uniform(stream), 2)
-            elif s.decision[b] == DEC_A_DRAFT:
-                coins = s.coins[b, q]
-                can0 = coins >= eff_price(s, b, q, s.drawn[b, q, 0])
-                can1 = coins >= eff_price(s, b, q, s.drawn[b, q, 1])
-                n_opts = 2 + (1 if can0 else 0) + (1 if can1 else 0)
-                pick = uniform_index(splitmix_uniform(stream), n_opts)
-                for a in range(4):
-                    legal = a % 2 == SELL or (can0 if a == 0 else can1)
-                    if legal:
-                        if pick == 0:
-                            s.pending[b, q] = a
-                            break
-                        pick -= 1
-        # colonies: per tier, every back nobody has seen (stack and plundered) is reshuffled
-        for t in range(NUM_TIERS):
-            n = 0
-            for i in range(COLONIES_IN_TIER):
-                cid = COLONIES_IN_TIER * t + i
-                allied = False
-                for p in range(P):
-                    if s.colony[b, p, t] == ALLIED and s.colony_id[b, p, t] == cid:
-                        allied = True
-                if not allied:
-                    pool[n] = cid
-                    n += 1
-            shuffle_stream(pool, 0, n, stream)
+            # the unseen pool of (epoch, colour), handed out to the unseen slots in a fixed order
+            resample_unseen(pool, 0, deck_cards[e, c], deck_count[e, c], seen, stream)
             k = 0
-            for i in range(s.colony_count[b, t]):
-                s.colony_stack[b, t, i] = pool[k]
-                k += 1
-            for p in range(P):
-                if s.colony[b, p, t] == PLUNDERED:
-                    s.colony_id[b, p, t] = pool[k]
+            if e == e_now:
+                for i in range(s.inner_count[b, c]):
+                    s.inner[b, c, i] = pool[k]
                     k += 1
-
-
-# --- validation ------------------------------------------------------------------------------
-
-@kernel(inline="always")
-def _rounds_drawn_resolved(sec, rnd):
-    """Phase-A rounds of this epoch whose pairs were drawn, and those already revealed and resolved
-    (draft: draw at the round's start, resolve when the last player commits)."""
-    if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
-        return 0, 0
-    if sec == DEC_A_DRAFT:
-        return rnd + 1, rnd
-    if sec == DEC_A_TILE:
-        return rnd + 1, rnd + 1
-    return ROUNDS_PER_PHASE_A, ROUNDS_PER_PHASE_A
-
-
-@kernel(inline="always")
-def _draws(s, b, c, k1):
-    """Pairs drawn from the stack of colour c in phase-A rounds 0..k1-1 (seat i draws at
-    board position (i + rotation + round) % 5, so a stack meets each seat once over the 5 rounds)."""
-    P = s.coins.shape[1]
-    n = 0
-    for k in range(k1):
-        for i in range(P):
-            if s.board_order[b, (i + s.rotation[b] + k) % NUM_COLOURS] == c:
-                n += 1
-    return n
-
-
-@kernel(inline="always")
-def _acquisitions_so_far(s, b, p, resolved):
-    """Cards p has kept so far (each bought into a slot or sold face down in phase A): one per resolved draft
-    round and per own phase-B pick, 10 per past epoch; the card of a pick whose TILE_STEPS
-    follow-up is pending is already in the tableau."""
-    P = s.coins.shape[1]
-    sec = s.decision[b]
-    n = ACQUISITIONS_PER_EPOCH * s.epoch[b] + resolved
-    if sec == DEC_B_PICK or sec == DEC_B_TILE or sec > DEC_B_TILE:
-        picks = s.pick[b] + (1 if sec == DEC_B_TILE else 0)
-        for j in range(picks):
-            if (s.start_player[b] + j) % P == p:
-                n += 1
-    return n
-
-
-@kernel(inline="always")
-def _coins_still_to_gain(s, b, p, acquired):
-    """The most coins p can still gain (see state.COINS_MAX): the Incomes, sales, colonies and FOOD_SURPLUS
-    sections left in the game, each at its most."""
-    P = s.coins.shape[1]
-    sec = s.decision[b]
-    later = NUM_EPOCHS - 1 - np.int64(s.epoch[b])  # int64: int8 arithmetic overflows without the JIT
-    incomes = INCOMES_PER_EPOCH * later
-    if sec <= DEC_A_TILE:
-        incomes += 2  # after the draft (A3) and after the picks (B2)
-    elif sec <= DEC_B_TILE:
-        incomes += 1
-    surplus = later
-    if sec < DEC_B_FEED or (sec == DEC_B_FEED and (p - s.start_player[b]) % P >= s.turn[b]):
-        surplus += 1  # FOOD_SURPLUS: after the player's own feeding in this epoch
-    gain = incomes * INCOME_GAIN_MAX + surplus * SURPLUS_GAIN_MAX
-    gain += (NUM_EPOCHS * ACQUISITIONS_PER_EPOCH - np.int64(acquired)) * SELL_GAIN_MAX
-    for t in range(NUM_TIERS):
-        if s.colony[b, p, t] == NOT_TAKEN:
-            gain += COLONY_GAIN_MAX[t]
-    return gain
-
-
-@kernel
-def validate_nb(err,
-        advanced, deck_cards, deck_count, scratch, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
-    """err[b] = 0 if row b is consistent, else the code of the first broken invariant (rules.VALIDATE_ERRORS).
-    `where` (162,) int8 and the four saved-derived arrays (P, ...) are scratch; the state is a copy (the
-    derived values are recomputed in it by `refresh_player`). Ranges were checked before."""
-    s = _State(*fields)
-    P = s.coins.shape[1]
-    for b in range(s.coins.shape[0]):
-        err[b] = 0
-        sec = s.decision[b]
-        e_now = s.epoch[b]
-        if s.done[b] != (sec == DEC_GAME_OVER):
-            err[b] = 1
-            continue
-        # every card in at most one place; only cards of dealt epochs of the game's card set
-        for card in range(NUM_CARDS):
-            where[card] = 1 if s.removed[b, card] else 0
-        bad = False
-        for c in range(NUM_COLOURS):
-            for i in range(s.inner.shape[2]):
-                card = s.inner[b, c, i]
-                if (card >= 0) != (i < s.inner_count[b, c]):
-                    bad = True
-                elif card >= 0:
-                    if CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now:
-                        bad = True
-                    where[card] += 1
-            for i in range(s.outer.shape[2]):
-                card = s.outer[b, c, i]
-                if (card >= 0) != (i < s.outer_count[b, c]):
-                    bad = True
-                elif card >= 0:
-                    if CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now:
-                        bad = True
-                    where[card] += 1
-        for p in range(P):
-            for i in range(2):
-                card = s.drawn[b, p, i]
-                if card >= 0:
-                    where[card] += 1
-            for i in range(SOLD_SLOTS):
-                card = s.sold_a[b, p, i]
-                if card >= 0:
-                    where[card] += 1
-                    if CARD_EPOCH[card] != i // ROUNDS_PER_PHASE_A:
-                        bad = True
-            top = -1
-            for slot in range(MAX_TABLEAU):
-                card = s.tableau[b, p, slot]
-                if card >= 0:
-                    where[card] += 1
-                    top = slot
-                    if s.slot_tile[b, p, slot] >= 0 and CARD_ABILITY[card] != TILE_STEPS:
-                        bad = True
-                elif s.slot_tile[b, p, slot] >= 0:
-                    bad = True
-            if top >= s.n_slots[b, p]:
-                bad = True
-        if bad:
-            err[b] = 2
-            continue
-        for card in range(NUM_CARDS):
-            if where[card] > 1:
-                bad = True
-            e = CARD_EPOCH[card]
-            if where[card] > 0:
-                if e > e_now:
-                    bad = True
-                in_set = False
-                c = CARD_COLOUR[card]
-                for i in range(deck_count[e, c]):
-                    if deck_cards[e, c, i] == card:
-                        in_set = True
-                if not in_set:
-                    bad = True
-        if bad:
-            err[b] = 3
-            continue
-        # conservation: each dealt (epoch, colour) has exactly 2N cards somewhere outside the box
-        for e in range(e_now + 1):
-            for c in range(NUM_COLOURS):
-                n = 0
-                for i in range(deck_count[e, c]):
-                    n += where[deck_cards[e, c, i]]
-                if n != 2 * P:
-                    bad = True
-        if bad:
-            err[b] = 4
-            continue
-        # colonies: N per tier between the stack and the players, distinct ids of the right tier
-        for t in range(NUM_TIERS):
-            n = s.colony_count[b, t]
-            for i in range(s.colony_stack.shape[2]):
-                cid = s.colony_stack[b, t, i]
-                if (cid >= 0) != (i < n) or (cid >= 0 and COLONY_TIER[cid] != t):
-                    bad = True
-            for p in range(P):
-                cid = s.colony_id[b, p, t]
-                if (cid >= 0) != (s.colony[b, p, t] != NOT_TAKEN) or (cid >= 0 and COLONY_TIER[cid] != t):
-                    bad = True
-                if cid >= 0:
-                    n += 1
-            if n != P:
-                bad = True
-            for i in range(COLONIES_IN_TIER):  # distinct
-                cnt = 0
-                cid = COLONIES_IN_TIER * t + i
-                for j in range(s.colony_stack.shape[2]):
-                    if s.colony_stack[b, t, j] == cid:
-                        cnt += 1
-                for p in range(P):
-                    if s.colony_id[b, p, t] == cid:
-                        cnt += 1
-                if cnt > 1:
-                    bad = True
-        if bad:
-            err[b] = 5
-            continue
-        # hidden commitments and pairs exist only where the section has them
-        for p in range(P):
-            if (s.pending[b, p] >= 0) != s.committed[b, p]:
-                bad = True
-            if s.committed[b, p] and sec != DEC_A_DRAFT and sec != DEC_SETUP_SIDE:
-                bad = True
-            if sec == DEC_SETUP_SIDE and s.pending[b, p] > 1:
-                bad = True
-            has_pair = s.drawn[b, p, 0] >= 0
-            if has_pair != (sec == DEC_A_DRAFT) or has_pair != (s.drawn[b, p, 1] >= 0):
-                bad = True
-            if has_pair and CARD_COLOUR[s.drawn[b, p, 0]] != CARD_COLOUR[s.drawn[b, p, 1]]:
-                bad = True
-            if (s.start_side[b, p] < 0) != (sec == DEC_SETUP_SIDE):
-                bad = True
-            if sec == DEC_SETUP_SIDE and not advanced:
-                bad = True
-            td = s.tile_due[b, p]
-            if td >= 0 and (s.tableau[b, p, td] < 0 or CARD_ABILITY[s.tableau[b, p, td]] != TILE_STEPS
-                            or s.slot_tile[b, p, td] >= 0):
-                bad = True
-            if s.silver[b, p, 0] < 0 and s.silver[b, p, 1] >= 0:
-                bad = True
-            if s.coins[b, p] < 0:
-                bad = True
-            for q in range(p):
-                if s.start_card[b, q] == s.start_card[b, p]:
-                    bad = True
-        for i in range(NUM_COLOURS):
-            for j in range(i):
-                if s.board_order[b, i] == s.board_order[b, j]:
-                    bad = True
-        if bad:
-            err[b] = 6
-            continue
-        # derived caches: save them, recompute them with the rules' own refresh_player in
-        # this copy of the state, and compare (free tiles can't go negative: the stored ones are in range)
-        for p in range(P):
-            for k in range(NUM_TRACKS):
-                v_tracks[p, k] = s.tracks[b, p, k]
-                v_free_tiles[p, k] = s.free_tiles[b, p, k]
-            for c in range(NUM_COLOURS):
-                v_colour_count[p, c] = s.colour_count[b, p, c]
-            for a in range(NUM_ABILITIES):
-                v_ability_count[p, a] = s.ability_count[b, p, a]
-            refresh_player(s, b, p)
-            for k in range(NUM_TRACKS):
-                if v_tracks[p, k] != s.tracks[b, p, k] or v_free_tiles[p, k] != s.free_tiles[b, p, k]:
-                    bad = True
-            for c in range(NUM_COLOURS):
-                if v_colour_count[p, c] != s.colour_count[b, p, c]:
-                    bad = True
-            for a in range(NUM_ABILITIES):
-                if v_ability_count[p, a] != s.ability_count[b, p, a]:
-                    bad = True
-        if bad:
-            err[b] = 7
-            continue
-        # where the flow stands
-        if sec == DEC_B_PICK or sec == DEC_B_TILE:
-            n = 0
-            for c in range(NUM_COLOURS):
-                n += s.outer_count[b, c]
-            if n != PHASE_B_TURNS * P - s.pick[b] - (1 if sec == DEC_B_TILE else 0):
-                bad = True
-        if (sec == DEC_A_DRAFT or sec == DEC_SETUP_SIDE) and not s.done[b]:
-            for i in range(P):
-                q = (s.start_player[b] + i) % P
-                if s.committed[b, q] != (i < s.turn[b]):
-                    bad = True
-        if sec != DEC_WHEEL and sec != DEC_SETUP_SIDE and sec != DEC_GAME_OVER and s.rotation[b] < 0:
-            bad = True
-        if not s.done[b] and s.to_play[b] != actor_of(s, b):
-            bad = True
-        if bad:
-            err[b] = 8
-            continue
-        # the section's counters: the wheel is set once per epoch after the side
-        # choice; rounds 0..4 run in A_DRAFT / A_TILE and the round is 5 once the draft is over; picks count
-        # 0..5N-1 in phase B only; a settled row's turn is a seat still to act; section counters live only in
-        # their sections; colonies and busts are taken from their first sections on (A4, A5)
-        rnd = s.round[b]
-        if sec == DEC_SETUP_SIDE or sec == DEC_WHEEL:
-            if rnd != 0 or s.rotation[b] != -1 or (sec == DEC_SETUP_SIDE and e_now != 0):
-                bad = True
-        elif s.rotation[b] < 0:  # set by the wheel decision and kept to the end of the game
-            bad = True
-        elif sec == DEC_A_DRAFT or sec == DEC_A_TILE:
-            if rnd >= ROUNDS_PER_PHASE_A:
-                bad = True
-        elif rnd != ROUNDS_PER_PHASE_A:
-            bad = True
-        if sec < DEC_B_PICK:
-            if s.pick[b] != 0:
-                bad = True
-        elif sec <= DEC_B_TILE:
-            if s.pick[b] >= PHASE_B_TURNS * P or s.turn[b] != 0:
-                bad = True
-        elif s.pick[b] != PHASE_B_TURNS * P:
-            bad = True
-        if (sec == DEC_WHEEL and s.turn[b] != 0) or (not s.done[b] and s.turn[b] >= P):
-            bad = True
-        actor = actor_of(s, b)
-        in_take = sec == DEC_A_COLONY or sec == DEC_B_COLONY or sec == DEC_A_BUST or sec == DEC_B_BUST
-        if not in_take and (s.sect_count[b] != 0 or s.sect_bought[b] != 0):
-            bad = True
-        if in_take and s.sect_bought[b] > 0 and (s.sect_count[b] == 0 or s.ability_count[b, actor, BUY_REQUIREMENT] == 0
-                                                  or s.sect_bought[b] % BUY_REQUIREMENT_COINS_PER_POINT != 0):
-            bad = True
-        if s.feed_paid[b] != 0 and sec != DEC_B_FEED:  # the payer may remove the FEED_COINS card afterwards
-            bad = True
-        for p in range(P):
-            for t in range(NUM_TIERS):
-                if s.colony[b, p, t] != NOT_TAKEN and e_now == 0 and sec < DEC_A_COLONY:
-                    bad = True
-            for bu in range(NUM_BUSTS):
-                if s.bust[b, p, bu] >= 0 and e_now == 0 and sec < DEC_A_BUST:
-                    bad = True
-        if bad:
-            err[b] = 9
-            continue
-        # pile sizes: 2N per inner stack at the deal, 2 fewer per pair drawn; one
-        # discard per resolved pair on its colour's outer pile, so N each when phase B begins; 5N - picks
-        # during phase B (checked above), empty after it
-        drawn_rounds, resolved = _rounds_drawn_resolved(sec, rnd)
-        for c in range(NUM_COLOURS):
-            if s.inner_count[b, c] != 2 * P - 2 * _draws(s, b, c, drawn_rounds):
-                bad = True
-            if sec <= DEC_A_BUST and s.outer_count[b, c] != _draws(s, b, c, resolved):
-                bad = True
-            if sec > DEC_B_TILE and s.outer_count[b, c] != 0:
-                bad = True
-        if bad:
-            err[b] = 10
-            continue
-        # cards kept: every slot ever used and every face-down sale is one acquisition, so
-        # n_slots + sales never exceed the rounds and picks played, which leaves a slot for every card the
-        # player can still acquire (MAX_TABLEAU = 10 per epoch); this epoch's sales only in resolved rounds
-        for p in range(P):
-            sold = 0
-            for i in range(SOLD_SLOTS):
-                if s.sold_a[b, p, i] >= 0:
-                    sold += 1
-                    if i >= ROUNDS_PER_PHASE_A * e_now + resolved:
-                        bad = True
-            if s.n_slots[b, p] + sold > _acquisitions_so_far(s, b, p, resolved):
-                bad = True
-        if bad:
-            err[b] = 11
-            continue
-        # coins: at most what the rules can have handed out so far (state.COINS_MAX less the most the rest of
-        # the game adds), so no later step passes COINS_MAX; nothing before the sides are revealed
-        for p in range(P):
-            if sec == DEC_SETUP_SIDE and s.coins[b, p] != 0:
-                bad = True
-            acquired = _acquisitions_so_far(s, b, p, resolved)
-            if s.coins[b, p] + _coins_still_to_gain(s, b, p, acquired) > COINS_MAX:
-                bad = True
-        if bad:
-            err[b] = 12
-            continue
-        # the draft: each pair comes from this epoch's stack at the seat's emblem, and a committed
-        # purchase was affordable when committed (coins don't change before the reveal)
-        if sec == DEC_A_DRAFT:
-            for p in range(P):
-                c = s.board_order[b, (p + s.rotation[b] + rnd) % NUM_COLOURS]
-                for i in range(2):
-                    card = s.drawn[b, p, i]
-                    if CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now:
-                        bad = True
-                a = s.pending[b, p]
-                if a >= 0 and a % 2 != SELL and s.coins[b, p] < eff_price(s, b, p, s.drawn[b, p, a // 2]):
-                    bad = True
-        if bad:
-            err[b] = 13
-            continue
-        # a settled row's actor has a decision (points without a legal action are skipped): a TILE_STEPS
-        # follow-up with a free tile, a colony / bust take left in the section, or food short of the cards in
-        # Feeding; follow-ups belong to the card bought last, this epoch, by a seat not yet past in A_TILE
-        # (the actor in B_TILE)
-        if not s.done[b]:
-            for p in range(P):
-                td = s.tile_due[b, p]
-                if td < 0:
+                for q in range(P):
+                    if q != me and s.drawn[b, q, 0] >= 0 and CARD_COLOUR[s.drawn[b, q, 0]] == c:
+                        s.drawn[b, q, 0] = pool[k]
+                        s.drawn[b, q, 1] = pool[k + 1]
+                        k += 2
+            for q in range(P):
+                if q == me:
                     continue
-                if td != s.n_slots[b, p] - 1 or CARD_EPOCH[s.tableau[b, p, td]] != e_now:
-                    bad = True
-                if sec == DEC_A_TILE:
-                    if (p - s.start_player[b]) % P < s.turn[b]:
-                        bad = True
-                elif sec != DEC_B_TILE or p != actor:
-                    bad = True
-            if sec == DEC_A_TILE or sec == DEC_B_TILE:
-                if s.tile_due[b, actor] < 0 or not _has_free_tile(s, b, actor):
-                    bad = True
-            if in_take:
-                limit = 2 if s.ability_count[b, actor, DOUBLE_SECTION] > 0 else 1
-                if s.sect_count[b] >= limit:
-                    bad = True
-            if sec == DEC_B_FEED and s.tracks[b, actor, FOOD] + s.feed_paid[b] >= card_count(s, b, actor):
-                bad = True
-        else:
+                for r in range(ROUNDS_PER_PHASE_A):
+                    i = ROUNDS_PER_PHASE_A * e + r
+                    card = s.sold_a[b, q, i]
+                    if card >= 0 and CARD_COLOUR[card] == c:
+                        s.sold_a[b, q, i] = pool[k]
+                        k += 1
+    # other players' pending commitments: uniform among the options legal for the new pair
+    for q in range(P):
+        if q == me or not s.committed[b, q]:
+            continue
+        if s.decision[b] == DEC_SETUP_SIDE:
+            s.pending[b, q] = uniform_index(splitmix_uniform(stream), 2)
+        elif s.decision[b] == DEC_A_DRAFT:
+            coins = s.coins[b, q]
+            can0 = coins >= eff_price(s, b, q, s.drawn[b, q, 0])
+            can1 = coins >= eff_price(s, b, q, s.drawn[b, q, 1])
+            n_opts = 2 + (1 if can0 else 0) + (1 if can1 else 0)
+            pick = uniform_index(splitmix_uniform(stream), n_opts)
+            for a in range(4):
+                legal = a % 2 == SELL or (can0 if a == 0 else can1)
+                if legal:
+                    if pick == 0:
+                        s.pending[b, q] = a
+                        break
+                    pick -= 1
+    # colonies: per tier, every back nobody has seen (stack and plundered) is reshuffled
+    for t in range(NUM_TIERS):
+        n = 0
+        for i in range(COLONIES_IN_TIER):
+            cid = COLONIES_IN_TIER * t + i
+            allied = False
             for p in range(P):
-                if s.tile_due[b, p] >= 0:
-                    bad = True
-        if bad:
-            err[b] = 14
+                if s.colony[b, p, t] == ALLIED and s.colony_id[b, p, t] == cid:
+                    allied = True
+            if not allied:
+                pool[n] = cid
+                n += 1
+        shuffle_stream(pool, 0, n, stream)
+        k = 0
+        for i in range(s.colony_count[b, t]):
+            s.colony_stack[b, t, i] = pool[k]
+            k += 1
+        for p in range(P):
+            if s.colony[b, p, t] == PLUNDERED:
+                s.colony_id[b, p, t] = pool[k]
+                k += 1
+

@@ -54,27 +54,6 @@ class Config:
         base.check_choice(self, "reward", ("rank", "score_diff"))
 
 
-VALIDATE_ERRORS = {
-    1: "done must be set exactly in section GAME_OVER",
-    2: "card slots inconsistent (entries beyond a count, wrong colour/epoch in a pile, tile on a non-TILE_STEPS slot)",
-    3: "a card is in two places, in a future epoch, or not in this game's card set",
-    4: "cards not conserved: a dealt epoch/colour does not account for exactly 2N cards",
-    5: "colonies inconsistent (N per tier between stack and players, tiers, distinct ids)",
-    6: "commitments, pairs, sides, tile follow-ups, seals, coins or start cards inconsistent",
-    7: "derived tracks / counts / free tiles differ from their recomputation",
-    8: "flow counters inconsistent (piles vs picks, commitments vs turn, wheel, to_play)",
-    9: "section counters inconsistent with the decision (round, wheel, pick, turn, colony/bust/feeding counters, "
-       "colonies or busts before their first section)",
-    10: "pile sizes do not match the rounds drawn and resolved this epoch (inner 2N - 2 per pair drawn, "
-        "outer 1 per resolved pair, empty after phase B)",
-    11: "more cards bought (n_slots) or sold face down than rounds and picks played, or a sale in a round not resolved",
-    12: "coins above what the rules can have handed out by this point of the game (state.COINS_MAX)",
-    13: "a drawn pair not from this epoch's stack at the seat's emblem, or a committed purchase the player cannot afford",
-    14: "the seat to play has no decision (tile follow-up without a tile, section limit reached, fed in Feeding) "
-        "or a tile follow-up is pending outside its section",
-}
-
-
 class Hadara(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol.
 
@@ -95,7 +74,6 @@ class Hadara(base.RulesBase):
     UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
     UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
     UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
-    VALIDATE_ERRORS = VALIDATE_ERRORS
 
     def configure(self) -> None:
         self.info = data.info(self.num_players, bool(self.config.advanced))
@@ -106,10 +84,11 @@ class Hadara(base.RulesBase):
         else:  # setup: the basic game removes the starred purple cards
             self.deck_cards, self.deck_count = data.BASIC_EPOCH_COLOUR_CARDS, data.BASIC_EPOCH_COLOUR_COUNT
 
-    def kernel_config(self) -> tuple:
+    def kernel_config(self) -> dict:
         c = self.config
-        return (bool(c.advanced), bool(c.random_board_order), bool(c.auto_forced), c.pile_view == "top",
-                self.deck_cards, self.deck_count)
+        return {"advanced": bool(c.advanced), "random_board": bool(c.random_board_order),
+                "auto_forced": bool(c.auto_forced), "pile_top": c.pile_view == "top",
+                "deck_cards": self.deck_cards, "deck_count": self.deck_count}
 
     def tiebreak_key(self, state: State) -> np.ndarray:
         """Ties in VP go to the player with more coins; equal VP and coins share.

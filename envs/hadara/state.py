@@ -139,7 +139,7 @@ VIEW_FIELDS = (
     Field("vp", ("P",), I16, 0, VP_MAX, doc="running public VP (the scoring rules on the current position)"),
 )
 
-# every kernel entry point receives these after the configuration values, in this order
+# the kernels' scratch arrays, passed by name to the row functions that name them (envs/codegen.py)
 SCRATCH = (
     Field("scratch", (SHUFFLE_SLOTS,), I16, doc="shuffle buffer"),
     Field("seen", (NUM_CARDS,), BOOL, doc="determinize: cards the viewer has seen"),

@@ -1,8 +1,8 @@
-"""numba kernels for Roll Through the Ages: one loop over the batch per call.
+"""numba kernels for Roll Through the Ages: what one row of the batch does (the row functions of
+envs/codegen.py, from which the batch entry points in entries.py are generated) and their helpers.
 
-Every entry point follows the one calling convention of envs/base.py (KERNEL_ARGS below): the state
-fields come as *fields and are rebuilt into `s`, which is mutated in place (`apply` hands them a
-copy). Per-row helpers (`_name`) hold the rules; the `*_nb` entry points only loop over rows.
+A row function works on row b of the State `s` in place (`apply` hands it a copy); the per-row helpers
+(`_name`) hold the rules. Kernels never allocate: scratch arrays are named in state.SCRATCH.
 
 Dice come from `u`, a (B, K) block of uniforms in [0, 1): draw k of row b is face int(6 * u[b, k]).
 A row that needs more than K draws in one call (only when whole turns pass without any decision)
@@ -556,157 +556,118 @@ def _clear_offer(s, b):
         s.offer_take[b, t] = 0
 
 
-# --- entry points ---------------------------------------------------------------------------
-
-# Every entry point takes (inputs/outputs, *KERNEL_ARGS, *state fields): the configuration values, then
-# the scratch arrays of state.SCRATCH in order (envs/base.py, "kernel calling convention").
-KERNEL_ARGS = "in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream"
+# --- row functions (the batch entry points are generated from them: envs/codegen.py) ---------------
 
 @kernel
-def init_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-        cursor, stream, *fields):
-    """Fill a zeroed state: start player from u[b, 0] (chosen at random), then the first turn's roll."""
-    s = _State(*fields)
+def init_row(s, b, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream):
+    """Fill row b of a zeroed state: start player from u[b, 0] (chosen at random), then the first turn's roll."""
     P = s.food.shape[1]
-    for b in range(s.food.shape[0]):
-        cursor[0] = 1
-        stream[0] = 0
-        start = uniform_index(u[b, 0], P)  # clamped: a NaN or out-of-range uniform still names a seat
-        s.start_player[b] = start
-        s.round[b] = 1
-        for p in range(P):
-            s.food[b, p] = 3
-        _start_turn(s, b, start, u, cursor, stream)
-        _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
+    cursor[0] = 1
+    stream[0] = 0
+    start = uniform_index(u[b, 0], P)  # clamped: a NaN or out-of-range uniform still names a seat
+    s.start_player[b] = start
+    s.round[b] = 1
+    for p in range(P):
+        s.food[b, p] = 3
+    _start_turn(s, b, start, u, cursor, stream)
+    _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
 
 
 @kernel
-def apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-        cursor, stream, *fields):
-    """Apply one (legal) action per row, then run the automatic phases; done rows are untouched."""
-    s = _State(*fields)
-    for b in range(s.food.shape[0]):
-        if s.done[b]:
-            continue
-        cursor[0] = 0
-        stream[0] = 0
-        _apply_action(s, b, actions[b], u, cursor, stream, in_play, solo_standard_end_triggers)
-        _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
+def apply_row(s, b, a, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream):
+    """Apply legal action a to live row b, then run the automatic phases."""
+    cursor[0] = 0
+    stream[0] = 0
+    _apply_action(s, b, a, u, cursor, stream, in_play, solo_standard_end_triggers)
+    _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
 
 
 @kernel
-def advance_nb(u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-        cursor, stream, *fields):
+def advance_row(s, b, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream):
     """Run only the automatic phases (for positions built by hand in tests and tools)."""
-    s = _State(*fields)
-    for b in range(s.food.shape[0]):
-        cursor[0] = 0
-        stream[0] = 0
-        _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
+    cursor[0] = 0
+    stream[0] = 0
+    _advance(s, b, u, cursor, stream, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers)
 
 
 @kernel
-def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
-    """Write the legal actions of every row into mask (B, A); done rows all True."""
-    s = _State(*fields)
+def fill_mask(s, b, row, in_play, max_trade_offers):
+    """Set the legal actions of live row b's deciding seat in row (cleared before)."""
     P = s.food.shape[1]
     solo = P == 1
-    for b in range(s.food.shape[0]):
-        row = mask[b]
-        if s.done[b]:
-            row[:] = True
-            continue
-        row[:] = False
-        p = s.active[b]
-        decision = s.decision[b]
-        if decision == DEC_ROLL:
-            if s.rolls_used[b] < MAX_ROLLS:
-                any_marked = False
-                for i in range(MAX_DICE):
-                    f = s.dice[b, i]
-                    if f == NO_DIE:
-                        continue
-                    if s.marked[b, i]:
-                        any_marked = True
-                    elif solo or f != SKULL:
-                        row[ACTION_MARK_REROLL + i] = True
-                row[ACTION_ROLL] = any_marked
-            row[ACTION_PASS] = True
-        elif decision == DEC_LEADERSHIP:
+    p = s.active[b]
+    decision = s.decision[b]
+    if decision == DEC_ROLL:
+        if s.rolls_used[b] < MAX_ROLLS:
+            any_marked = False
             for i in range(MAX_DICE):
-                row[ACTION_LEADERSHIP_REROLL + i] = s.dice[b, i] != NO_DIE
-            row[ACTION_PASS] = True
-        elif decision == DEC_CHOOSE_FW:
-            row[ACTION_FW_FOOD] = True
-            row[ACTION_FW_WORKERS] = True
-        elif decision == DEC_TRADE:
-            if s.trade_offers[b] < max_trade_offers:
-                for k in range(1, P):
-                    row[ACTION_TRADE_WITH + k - 1] = _trade_feasible(s, b, p, (p + k) % P)
-            row[ACTION_PASS] = True
-        elif decision == DEC_TRADE_OFFER:
-            q = s.trade_partner[b]
-            gives = 0
-            takes = 0
-            for t in range(NUM_TRADE_TYPES):
-                give = s.offer_give[b, t]
-                take = s.offer_take[b, t]
-                gives += give
-                takes += take
-                # nobody gives more than they hold; no track above its maximum (trade variant)
-                row[ACTION_OFFER_GIVE + t] = (take == 0 and _holding(s, b, p, t) > give
-                                              and _holding(s, b, q, t) + give < TRADE_MAX[t])
-                row[ACTION_OFFER_TAKE + t] = (give == 0 and _holding(s, b, q, t) > take
-                                              and _holding(s, b, p, t) + take < TRADE_MAX[t])
-            row[ACTION_PROPOSE] = gives > 0 and takes > 0
-            row[ACTION_PASS] = True
-        elif decision == DEC_TRADE_RESPOND:
-            row[ACTION_ACCEPT] = True
-            row[ACTION_DECLINE] = True
-        elif decision == DEC_BUILD:
-            if s.workers[b] > 0:
-                row[ACTION_BUILD_CITY] = s.city_workers[b, p] < CITY_WORKERS_MAX
-                for m in range(NUM_MONUMENTS):
-                    row[ACTION_BUILD_MONUMENT + m] = in_play[m] and not monument_done(s, b, p, m)
-            row[ACTION_ENGINEERING] = (s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0
-                                       and _can_build_anything(s, b, p, in_play))
-            row[ACTION_PASS] = True
-        elif decision == DEC_BUY:
-            if s.bought[b] < 0:
-                for g in range(NUM_GOODS):
-                    row[ACTION_PAY_GOOD + g] = s.goods[b, p, g] > 0 and not s.marked_goods[b, g]
-                row[ACTION_PAY_FOOD] = s.developments[b, p, GRANARIES] and s.marked_food[b] < s.food[b, p]
-                pay = marked_payment(s, b, p)
-                for d in range(NUM_DEVELOPMENTS):
-                    row[ACTION_BUY_DEV + d] = not s.developments[b, p, d] and DEVELOPMENT_COST[d] <= pay
-            row[ACTION_PASS] = True
-        elif decision == DEC_DISCARD:
+                f = s.dice[b, i]
+                if f == NO_DIE:
+                    continue
+                if s.marked[b, i]:
+                    any_marked = True
+                elif solo or f != SKULL:
+                    row[ACTION_MARK_REROLL + i] = True
+            row[ACTION_ROLL] = any_marked
+        row[ACTION_PASS] = True
+    elif decision == DEC_LEADERSHIP:
+        for i in range(MAX_DICE):
+            row[ACTION_LEADERSHIP_REROLL + i] = s.dice[b, i] != NO_DIE
+        row[ACTION_PASS] = True
+    elif decision == DEC_CHOOSE_FW:
+        row[ACTION_FW_FOOD] = True
+        row[ACTION_FW_WORKERS] = True
+    elif decision == DEC_TRADE:
+        if s.trade_offers[b] < max_trade_offers:
+            for k in range(1, P):
+                row[ACTION_TRADE_WITH + k - 1] = _trade_feasible(s, b, p, (p + k) % P)
+        row[ACTION_PASS] = True
+    elif decision == DEC_TRADE_OFFER:
+        q = s.trade_partner[b]
+        gives = 0
+        takes = 0
+        for t in range(NUM_TRADE_TYPES):
+            give = s.offer_give[b, t]
+            take = s.offer_take[b, t]
+            gives += give
+            takes += take
+            # nobody gives more than they hold; no track above its maximum (trade variant)
+            row[ACTION_OFFER_GIVE + t] = (take == 0 and _holding(s, b, p, t) > give
+                                          and _holding(s, b, q, t) + give < TRADE_MAX[t])
+            row[ACTION_OFFER_TAKE + t] = (give == 0 and _holding(s, b, q, t) > take
+                                          and _holding(s, b, p, t) + take < TRADE_MAX[t])
+        row[ACTION_PROPOSE] = gives > 0 and takes > 0
+        row[ACTION_PASS] = True
+    elif decision == DEC_TRADE_RESPOND:
+        row[ACTION_ACCEPT] = True
+        row[ACTION_DECLINE] = True
+    elif decision == DEC_BUILD:
+        if s.workers[b] > 0:
+            row[ACTION_BUILD_CITY] = s.city_workers[b, p] < CITY_WORKERS_MAX
+            for m in range(NUM_MONUMENTS):
+                row[ACTION_BUILD_MONUMENT + m] = in_play[m] and not monument_done(s, b, p, m)
+        row[ACTION_ENGINEERING] = (s.developments[b, p, ENGINEERING] and s.goods[b, p, STONE] > 0
+                                   and _can_build_anything(s, b, p, in_play))
+        row[ACTION_PASS] = True
+    elif decision == DEC_BUY:
+        if s.bought[b] < 0:
             for g in range(NUM_GOODS):
-                row[ACTION_DISCARD + g] = s.goods[b, p, g] > 0
+                row[ACTION_PAY_GOOD + g] = s.goods[b, p, g] > 0 and not s.marked_goods[b, g]
+            row[ACTION_PAY_FOOD] = s.developments[b, p, GRANARIES] and s.marked_food[b] < s.food[b, p]
+            pay = marked_payment(s, b, p)
+            for d in range(NUM_DEVELOPMENTS):
+                row[ACTION_BUY_DEV + d] = not s.developments[b, p, d] and DEVELOPMENT_COST[d] <= pay
+        row[ACTION_PASS] = True
+    elif decision == DEC_DISCARD:
+        for g in range(NUM_GOODS):
+            row[ACTION_DISCARD + g] = s.goods[b, p, g] > 0
 
 
-@kernel
-def apply_then_mask_nb(actions, u, mask, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers,
-                       cursor, stream, *fields):
-    """`apply_nb`, then `legal_action_mask_nb` of the new state, in one compiled call, for batch size one
-    (`Batch.step`): the second call's dispatch, unboxing every state field again, is a
-    sixth of a one-row step."""
-    apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream,
-             *fields)
-    legal_action_mask_nb(mask, in_play, max_trade_offers, *fields)
-
-
-@kernel
-def scores_nb(out, *fields):
-    """out (B, P): the running score (as in final scoring) for every player."""
-    s = _State(*fields)
-    for b in range(s.food.shape[0]):
-        for p in range(s.food.shape[1]):
-            out[b, p] = score_of(s, b, p)
-
+# --- game-specific batch kernels (not generated) --------------------------------------------
 
 @kernel
 def goods_values_nb(out, *fields):
+    """out (B, P): the value of every player's goods (`rules.goods_values`, the tie-break)."""
     s = _State(*fields)
     for b in range(s.food.shape[0]):
         for p in range(s.food.shape[1]):

@@ -75,16 +75,18 @@ class RollThroughTheAges(base.RulesBase):
         self.action_names = data.action_names(self.num_actions)
         self.monuments_in_play = data.MONUMENTS_IN_PLAY[self.num_players].copy()
 
-    def kernel_config(self) -> tuple:
+    def kernel_config(self) -> dict:
         c = self.config
-        return (self.monuments_in_play, c.trade, c.max_trade_offers, c.max_rounds, c.solo_standard_end_triggers)
+        return {"in_play": self.monuments_in_play, "trade": c.trade, "max_trade_offers": c.max_trade_offers,
+                "max_rounds": c.max_rounds, "solo_standard_end_triggers": c.solo_standard_end_triggers}
 
     # --- results -----------------------------------------------------------------------------
 
     def goods_values(self, state: State) -> np.ndarray:
         """(B, P) int32 value of each player's goods (the sum of each track's value), the tie-break."""
         out = np.empty(state.food.shape, dtype=np.int32)
-        self.run_kernel("goods_values_nb", (out,), state)
+        # a kernel of this game's own, not a generated entry point (run_kernel runs those): one serial call
+        self._kernel(kernels.goods_values_nb, "goods_values_nb", out, *state)
         return out
 
     def tiebreak_key(self, state: State) -> np.ndarray:

@@ -52,7 +52,7 @@ FIELDS = (
 
 VIEW_FIELDS: tuple[Field, ...] = ()  # nothing is hidden: a View is the viewer plus every field
 
-# every kernel entry point receives these after the configuration values, in this order
+# the kernels' scratch arrays, passed by name to the row functions that name them (envs/codegen.py)
 SCRATCH = (
     Field("cursor", (1,), I64, doc="next column of u to read"),
     Field("stream", (1,), np.uint64, doc="fallback splitmix64 stream once u runs out"),

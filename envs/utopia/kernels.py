@@ -1,7 +1,8 @@
-"""numba kernels for Utopia: one loop over the batch per entry point, per-row helpers above them.
+"""numba kernels for Utopia: what one row of the batch does (the row functions of envs/codegen.py, from
+which the batch entry points in entries.py are generated) and their helpers.
 
-Every entry point takes (inputs/outputs, the KERNEL_ARGS it uses, *state fields) and rebuilds the
-State namedtuple `s` inside (envs/base.py, "kernel calling convention"); kernels never allocate.
+A row function works on row b of the State `s` in place (`apply` hands it a copy). Kernels never allocate
+(envs/jit.py): scratch arrays are named in state.SCRATCH.
 
 Flow. A round is Phase 1 (three passes of picks, each pick followed by an optional build window),
 Phase 2 (the deal, rank discards, one turn per player, hand-limit discards) and Phase 3 (prestige).
@@ -35,11 +36,6 @@ from meeple.envs.utopia.data import (
     SCALE_MAX, SEA_ROUTES, U_INIT_FIRST, U_INIT_SCALE, U_INIT_STEP, U_STEP_DEAL, U_STEP_GUESTS, WONDER_VP,
 )
 from meeple.envs.utopia.state import W_LIST, W_ORDER, W_SAVE
-from meeple.envs.utopia.state import State as _State
-
-# Every entry point takes (inputs/outputs, *KERNEL_ARGS it uses, *state fields): the configuration
-# flag, then the scratch arrays of state.SCRATCH in order.
-KERNEL_ARGS = "auto_forced, work, row, stream"
 
 
 # --- ranking and scoring ---------------------------------------------------------------------------------
@@ -328,9 +324,7 @@ def has_pick(s, b, p):
 
 @kernel
 def fill_mask(s, b, row):
-    """row (A,) bool: the legal actions of the actor of row b."""
-    for a in range(NUM_ACTIONS):
-        row[a] = False
+    """Set the legal actions of the actor of live row b in row (A,) bool, cleared by the caller."""
     p = s.to_play[b]
     dec = s.decision[b]
     if dec == DEC_PICK:
@@ -367,7 +361,7 @@ def fill_mask(s, b, row):
 
 
 @kernel
-def _forced_action(s, b, row):
+def _forced_action(s, b, actor_mask):
     """The single legal action of row b if there is exactly one, else -1.
 
     It runs after every decision, so the common cases use the legality predicates directly instead of a
@@ -398,10 +392,11 @@ def _forced_action(s, b, row):
                     return -1
                 only = ACTION_DISCARD + c
         return only
-    fill_mask(s, b, row)
+    actor_mask[:] = False
+    fill_mask(s, b, actor_mask)
     only = -1
     for a in range(NUM_ACTIONS):
-        if row[a]:
+        if actor_mask[a]:
             if only >= 0:
                 return -1
             only = a
@@ -728,131 +723,96 @@ def _apply_action(s, b, a, u, col, work):
 
 
 @kernel
-def _advance(s, b, u, col, auto_forced, work, row):
+def _advance(s, b, u, col, auto_forced, work, actor_mask):
     """Apply single-legal-action decisions while auto_forced."""
     while auto_forced and not s.done[b]:
-        a = _forced_action(s, b, row)
+        a = _forced_action(s, b, actor_mask)
         if a < 0:
             return
         _apply_action(s, b, a, u, col, work)
 
 
-# --- entry points ---------------------------------------------------------------------------------------
+# --- row functions (the batch entry points are generated from them: envs/codegen.py) -----------------------
 
 @kernel
-def init_nb(u, auto_forced, work, row, *fields):
-    """Fill an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
-    s = _State(*fields)
+def init_row(s, b, u, auto_forced, work, actor_mask):
+    """Fill row b of an empty state from u (B, UNIFORMS_AT_INIT); see data.U_INIT_* for the column layout."""
     P = s.score.shape[1]
-    for b in range(s.done.shape[0]):
-        for c in range(NUM_CIVS):  # the prestige scale in a random order
-            work[W_LIST + c] = c + 1
-        shuffle_prefix(work, W_LIST, NUM_CIVS, NUM_CIVS - 1, u, b, U_INIT_SCALE)
+    for c in range(NUM_CIVS):  # the prestige scale in a random order
+        work[W_LIST + c] = c + 1
+    shuffle_prefix(work, W_LIST, NUM_CIVS, NUM_CIVS - 1, u, b, U_INIT_SCALE)
+    for c in range(NUM_CIVS):
+        s.scale[b, c] = work[W_LIST + c]
+        s.pile[b, c] = CARDS_PER_CIV
+        s.discard[b, c] = 0
+    first = uniform_index(u[b, U_INIT_FIRST], P)
+    for k in range(P):  # everybody on 0, stacked in seating order from the first player
+        p = (first + k) % P
+        s.stamp[b, p] = k
+        s.score[b, p] = 0
+        s.privileges[b, p] = PRIVILEGES
+        s.hand_size[b, p] = 0
+        s.owed[b, p] = 0
+        for g in range(NUM_GAIN_KINDS):
+            s.gains[b, p, g] = 0
         for c in range(NUM_CIVS):
-            s.scale[b, c] = work[W_LIST + c]
-            s.pile[b, c] = CARDS_PER_CIV
-            s.discard[b, c] = 0
-        first = uniform_index(u[b, U_INIT_FIRST], P)
-        for k in range(P):  # everybody on 0, stacked in seating order from the first player
-            p = (first + k) % P
-            s.stamp[b, p] = k
-            s.score[b, p] = 0
-            s.privileges[b, p] = PRIVILEGES
-            s.hand_size[b, p] = 0
-            s.owed[b, p] = 0
-            for g in range(NUM_GAIN_KINDS):
-                s.gains[b, p, g] = 0
-            for c in range(NUM_CIVS):
-                s.hand[b, p, c] = 0
-                for d in range(NUM_DISTRICTS):
-                    s.princes[b, p, c, d] = 0
-        s.stamp_counter[b] = P
-        for d in range(NUM_DISTRICTS):
-            s.mon_civ[b, d] = -1
-            s.mon_owner[b, d] = -1
-        for i in range(NUM_ISLANDS):
-            s.wonder_owner[b, i] = -1
-        s.wonder_island[b] = -1
-        s.wonder_civ[b] = -1
-        s.convert_from[b] = -1
-        s.convert_to[b] = -1
-        s.done[b] = False
-        s.truncated[b] = False
-        s.round[b] = 1
-        s.start_player[b] = first
-        _begin_round(s, b, u, U_INIT_STEP, work)
-        _settle(s, b, u, U_INIT_STEP, work)
-        _advance(s, b, u, U_INIT_STEP, auto_forced, work, row)
+            s.hand[b, p, c] = 0
+            for d in range(NUM_DISTRICTS):
+                s.princes[b, p, c, d] = 0
+    s.stamp_counter[b] = P
+    for d in range(NUM_DISTRICTS):
+        s.mon_civ[b, d] = -1
+        s.mon_owner[b, d] = -1
+    for i in range(NUM_ISLANDS):
+        s.wonder_owner[b, i] = -1
+    s.wonder_island[b] = -1
+    s.wonder_civ[b] = -1
+    s.convert_from[b] = -1
+    s.convert_to[b] = -1
+    s.done[b] = False
+    s.truncated[b] = False
+    s.round[b] = 1
+    s.start_player[b] = first
+    _begin_round(s, b, u, U_INIT_STEP, work)
+    _settle(s, b, u, U_INIT_STEP, work)
+    _advance(s, b, u, U_INIT_STEP, auto_forced, work, actor_mask)
 
 
 @kernel
-def apply_nb(actions, u, auto_forced, work, row, *fields):
-    """Apply one legal action per live row, then the forced moves; done rows are untouched."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            continue
-        _apply_action(s, b, actions[b], u, 0, work)
-        _advance(s, b, u, 0, auto_forced, work, row)
+def apply_row(s, b, a, u, auto_forced, work, actor_mask):
+    """Apply legal action a to live row b, then the forced moves."""
+    _apply_action(s, b, a, u, 0, work)
+    _advance(s, b, u, 0, auto_forced, work, actor_mask)
 
 
 @kernel
-def advance_nb(u, auto_forced, work, row, *fields):
+def advance_row(s, b, u, auto_forced, work, actor_mask):
     """Recompute the public hand sizes, then apply the forced moves (hand-built positions)."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        for p in range(s.score.shape[1]):
-            n = 0
-            for c in range(NUM_CIVS):
-                n += s.hand[b, p, c]
-            s.hand_size[b, p] = n
-        if not s.done[b]:
-            _advance(s, b, u, 0, auto_forced, work, row)
-
-
-@kernel
-def legal_action_mask_nb(mask, *fields):
-    """mask (B, A): the legal actions of every row's actor; done rows all True."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            for a in range(NUM_ACTIONS):
-                mask[b, a] = True
-        else:
-            fill_mask(s, b, mask[b])
-
-
-@kernel
-def apply_then_mask_nb(actions, u, mask, auto_forced, work, row, *fields):
-    """`apply_nb`, then `legal_action_mask_nb` of the new state, in one compiled call, for batch size one
-    (`Batch.step`): the second call's dispatch, unboxing every state field again, is a
-    sixth of a one-row step."""
-    apply_nb(actions, u, auto_forced, work, row, *fields)
-    legal_action_mask_nb(mask, *fields)
-
-
-@kernel
-def scores_nb(out, *fields):
-    """out (B, P): the score track (final once done)."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        for p in range(s.score.shape[1]):
-            out[b, p] = s.score[b, p]
-
-
-@kernel
-def observe_nb(viewer, own_hand, pile_size, unseen, *fields):
-    """The viewer's own hand, the draw-pile size and the cards the viewer cannot see per civilization
-    (everything that is neither in his hand, nor face up, nor his pending converted card)."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        me = viewer[b]
+    for p in range(s.score.shape[1]):
         n = 0
         for c in range(NUM_CIVS):
-            own_hand[b, c] = s.hand[b, me, c]
-            n += s.pile[b, c]
-            unseen[b, c] = CARDS_PER_CIV - s.hand[b, me, c] - s.discard[b, c] - (1 if s.convert_from[b] == c else 0)
-        pile_size[b] = n
+            n += s.hand[b, p, c]
+        s.hand_size[b, p] = n
+    if not s.done[b]:
+        _advance(s, b, u, 0, auto_forced, work, actor_mask)
+
+
+@kernel(inline="always")
+def score_of(s, b, p):
+    """The score track (final once done)."""
+    return s.score[b, p]
+
+
+@kernel
+def observe_row(s, b, me, own_hand, pile_size, unseen):
+    """Seat me's own hand, the draw-pile size and the cards me cannot see per civilization in row b
+    (everything that is neither in his hand, nor face up, nor his pending converted card)."""
+    n = 0
+    for c in range(NUM_CIVS):
+        own_hand[b, c] = s.hand[b, me, c]
+        n += s.pile[b, c]
+        unseen[b, c] = CARDS_PER_CIV - s.hand[b, me, c] - s.discard[b, c] - (1 if s.convert_from[b] == c else 0)
+    pile_size[b] = n
 
 
 @kernel
@@ -884,200 +844,33 @@ def _deal_unseen(s, b, me, work, stream):
 
 
 @kernel
-def determinize_nb(viewer, seeds, work, stream, *fields):
-    """Resample every card viewer[b] cannot see (the other hands and the draw pile), keeping every count
-    the viewer knows. Another player's pending privilege conversion must stay usable: worlds in which it
+def determinize_row(s, b, me, seed, work, stream):
+    """Resample every card seat me cannot see in row b (the other hands and the draw pile), keeping every
+    count me knows. Another player's pending privilege conversion must stay usable: worlds in which it
     is not are drawn again (after 32 tries the true cards are kept)."""
-    s = _State(*fields)
     P = s.score.shape[1]
-    for b in range(s.done.shape[0]):
-        me = viewer[b]
-        stream[0] = np.uint64(seeds[b])
+    stream[0] = np.uint64(seed)
+    k = 0
+    for q in range(P):
+        for c in range(NUM_CIVS):
+            work[W_SAVE + k] = s.hand[b, q, c]
+            k += 1
+    for c in range(NUM_CIVS):
+        work[W_SAVE + k + c] = s.pile[b, c]
+    actor = s.to_play[b]
+    check = not s.done[b] and s.decision[b] == DEC_CONVERT and actor != me and s.convert_to[b] >= 0
+    ok = False
+    for _ in range(32):
+        _deal_unseen(s, b, me, work, stream)
+        t = s.convert_to[b]
+        if not check or any_card_action(s, b, actor, t, s.hand[b, actor, t] + 1):
+            ok = True
+            break
+    if not ok:
         k = 0
         for q in range(P):
             for c in range(NUM_CIVS):
-                work[W_SAVE + k] = s.hand[b, q, c]
+                s.hand[b, q, c] = work[W_SAVE + k]
                 k += 1
         for c in range(NUM_CIVS):
-            work[W_SAVE + k + c] = s.pile[b, c]
-        actor = s.to_play[b]
-        check = not s.done[b] and s.decision[b] == DEC_CONVERT and actor != me and s.convert_to[b] >= 0
-        ok = False
-        for _ in range(32):
-            _deal_unseen(s, b, me, work, stream)
-            t = s.convert_to[b]
-            if not check or any_card_action(s, b, actor, t, s.hand[b, actor, t] + 1):
-                ok = True
-                break
-        if not ok:
-            k = 0
-            for q in range(P):
-                for c in range(NUM_CIVS):
-                    s.hand[b, q, c] = work[W_SAVE + k]
-                    k += 1
-            for c in range(NUM_CIVS):
-                s.pile[b, c] = work[W_SAVE + k + c]
-
-
-# --- validation -----------------------------------------------------------------------------------------
-
-@kernel
-def _snapshot_error(s, b, work, row):
-    """0, or the VALIDATE_ERRORS code of the first inconsistency of row b."""
-    P = s.score.shape[1]
-    dec = s.decision[b]
-    ph = s.phase[b]
-    # 1: flow
-    if s.done[b] != (dec == DEC_GAME_OVER):
-        return 1
-    if s.truncated[b] and not s.done[b]:
-        return 1
-    if s.done[b]:
-        if ph != 2:
-            return 1
-    elif ph == 0:
-        if dec != DEC_PICK and dec != DEC_BUILD and dec != DEC_WONDER:
-            return 1
-    elif ph == 1:
-        if dec != DEC_DISCARD and dec != DEC_TURN and dec != DEC_CONVERT and dec != DEC_WONDER:
-            return 1
-    else:
-        return 1
-    if (s.wonder_island[b] >= 0) != (dec == DEC_WONDER) or (s.wonder_civ[b] >= 0) != (dec == DEC_WONDER):
-        return 1
-    if (s.convert_from[b] >= 0) != (dec == DEC_CONVERT) or (s.convert_to[b] >= 0) != (dec == DEC_CONVERT):
-        return 1
-    if dec == DEC_CONVERT and s.convert_from[b] == s.convert_to[b]:
-        return 1
-    p = s.to_play[b]
-    if not s.done[b] and dec != DEC_DISCARD and not s.acted[b, p]:
-        return 1
-    owing = 0
-    for q in range(P):
-        if s.owed[b, q] > 0:
-            owing += 1
-    if dec != DEC_DISCARD and owing > 0:
-        return 1
-    if dec == DEC_DISCARD:
-        if s.owed[b, p] == 0:
-            return 1
-        any_acted = False
-        for q in range(P):
-            if s.acted[b, q]:
-                any_acted = True
-        if any_acted:  # the hand limit at the end of to_play's turn
-            if owing != 1 or not s.acted[b, p] or s.hand_size[b, p] - s.owed[b, p] != HAND_LIMIT:
-                return 1
-        else:  # rank discards: the best-ranked player still owing decides
-            for q in range(P):
-                if s.owed[b, q] > 0 and ahead(s, b, q, p):
-                    return 1
-    # 2: board and pieces
-    for d in range(NUM_DISTRICTS):
-        if (s.mon_civ[b, d] >= 0) != (s.mon_owner[b, d] >= 0):
-            return 2
-        if not in_play(s, d):
-            if s.mon_civ[b, d] >= 0:
-                return 2
-            for q in range(P):
-                for c in range(NUM_CIVS):
-                    if s.princes[b, q, c, d] > 0:
-                        return 2
-    for i in range(NUM_ISLANDS):
-        if not ISLAND_IN_PLAY[P, i]:
-            if s.wonder_owner[b, i] >= 0:
-                return 2
-            for c in range(NUM_CIVS):
-                if s.display[b, i, c] > 0:
-                    return 2
-    if s.wonder_island[b] >= 0 and s.wonder_owner[b, s.wonder_island[b]] != p:
-        return 2
-    for c in range(NUM_CIVS):
-        if monuments_built(s, b, c) > MONUMENTS_PER_CIV:
-            return 2
-        for q in range(P):
-            if supply(s, b, q, c) < 0:
-                return 2
-    for q in range(P):
-        if bases_used(s, b, q) > BASES:
-            return 2
-    guests = 0
-    for i in range(NUM_ISLANDS):
-        for c in range(NUM_CIVS):
-            guests += s.display[b, i, c]
-    if guests > PICK_PASSES * P or (ph != 0 and guests > 0):
-        return 2
-    # 3: cards
-    for c in range(NUM_CIVS):
-        n = s.pile[b, c] + s.discard[b, c] + (1 if s.convert_from[b] == c else 0)
-        for q in range(P):
-            n += s.hand[b, q, c]
-        if n != CARDS_PER_CIV:
-            return 3
-    for q in range(P):
-        n = 0
-        for c in range(NUM_CIVS):
-            n += s.hand[b, q, c]
-        if n != s.hand_size[b, q] or s.owed[b, q] > n:
-            return 3
-        limited = ph == 0 or s.done[b] or (s.acted[b, q] and q != p)
-        if limited and n > HAND_LIMIT:
-            return 3
-    if dec == DEC_CONVERT and s.privileges[b, p] >= PRIVILEGES:
-        return 3
-    # 4: the prestige scale is a permutation of 1..5
-    seen = 0
-    for c in range(NUM_CIVS):
-        seen |= 1 << (s.scale[b, c] - 1)
-    if seen != (1 << NUM_CIVS) - 1:
-        return 4
-    # 5: scores, their sources and the arrival stamps
-    last = -1
-    for q in range(P):
-        total = 0
-        for g in range(NUM_GAIN_KINDS):
-            total += s.gains[b, q, g]
-        if total != s.score[b, q]:
-            return 5
-        wonders = 0
-        bonus_max = 0
-        for i in range(NUM_ISLANDS):
-            if s.wonder_owner[b, i] == q:
-                wonders += 1
-                for d in range(ISLAND_FIRST[i], ISLAND_FIRST[i + 1]):
-                    if s.mon_civ[b, d] >= 0:
-                        bonus_max += DISTRICT_VALUE[d]
-        if s.gains[b, q, GAIN_WONDER] != WONDER_VP * wonders or s.gains[b, q, GAIN_BONUS] > bonus_max:
-            return 5
-        if s.gains[b, q, GAIN_REMOVE] % REMOVE_VP != 0:
-            return 5
-        for r in range(q):
-            if s.stamp[b, q] == s.stamp[b, r]:
-                return 5
-        last = max(last, s.stamp[b, q])
-    if s.stamp_counter[b] != last + 1:
-        return 5
-    if s.done[b] and not s.truncated[b]:
-        top = 0
-        for q in range(P):
-            top = max(top, s.score[b, q])
-        if top < END_SCORE:
-            return 5
-    if s.truncated[b] and s.round[b] != MAX_ROUNDS:
-        return 5
-    # 6: the player to act has a legal action
-    if not s.done[b]:
-        fill_mask(s, b, row)
-        for a in range(NUM_ACTIONS):
-            if row[a]:
-                return 0
-        return 6
-    return 0
-
-
-@kernel
-def validate_nb(err, work, row, *fields):
-    """err[b] = VALIDATE_ERRORS code of row b's first inconsistency, 0 if none."""
-    s = _State(*fields)
-    for b in range(s.done.shape[0]):
-        err[b] = _snapshot_error(s, b, work, row)
+            s.pile[b, c] = work[W_SAVE + k + c]

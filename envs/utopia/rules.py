@@ -16,7 +16,8 @@ next actor is always the best-ranked player who has not yet acted in the pass or
 
 Hidden information: the composition of hands and of the draw pile (their sizes are public). The
 state is a struct of numpy arrays with batch axis B declared once in the field table of `state.py`;
-the rules live in numba kernels (`kernels.py`); the lifecycle is `envs.base.RulesBase`.
+the rules live in numba kernels (`kernels.py`; what a consistent state keeps, in `invariants.py`); the
+lifecycle is `envs.base.RulesBase`.
 """
 
 from __future__ import annotations
@@ -47,22 +48,6 @@ class Config:
         base.check_choice(self, "reward", ("rank", "score_diff"))
 
 
-VALIDATE_ERRORS = {
-    1: "flow fields inconsistent (decision vs phase / done, pending wonder removal or privilege conversion, "
-       "discards owed, the actor has not started his pick or turn)",
-    2: "board inconsistent (pieces on an island out of play, a monument without owner, more than 7 monuments of "
-       "a civilization, more than 8 princes of a civilization or 8 constructions for a player, guests on display "
-       "outside Phase 1)",
-    3: "action cards not conserved (hands + draw pile + discards + a converted card != 10 per civilization), a "
-       "public hand size wrong, or a hand above the limit after its owner's turn",
-    4: "the prestige scale is not a permutation of 1..5",
-    5: "scores inconsistent (score != sum of its gains, wonder points vs wonders owned, bonus above the monuments "
-       "on own wonder islands, stamps repeated or the stamp counter not one past the latest, a finished game "
-       "without 50 points, truncation before round 40)",
-    6: "the player to act has no legal action",
-}
-
-
 class Utopia(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
@@ -75,15 +60,14 @@ class Utopia(base.RulesBase):
     UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
     UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
     UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
-    VALIDATE_ERRORS = VALIDATE_ERRORS
 
     def configure(self) -> None:
         self.info = data.info(self.num_players)
         self.num_actions = data.NUM_ACTIONS
         self.action_names = data.action_names(data.NUM_ACTIONS)
 
-    def kernel_config(self) -> tuple:
-        return (bool(self.config.auto_forced),)
+    def kernel_config(self) -> dict:
+        return {"auto_forced": bool(self.config.auto_forced)}
 
     def tiebreak_key(self, state: State) -> np.ndarray:
         """(B, P) int64, higher wins a score tie: who reached the score first (the lower arrival stamp)."""

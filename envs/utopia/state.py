@@ -61,7 +61,7 @@ FIELDS = (
     Field("pile", (NUM_CIVS,), I8, 0, CARDS_PER_CIV, HIDDEN, "draw pile composition (its order is drawn when dealt)"),
 )
 
-# written by kernels.observe_nb, in this order
+# written by kernels.observe_row, in this order
 VIEW_FIELDS = (
     Field("own_hand", (NUM_CIVS,), I8, doc="the viewer's action cards per civilization"),
     Field("pile_size", (), I8, doc="cards in the draw pile"),
@@ -74,9 +74,10 @@ W_LIST = W_ORDER + 8  # (64) card pool (init, determinize)
 W_SAVE = W_LIST + 64  # (30) determinize: the true hidden cards, kept in case no resample fits
 WORK_SIZE = W_SAVE + 32
 
+# the kernels' scratch arrays, passed by name to the row functions and invariants that name them (envs/codegen.py)
 SCRATCH = (
     Field("work", (WORK_SIZE,), I32, doc="ranking order and pools (W_* offsets)"),
-    Field("row", (NUM_ACTIONS,), BOOL, doc="one mask row (forced moves, validate)"),
+    Field("actor_mask", (NUM_ACTIONS,), BOOL, doc="the legal actions of the actor (forced moves, validate)"),
     Field("stream", (1,), np.uint64, doc="determinize: splitmix64 stream"),
 )
 

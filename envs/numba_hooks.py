@@ -1,0 +1,252 @@
+"""Every use meeple makes of numba's internals, in one place, each checked when this module is imported.
+
+numba's public API has no way to (1) run a kernel as Python while its compile happens in another process,
+(2) stamp cache entries with the sources of the helpers a kernel inlines, or (3) call a compiled kernel
+without typing every argument again. These hooks reach into numba's dispatcher and cache classes for
+that. They are tested with the numba versions pyproject.toml allows; a numba whose internals moved makes
+this import fail with an error naming the missing piece (`NumbaInternalsChanged`), rather than a kernel
+silently serving stale machine code or running as Python forever.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import os
+from pathlib import Path
+from typing import Any
+
+import numba
+from numba import types
+from numba.core import caching as numba_caching
+from numba.core.dispatcher import Dispatcher
+
+
+class NumbaInternalsChanged(ImportError):
+    """This numba lacks an internal meeple hooks into (see the module docstring)."""
+
+
+def _require(owner: Any, *names: str) -> None:
+    for name in names:
+        if not hasattr(owner, name):
+            raise NumbaInternalsChanged(
+                f"numba {numba.__version__}: {getattr(owner, '__name__', owner)}.{name} is gone; meeple's hooks "
+                f"(meeple/envs/numba_hooks.py) are tested with the numba versions pyproject.toml allows: install one")
+
+
+_require(Dispatcher, "_compile_for_args", "typeof_pyval")
+
+
+# --- running a kernel as Python while it compiles elsewhere ----------------------------------------
+#
+# `meeple.envs.first_use` compiles a game's kernels in a background process on a cold cache; until that
+# process is done, calls to kernels that are not in numba's cache run as plain Python (identical results:
+# the CI leg with NUMBA_DISABLE_JIT checks the games' rules that way, tests/test_first_use.py the rest).
+# The hook is numba's own: a call with no compiled version for its argument types goes to the
+# dispatcher's `_compile_for_args`, which returns what to call; numba calls a returned Python function
+# as it is. Each kernel's compiler is wrapped so that, while kernels are interpreted, a cache miss raises
+# `_Uncompiled` where it would have compiled: a cached kernel still loads and runs compiled.
+
+class _Uncompiled(Exception):
+    """A kernel would have compiled while kernels run as Python (never leaves `_first_call`)."""
+
+
+class Interpreting:
+    """Whether cache misses run as Python now; `refresh` (set by first_use) re-checks the background
+    compile, at most every `every` seconds, from a top-level kernel call."""
+
+    on = False
+    refresh: Any = None
+
+
+INTERPRETING = Interpreting()
+_interpreted: set[int] = set()  # kernels that missed the cache while interpreting (by id)
+
+
+class _CompilerOrInterpret:
+    """A dispatcher's compiler that refuses to compile while INTERPRETING.on (everything else as is)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def compile(self, args: Any, return_type: Any) -> Any:
+        if INTERPRETING.on:
+            raise _Uncompiled
+        return self._inner.compile(args, return_type)
+
+
+def _python_of(dispatcher: Any, python: Any) -> Any:
+    """What to call instead of the kernel: `python` or its source. numba passes a star-args kernel its
+    star arguments packed in one tuple (the last argument), so they are unpacked for the source."""
+    fn = python or dispatcher.py_func
+    if fn.__code__.co_flags & inspect.CO_VARARGS:
+        return lambda *args: fn(*args[:-1], *args[-1])
+    return fn
+
+
+def adopt(dispatcher: Any, python: Any) -> None:
+    """Give a new kernel the interpret-on-miss hook (see above) and list it in KERNELS."""
+    KERNELS.append(dispatcher)
+    as_python = _python_of(dispatcher, python)
+    compile_for_args = type(dispatcher)._compile_for_args
+    dispatcher._compiler = _CompilerOrInterpret(dispatcher._compiler)
+
+    def first_call(*args: Any, **kws: Any) -> Any:
+        if INTERPRETING.refresh is not None:
+            INTERPRETING.refresh()
+        if INTERPRETING.on and id(dispatcher) in _interpreted:
+            return as_python
+        try:
+            return compile_for_args(dispatcher, *args, **kws)
+        except _Uncompiled:
+            _interpreted.add(id(dispatcher))
+            return as_python
+
+    dispatcher._compile_for_args = first_call
+
+
+KERNELS: list[Any] = []  # every kernel of the package
+
+
+# --- compiled-code cache -------------------------------------------------------------------------------
+
+# numba's cache (`cache=True`) keeps a kernel's machine code until the kernel's own source file changes.
+# Kernels inline helpers from other files (this module's shuffles, a game's kernels inside its encoder's
+# fused step) and close over the tables of a game's data and state modules, so after an edit or an update
+# of one of those files the cache would go on serving code built from the old helper: wrong results, or
+# indexing with the old column layout. Every cache entry of this package is therefore stamped with a
+# fingerprint of all of its kernel sources as well; any change to any of them recompiles (once, into the
+# same cache). The kernel sources are the modules that define kernels and the data and state tables of
+# every game; a module of plain Python (an env, an agent's search, the rules base) is not one, so editing
+# it costs no compile.
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+_KERNEL_SOURCE_DIRS = ("envs", "encoders", "agents")
+_DEFINES_KERNELS = ("@" "kernel", "nj" "it", "@" "intrinsic", "@" "overload")  # (split: this file is none)
+_TABLE_MODULES = ("data.py", "state.py")
+
+
+def kernel_source_files() -> list[Path]:
+    """The files whose contents every cache entry of this package is stamped with (see above)."""
+    files = []
+    for sub in _KERNEL_SOURCE_DIRS:
+        for path in sorted((_PACKAGE_ROOT / sub).rglob("*.py")):
+            if path.name in _TABLE_MODULES or any(mark in path.read_text() for mark in _DEFINES_KERNELS):
+                files.append(path)
+    return files
+
+
+@functools.cache
+def kernel_sources_fingerprint() -> bytes:
+    """sha256 over the path and contents of every kernel source file (`kernel_source_files`)."""
+    digest = hashlib.sha256()
+    for path in kernel_source_files():
+        digest.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _fingerprint_cache_locators() -> None:
+    """Put fingerprinted copies of numba's file-backed cache locators first in its search order, for
+    functions defined in this package only (numba's own locators still serve everything else)."""
+    impl = getattr(numba_caching, "CacheImpl", None) or getattr(numba_caching, "_CacheImpl", None)
+    names = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
+    bases = [getattr(numba_caching, n, None) or getattr(numba_caching, "_" + n, None) for n in names]
+    if impl is None or not hasattr(impl, "_locator_classes"):
+        _require(numba_caching, "_CacheImpl._locator_classes")
+    for name, base in zip(names, bases):
+        if base is None:
+            _require(numba_caching, name)
+    if getattr(impl, "_meeple_fingerprinted", False):
+        return
+    root = str(_PACKAGE_ROOT) + os.sep
+    fingerprinted = []
+    for base in bases:
+        class Fingerprinted(base):  # type: ignore[misc, valid-type]
+            def get_source_stamp(self) -> Any:
+                # (the bounds checks change the machine code, not the sources: stamped too, so entries
+                # compiled with and without them can share a cache folder)
+                from meeple.envs.jit import bounds_checked
+
+                return super().get_source_stamp(), kernel_sources_fingerprint(), bounds_checked()
+
+            @classmethod
+            def from_function(cls, py_func: Any, py_file: str) -> Any:
+                if not os.path.abspath(py_file).startswith(root):
+                    return None
+                return super().from_function(py_func, py_file)
+
+            if base.__name__.lstrip("_") == "UserProvidedCacheLocator":
+                @classmethod
+                def get_suitable_cache_subpath(cls, py_file: str) -> str:
+                    # numba names the folder by a hash of the source folder's absolute path; the path inside
+                    # the package instead lets one NUMBA_CACHE_DIR serve every copy of these sources (CI's
+                    # clean checkouts: .ci/run): the stamps above still refuse entries of other sources
+                    folder = Path(py_file).resolve().parent.relative_to(_PACKAGE_ROOT)
+                    return "_".join(("meeple", *folder.parts))
+
+        Fingerprinted.__name__ = Fingerprinted.__qualname__ = "Fingerprinted" + base.__name__.lstrip("_")
+        fingerprinted.append(Fingerprinted)
+    impl._locator_classes = [*fingerprinted, *impl._locator_classes]
+    impl._meeple_fingerprinted = True
+
+
+_fingerprint_cache_locators()
+
+
+# --- calling a kernel without the dispatcher's typing ------------------------------------------------
+
+def compiled_entry(dispatcher: Any, args: tuple) -> Any:
+    """The compiled entry point numba's dispatcher runs for exactly these `args`, or None (not compiled
+    yet, running as Python, or any surprise from numba's internals: the caller then keeps calling the
+    dispatcher). A kernel declared `f(a, b, *fields)` takes the star arguments as one tuple there:
+    `entry(a, b, fields)`.
+
+    Why: a call through the dispatcher first works out the numba type of every argument to pick the
+    machine code. A one-row AEC step passes ~60 arrays (the step's buffers and every State field), and
+    that typing took ~2.2 us of a 10-20 us step; the entry point alone unboxes them in ~0.5 us. It is
+    only safe for arguments whose numba types cannot differ from those it was looked up with: the
+    caller's to keep (`StepObserve`: its own buffers, and States whose field dtypes and shapes
+    `Game.check_state` fixed and whose arrays it checked for layout and flags). The lookup types every
+    argument in Python (~0.7 ms for 60): once, not per call."""
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads:
+        return None
+    try:
+        arg_types = tuple(dispatcher.typeof_pyval(a) for a in args)
+        _, folded = dispatcher._compiler.fold_argument_types(arg_types, {})
+        wanted = _tuples_flattened(folded)
+        for key, compiled in overloads.items():
+            # (a version loaded from the cache keys the star arguments as a Tuple, a fresh compile as a
+            # StarArgTuple: compared element by element)
+            if _tuples_flattened(key) == wanted:
+                return compiled.entry_point
+    except Exception:  # numba's internals moved: the dispatcher stays the way in
+        return None
+    return None
+
+
+def _tuples_flattened(signature: Any) -> tuple:
+    return tuple(tuple(t.types) if isinstance(t, types.BaseTuple) else t for t in signature)
+
+
+# --- what numba's cache holds ------------------------------------------------------------------------------
+
+def _cache_of(dispatcher: Any) -> Any:
+    cache = getattr(dispatcher, "_cache", None)
+    if cache is None or not hasattr(cache, "_cache_file") or not hasattr(cache._cache_file, "_load_index"):
+        _require(dispatcher, "_cache._cache_file._load_index")
+    return cache
+
+
+def has_cached_code(dispatcher: Any) -> bool:
+    """Whether numba's cache holds machine code of this kernel (for any argument types)."""
+    return bool(_cache_of(dispatcher)._cache_file._load_index())
+
+
+def cache_path(dispatcher: Any) -> str:
+    """The folder numba caches this kernel's machine code in."""
+    return str(getattr(_cache_of(dispatcher), "_cache_path", "numba's cache"))
