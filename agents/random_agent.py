@@ -27,6 +27,15 @@ def pick_legal_nb(mask_row: np.ndarray, u: float) -> int:
     return 0
 
 
+@kernel(inline="always")
+def legal_or_random(mask_row: np.ndarray, a: int, u: float) -> int:
+    """`a` if it is a legal action of the mask row, else a random legal one (`pick_legal_nb`): a heuristic's
+    last line of defence, which callers count (the choice differs from `a` exactly when `a` was illegal)."""
+    if 0 <= a < mask_row.shape[0] and mask_row[a]:
+        return a
+    return pick_legal_nb(mask_row, u)
+
+
 _BYTE_ONES = np.uint64(0x0101010101010101)
 
 

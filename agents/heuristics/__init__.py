@@ -54,7 +54,24 @@ class TunedHeuristic:
         self.fallbacks += int(fallback.sum())
         return out
 
+    # the game's kernel: KERNEL(mask, u, out, fallback, params, *kernel_args(game), *scratch, *observed fields)
+    # fills out (B,) with each row's action and fallback (B,) (`legal_or_random`); a class attribute read
+    # through the class (a numba dispatcher read through an instance would be bound as a method)
+    KERNEL: Any = None
+    VIEW_FIELDS: tuple[str, ...] | None = None  # the View fields KERNEL reads, in order (None: the whole View)
+
+    def kernel_args(self, game: Any) -> tuple:
+        """The configuration values KERNEL takes after `params` (none by default)."""
+        return ()
+
+    def observed(self, game: Any, state: Any) -> tuple:
+        """The arrays KERNEL reads after its scratch: what the seat to play may see (its View), or the
+        VIEW_FIELDS of it."""
+        view = game.observe(state, state.to_play)
+        return view if self.VIEW_FIELDS is None else tuple(getattr(view, name) for name in self.VIEW_FIELDS)
+
     def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
               fallback: np.ndarray) -> None:
         """Run the game's heuristic kernel: fill out (B,) and fallback (B,); u (B,) uniforms for fallbacks."""
-        raise TypeError(f"{type(self).__name__} must define _fill")
+        type(self).KERNEL(mask, u, out, fallback, self.params, *self.kernel_args(game), *self.scratch(game),
+                          *self.observed(game, state))

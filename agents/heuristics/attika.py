@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from meeple.agents.heuristics import TunedHeuristic
-from meeple.agents.random_agent import pick_legal_nb
+from meeple.agents.random_agent import legal_or_random
 from meeple.envs.attika.data import (
     ACTION_AMPHORA_CARD, ACTION_END_TURN, ACTION_PAY, ACTION_REVEAL, ACTION_ROTATE, ACTION_SELECT, ACTION_SLOT,
     ACTION_STORE, ACTION_SUBSTITUTE, BUILDING_GROUP, BUILDINGS_PER_PLAYER, COST, DEC_BUILD_MODE,
@@ -676,7 +676,6 @@ def heuristic_actions_nb(mask, u, out, fallback, params, flat, group_settlement,
     w = _Scratch(*arrays[:_NUM_SCRATCH])
     v = _View(*arrays[_NUM_SCRATCH:])
     P = v.display.shape[1]
-    A = mask.shape[1]
     for b in range(v.done.shape[0]):
         fallback[b] = False
         if v.done[b]:
@@ -702,10 +701,8 @@ def heuristic_actions_nb(mask, u, out, fallback, params, flat, group_settlement,
                 a = _field_action(v, b, p, t, False, mask[b], flat, group_settlement, params, w)
             elif dec == DEC_CHOOSE_FIELD:
                 a = _field_action(v, b, p, np.int64(v.pending_type[b]), True, mask[b], flat, group_settlement, params, w)
-        if a < 0 or a >= A or not mask[b, a]:
-            fallback[b] = True
-            a = pick_legal_nb(mask[b], u[b])
-        out[b] = a
+        out[b] = legal_or_random(mask[b], a, u[b])
+        fallback[b] = out[b] != a
 
 
 class Heuristic(TunedHeuristic):
@@ -718,12 +715,10 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
     SCRATCH = SCRATCH
+    KERNEL = heuristic_actions_nb
+    VIEW_FIELDS = _USED
 
-    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
-              fallback: np.ndarray) -> None:
-        view = game.observe(state, state.to_play)  # only what the seat to play may see
+    def kernel_args(self, game: Any) -> tuple:
         c = game.config
-        heuristic_actions_nb(mask, u, out, fallback, self.params, c.actions == "flat",
-                             c.group_connection == "settlement", *self.scratch(game),
-                             *(getattr(view, name) for name in _USED))
+        return c.actions == "flat", c.group_connection == "settlement"
 

@@ -51,12 +51,11 @@ random legal action (and flags the row) if its choice is ever illegal; the tests
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
 
 import numpy as np
 
 from meeple.agents.heuristics import TunedHeuristic
-from meeple.agents.random_agent import pick_legal_nb
+from meeple.agents.random_agent import legal_or_random
 from meeple.envs.carpe_diem.data import (
     ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
     ACTION_PLACE, ACTION_RETURN, ADMINISTRATOR_STEPS, BAKER_BREAD, FOUNTAIN_CARD_VP, MERCHANT_BONUS_COINS,
@@ -974,10 +973,8 @@ def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
                 a = _display_action(v, b, p, mask[b], ctx, w, params)
             elif dec == DEC_FOUNTAIN_RETURN:
                 a = _fountain_action(v, b, p, mask[b], ctx, w, params)
-        if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
-            fallback[b] = True
-            a = pick_legal_nb(mask[b], u[b])
-        out[b] = a
+        out[b] = legal_or_random(mask[b], a, u[b])
+        fallback[b] = out[b] != a
 
 
 class Heuristic(TunedHeuristic):
@@ -990,9 +987,5 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
     SCRATCH = SCRATCH
-
-    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
-              fallback: np.ndarray) -> None:
-        view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, u, out, fallback, self.params, *self.scratch(game),
-                             *(getattr(view, name) for name in _USED))
+    KERNEL = heuristic_actions_nb
+    VIEW_FIELDS = _USED

@@ -53,11 +53,10 @@ that it never is.
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
 
 import numpy as np
 
-from meeple.agents.random_agent import pick_legal_nb
+from meeple.agents.random_agent import legal_or_random
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.hadara.data import (
     NUM_ACTIONS,
@@ -761,10 +760,8 @@ def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
             a = _feed_action(v, b, p, mask[b], w, params)
         elif sec == DEC_B_SEALS:
             a = _seal_action(v, b, p, mask[b], w, params)
-        if a < 0 or a >= mask.shape[1] or not mask[b, a]:
-            fallback[b] = True
-            a = pick_legal_nb(mask[b], u[b])
-        out[b] = a
+        out[b] = legal_or_random(mask[b], a, u[b])
+        fallback[b] = out[b] != a
 
 
 class Heuristic(TunedHeuristic):
@@ -777,8 +774,4 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
     SCRATCH = SCRATCH
-
-    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
-              fallback: np.ndarray) -> None:
-        view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, u, out, fallback, self.params, *self.scratch(game), *view)
+    KERNEL = heuristic_actions_nb

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.agents.random_agent import pick_legal_nb
+from meeple.agents.random_agent import legal_or_random
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.base import I64, Field
 from meeple.envs.jit import kernel
@@ -135,6 +135,7 @@ SCRATCH = (
     Field("choice", (NUM_GOODS, GOODS_LIMIT + 1), I64, doc="discard knapsack choices"),
 )
 _Scratch = namedtuple("_Scratch", [f.name for f in SCRATCH])
+_NUM_SCRATCH = len(SCRATCH)
 
 # build targets: 0 = the next city, 1 + m = monument m
 _NUM_TARGETS = 1 + NUM_MONUMENTS
@@ -762,21 +763,21 @@ def _respond_action(s, b):
 # --- entry point ----------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, in_play, params, fallback, scratch, *fields):
+def heuristic_actions_nb(mask, u, out, fallback, params, in_play, *arrays):
     """out[b] = the heuristic's action for the seat to play in row b.
 
     Args:
         mask: (B, A) legal actions; u: (B,) uniforms for the fallback.
-        out: (B,) int64 written; in_play: (7,) monuments in play; params: `DEFAULT_PARAMS` layout.
-        fallback: (B,) bool written: True where the logic chose an illegal action and a random
-            legal one was taken instead (never expected; the tests check it).
-        scratch: a plain tuple of the `SCRATCH` arrays (kernels never allocate), rebuilt into the named `w`.
-        fields: the batched State's arrays, rebuilt into `s`. Taking them (and the scratch) as plain
-            arrays rather than the NamedTuples keeps numba's on-disk cache usable: a signature naming the
-            generated State class got a new cache key in every process, so every run recompiled (14 s).
+        out: (B,) int64 written; fallback: (B,) bool written: True where the logic chose an illegal
+            action and a random legal one was taken instead (never expected; the tests check it).
+        params: `DEFAULT_PARAMS` layout; in_play: (7,) monuments in play.
+        arrays: the `SCRATCH` arrays (kernels never allocate), rebuilt into the named `w`, then the batched
+            State's arrays, rebuilt into `s`. Taking them as plain arrays rather than the NamedTuples keeps
+            numba's on-disk cache usable: a signature naming the generated State class got a new cache key
+            in every process, so every run recompiled (14 s).
     """
-    w = _Scratch(*scratch)
-    s = State(*fields)
+    w = _Scratch(*arrays[:_NUM_SCRATCH])
+    s = State(*arrays[_NUM_SCRATCH:])
     for b in range(s.done.shape[0]):
         fallback[b] = False
         if s.done[b]:
@@ -803,10 +804,8 @@ def heuristic_actions_nb(mask, u, out, in_play, params, fallback, scratch, *fiel
                 a = _build_action(s, b, p, mask[b], w, params)
             elif phase == DEC_BUY:
                 a = _buy_action(s, b, p, w, params)
-        if a < 0 or a >= mask.shape[1] or not mask[b, a]:
-            fallback[b] = True
-            a = pick_legal_nb(mask[b], u[b])
-        out[b] = a
+        out[b] = legal_or_random(mask[b], a, u[b])
+        fallback[b] = out[b] != a
 
 
 class Heuristic(TunedHeuristic):
@@ -818,8 +817,11 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
     SCRATCH = SCRATCH
+    KERNEL = heuristic_actions_nb
 
-    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
-              fallback: np.ndarray) -> None:
-        heuristic_actions_nb(mask, u, out, game.monuments_in_play, self.params, fallback,
-                             tuple(self.scratch(game)), *state)
+    def kernel_args(self, game: Any) -> tuple:
+        return (game.monuments_in_play,)
+
+    def observed(self, game: Any, state: Any) -> tuple:
+        """The whole state: nothing in Roll Through the Ages is hidden."""
+        return state

@@ -33,12 +33,11 @@ tests check that it never is.
 
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 
 from meeple.agents.heuristics import TunedHeuristic
-from meeple.agents.random_agent import pick_legal_nb
+from meeple.agents.random_agent import legal_or_random
 from meeple.envs.base import Field
 from meeple.envs.jit import best_legal, kernel
 from meeple.envs.utopia import kernels as K
@@ -281,8 +280,8 @@ def heuristic_actions_nb(mask, u, out, fallback, params, values, sub, scale, *fi
             continue
         _row_values(v, b, mask[b], params, values, sub, scale)
         a = best_legal(mask[b], values)
-        fallback[b] = a < 0 or not mask[b, a]
-        out[b] = pick_legal_nb(mask[b], u[b]) if fallback[b] else a
+        out[b] = legal_or_random(mask[b], a, u[b])
+        fallback[b] = out[b] != a
 
 
 class Heuristic(TunedHeuristic):
@@ -292,8 +291,4 @@ class Heuristic(TunedHeuristic):
     DEFAULT_PARAMS = DEFAULT_PARAMS
     PARAM_NAMES = PARAM_NAMES
     SCRATCH = SCRATCH
-
-    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
-              fallback: np.ndarray) -> None:
-        view = game.observe(state, state.to_play)  # only what the seat to play may see
-        heuristic_actions_nb(mask, u, out, fallback, self.params, *self.scratch(game), *view)
+    KERNEL = heuristic_actions_nb
