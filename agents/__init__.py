@@ -17,16 +17,15 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-AGENT_SPECS = ("random", "heuristic", "mcts[:N[:key=value,...]]", "ppo:<path to model.zip>",
-               "net:<path to net.safetensors>[:sample=1]", "search:<path to net.safetensors>[:sims=N,key=value,...]",
-               "py:<module>:<policy>", "human")
+from meeple.agents.spec import AGENT_SPECS, AgentSpec, parse_spec
 
 
-def make_agent(spec: str, game_name: str, num_players: int | None = None, **variant: Any) -> Any:
+def make_agent(spec: str | AgentSpec, game_name: str, num_players: int | None = None, **variant: Any) -> Any:
     """The agent named by `spec` for game `game_name`.
 
     Args:
-        spec: "random" (uniform legal moves), "heuristic" (the game's hand-written player),
+        spec: an agent spec, as text (read by `meeple.agents.spec.parse_spec`) or an `AgentSpec`:
+            "random" (uniform legal moves), "heuristic" (the game's hand-written player),
             "mcts:N" or "mcts:N:key=value,..." (`MCTSAgent.from_spec`: N simulations per move, options
             such as rollout_depth=30,prior=heuristic; with mode=rollout a `RolloutAgent`, e.g.
             "mcts:200:mode=rollout,rollout=heuristic"), "ppo:<path>" (a MaskablePPO model.zip saved by
@@ -46,39 +45,38 @@ def make_agent(spec: str, game_name: str, num_players: int | None = None, **vari
 
     if game_name not in GAMES:
         raise ValueError(f"unknown game {game_name!r}; registered games: {list_games()}")
-    kind, _, rest = spec.partition(":")
-    if spec == "random":
+    spec = spec if isinstance(spec, AgentSpec) else parse_spec(spec)  # ValueError for a malformed or unknown spec
+    if spec.kind == "random":
         from meeple.agents.random_agent import RandomAgent
 
         return RandomAgent()
-    if spec == "heuristic":
+    if spec.kind == "heuristic":
         try:
             module = importlib.import_module(GAMES[game_name].heuristic)
         except ModuleNotFoundError as exc:
             raise ValueError(f"game {game_name!r} has no heuristic agent ({exc})") from None
         return module.Heuristic()
-    if kind == "mcts":
+    if spec.kind == "mcts":
         from meeple.agents.mcts import MCTSAgent
 
         return MCTSAgent.from_spec(spec, game_name)
-    if kind == "ppo":
-        if not rest:
-            raise ValueError(f"agent spec {spec!r} needs a model path: ppo:<path to model.zip>")
-        if not (Path(rest).is_file() or Path(rest + ".zip").is_file()):  # MaskablePPO.load adds .zip
-            raise ValueError(f"agent spec {spec!r}: no model file at {rest!r}")
+    if spec.kind == "ppo":
+        (path,) = spec.args
+        if not (Path(path).is_file() or Path(path + ".zip").is_file()):  # MaskablePPO.load adds .zip
+            raise ValueError(f"agent spec {spec.text!r}: no model file at {path!r}")
         from meeple.agents.policy import PolicyAgent
 
-        return PolicyAgent(rest, game_name, num_players, **variant)
-    if kind in ("net", "search"):
+        return PolicyAgent(path, game_name, num_players, **variant)
+    if spec.kind in ("net", "search"):
         from meeple.agents.net import agent_from_spec
 
         return agent_from_spec(spec, game_name, num_players, **variant)
-    if kind == "py":
+    if spec.kind == "py":
         from meeple.agents.external import PythonPolicyAgent, load_policy
 
-        return PythonPolicyAgent(load_policy(rest), game_name, name=spec)
-    if spec == "human":
+        return PythonPolicyAgent(load_policy(spec), game_name, name=spec.text)
+    if spec.kind == "human":
         from meeple.agents.human import HumanAgent
 
         return HumanAgent()
-    raise ValueError(f"unknown agent spec {spec!r}; known specs: {', '.join(AGENT_SPECS)}")
+    raise ValueError(f"unknown agent spec {spec.text!r}; known specs: {', '.join(AGENT_SPECS)}")

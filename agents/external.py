@@ -29,6 +29,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from meeple.agents.spec import AgentSpec, parse_spec
+
 
 @runtime_checkable
 class Policy(Protocol):
@@ -37,11 +39,13 @@ class Policy(Protocol):
     def act(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
 
 
-def load_policy(target: str) -> Any:
-    """The object `module:name` names (ValueError naming what is missing); see the module docstring."""
-    module_name, sep, attr = target.rpartition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"agent spec 'py:{target}' must name a module and an object in it: py:<module>:<name>")
+def load_policy(target: str | AgentSpec) -> Any:
+    """The object `module:name` (or the `py:module:name` spec parsed by `meeple.agents.spec.parse_spec`) names
+    (ValueError naming what is missing); see the module docstring."""
+    spec = target if isinstance(target, AgentSpec) else parse_spec(f"py:{target}")
+    if spec.kind != "py":
+        raise ValueError(f"agent spec {spec.text!r} is not a py:<module>:<name> spec")
+    module_name, attr = spec.args
     here = os.getcwd()
     added = here not in sys.path
     if added:  # as `python -m` does: the current folder's modules first (a console script lacks it)
@@ -49,17 +53,17 @@ def load_policy(target: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        raise ValueError(f"agent spec 'py:{target}': cannot import module {module_name!r} ({exc})") from None
+        raise ValueError(f"agent spec {spec.text!r}: cannot import module {module_name!r} ({exc})") from None
     finally:
         if added:
             sys.path.remove(here)
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"agent spec 'py:{target}': module {module_name!r} has no {attr!r}")
+            raise ValueError(f"agent spec {spec.text!r}: module {module_name!r} has no {attr!r}")
         obj = getattr(obj, part)
     if not (isinstance(obj, Policy) or callable(obj)) or isinstance(obj, type):
-        raise ValueError(f"agent spec 'py:{target}': {attr!r} is a {type(obj).__name__}, not a policy "
+        raise ValueError(f"agent spec {spec.text!r}: {attr!r} is a {type(obj).__name__}, not a policy "
                          "(an object with act(observation, mask), or a function of (observation, mask))")
     return obj
 

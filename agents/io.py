@@ -105,9 +105,14 @@ def check_agent_specs(option: str, specs: Sequence[str], game: str, num_players:
                       allow_human: bool = True) -> None:
     """Raises ArgsError naming `option` and the first spec `make_agent` rejects (it builds each agent once)."""
     from meeple.agents import make_agent
+    from meeple.agents.spec import parse_spec
 
-    for spec in specs:
-        if spec == "human" and not allow_human:
+    for text in specs:
+        try:
+            spec = parse_spec(text)
+        except ValueError as exc:  # the parser's message names the spec
+            raise ArgsError(f"{option}: {exc}") from None
+        if spec.kind == "human" and not allow_human:
             raise ArgsError(f"{option}: agent spec 'human' cannot play here (nobody is at the terminal)")
         try:
             make_agent(spec, game, num_players, **variant)

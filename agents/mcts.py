@@ -39,6 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from meeple.agents.random_agent import sample_masked
+from meeple.agents.spec import AgentSpec, parse_spec
 from meeple.envs import core
 from meeple.envs.batch import step_own
 from meeple.envs.jit import bits_to_uniform, splitmix64
@@ -144,7 +145,7 @@ class MCTSAgent:
     # --- construction from a spec string -----------------------------------------------------
 
     @classmethod
-    def from_spec(cls, spec: str, game_name: str | None = None) -> MCTSAgent | RolloutAgent:
+    def from_spec(cls, spec: str | AgentSpec, game_name: str | None = None) -> MCTSAgent | RolloutAgent:
         """`mcts`, `mcts:200` or `mcts:200:key=value,...`, the inverse of `name`.
 
         Keys: c_uct, rollout_depth (an int or none), scale, solo_scale, seed, rollout and prior (agent
@@ -152,26 +153,22 @@ class MCTSAgent:
         With `mode=rollout` the result is a `RolloutAgent` (`RolloutAgent.from_spec` lists its keys).
 
         Args:
-            spec: the agent spec.
+            spec: the agent spec, as text (read by `meeple.agents.spec.parse_spec`) or an `AgentSpec`.
             game_name: the game; needed only for a `rollout=` or `prior=` agent other than random.
         Raises:
             ValueError: for a malformed spec or an unknown option.
         """
-        head, _, rest = spec.partition(":")
-        if head != "mcts":
-            raise ValueError(f"not an MCTS spec: {spec!r}")
-        sims, _, opts = rest.partition(":")
-        if "mode=rollout" in opts.split(","):
-            return RolloutAgent.from_spec(spec, game_name)
+        parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
+        if parsed.kind != "mcts":
+            raise ValueError(f"not an MCTS spec: {parsed.text!r}")
+        if ("mode", "rollout") in parsed.items:
+            return RolloutAgent.from_spec(parsed, game_name)
         kwargs: dict[str, Any] = {}
         scales: dict[str, float] = {}
         try:
-            if sims:
-                kwargs["simulations"] = int(sims)
-            for item in filter(None, opts.split(",")):
-                key, eq, value = item.partition("=")
-                if not eq:
-                    raise ValueError(f"option {item!r} is not key=value")
+            if parsed.args[0]:
+                kwargs["simulations"] = int(parsed.args[0])
+            for key, value in parsed.items:  # in the order written: a key given twice, the last value
                 if key in ("c_uct", "prior_weight"):
                     kwargs[key] = float(value)
                 elif key == "rollout_depth":
@@ -188,7 +185,7 @@ class MCTSAgent:
             if scales:
                 kwargs["evaluator"] = ScoreEvaluator(**scales)
         except ValueError as exc:
-            raise ValueError(f"bad MCTS spec {spec!r}: {exc}") from None
+            raise ValueError(f"bad MCTS spec {parsed.text!r}: {exc}") from None
         return cls(**kwargs)
 
     # --- acting ------------------------------------------------------------------------------
@@ -444,21 +441,18 @@ class RolloutAgent:
         self.name = f"mcts:{self.simulations}:" + ",".join(options)
 
     @classmethod
-    def from_spec(cls, spec: str, game_name: str | None = None) -> RolloutAgent:
-        """`mcts:N:mode=rollout,key=value,...`; keys: rollout (an agent spec), z, margin, score_weight,
-        scale, halving (0/1), max_steps, seed. Raises ValueError for a malformed spec."""
-        head, _, rest = spec.partition(":")
-        sims, _, opts = rest.partition(":")
+    def from_spec(cls, spec: str | AgentSpec, game_name: str | None = None) -> RolloutAgent:
+        """`mcts:N:mode=rollout,key=value,...` (text, read by `meeple.agents.spec.parse_spec`, or an `AgentSpec`);
+        keys: rollout (an agent spec), z, margin, score_weight, scale, halving (0/1), max_steps, seed.
+        Raises ValueError for a malformed spec."""
+        parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
         kwargs: dict[str, Any] = {}
         try:
-            if head != "mcts":
+            if parsed.kind != "mcts":
                 raise ValueError("not an MCTS spec")
-            if sims:
-                kwargs["simulations"] = int(sims)
-            for item in filter(None, opts.split(",")):
-                key, eq, value = item.partition("=")
-                if not eq:
-                    raise ValueError(f"option {item!r} is not key=value")
+            if parsed.args[0]:
+                kwargs["simulations"] = int(parsed.args[0])
+            for key, value in parsed.items:  # in the order written: a key given twice, the last value
                 if key == "mode":
                     if value != "rollout":
                         raise ValueError(f"unknown mode {value!r}")
@@ -476,7 +470,7 @@ class RolloutAgent:
                     raise ValueError(f"unknown rollout option {key!r}; known: mode, rollout, z, margin, "
                                      "score_weight, scale, halving, max_steps, seed")
         except ValueError as exc:
-            raise ValueError(f"bad MCTS spec {spec!r}: {exc}") from None
+            raise ValueError(f"bad MCTS spec {parsed.text!r}: {exc}") from None
         return cls(**kwargs)
 
     # --- acting ------------------------------------------------------------------------------
@@ -634,7 +628,9 @@ def _rows_differ(a: Any, b: Any) -> np.ndarray:
 
 
 def _agent_from_spec(spec: str, game_name: str | None) -> Any:
-    if spec == "random":
+    """The agent of a nested spec (the value of `rollout=` or `prior=`); only `random` needs no game."""
+    nested = parse_spec(spec)
+    if nested.kind == "random":
         from meeple.agents.random_agent import RandomAgent
 
         return RandomAgent()
@@ -642,7 +638,7 @@ def _agent_from_spec(spec: str, game_name: str | None) -> Any:
         raise ValueError(f"agent {spec!r} needs the game name")
     from meeple.agents import make_agent
 
-    return make_agent(spec, game_name)
+    return make_agent(nested, game_name)
 
 
 def _scatter(dst: Any, rows: np.ndarray, src: Any, where: Any) -> None:

@@ -67,6 +67,7 @@ from torch import nn
 
 from meeple.agents.mcts import MCTSAgent
 from meeple.agents.policy import torch_threads
+from meeple.agents.spec import NET_KINDS, AgentSpec, parse_spec
 
 NET_FORMAT = "meeple-net"
 NET_FORMAT_VERSION = 1
@@ -644,30 +645,11 @@ class NetSearchAgent(MCTSAgent):
 
 # --- specs ----------------------------------------------------------------------------------------
 
-_OPTIONS = re.compile(r"^[A-Za-z_]+=[^,/\\]*(,[A-Za-z_]+=[^,/\\]*)*$")
-
-
-def split_spec(spec: str) -> tuple[str, str, dict[str, str]]:
-    """`kind:<path>[:key=value,...]` -> (kind, path, options). The options are the text after the last ':'
-    when it reads as key=value pairs (a path may itself contain ':')."""
-    kind, _, rest = spec.partition(":")
-    path, options = rest, {}
-    head, sep, tail = rest.rpartition(":")
-    if sep and _OPTIONS.match(tail):
-        path = head
-        for item in tail.split(","):
-            key, _, value = item.partition("=")
-            if key in options:
-                raise ValueError(f"agent spec {spec!r}: option {key!r} given twice")
-            options[key] = value
-    if not path:
-        raise ValueError(f"agent spec {spec!r} needs a net file: {kind}:<path>")
-    return kind, path, options
-
-
-def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, **variant: Any) -> NetAgent | NetSearchAgent:
-    """The agent of a `net:` or `search:` spec (module docstring); with `num_players`, the net is checked
-    against that configuration of the game now, otherwise against each game it is handed.
+def agent_from_spec(spec: str | AgentSpec, game_name: str, num_players: int | None = None,
+                    **variant: Any) -> NetAgent | NetSearchAgent:
+    """The agent of a `net:` or `search:` spec (module docstring; text is read by
+    `meeple.agents.spec.parse_spec`); with `num_players`, the net is checked against that configuration of
+    the game now, otherwise against each game it is handed.
 
     The path is a net file or the name of a shipped baseline (`baselines()`, e.g. "hadara-2p"). `net:`
     options: sample (0/1). `search:` options: sims, c_uct, temperature, noise (the Dirichlet fraction),
@@ -675,8 +657,11 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
     Raises ValueError for a malformed spec, a missing or invalid file, or a net of another game or
     configuration.
     """
-    kind, path, options = split_spec(spec)
-    path = resolve_net_path(spec, path)
+    parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
+    spec, kind, options = parsed.text, parsed.kind, parsed.options
+    if kind not in NET_KINDS:
+        raise ValueError(f"not a net spec: {spec!r}")
+    path = resolve_net_path(spec, parsed.args[0])
     net = load_net(path, game_name)
     if num_players is not None:
         from meeple.envs import make
@@ -691,25 +676,23 @@ def agent_from_spec(spec: str, game_name: str, num_players: int | None = None, *
             if sample not in ("0", "1"):
                 raise ValueError(f"sample must be 0 or 1, got {sample!r}")
             return NetAgent(net, sample=sample == "1", name=spec)
-        if kind == "search" and options.get("mode") == "rollout":
+        if options.get("mode") == "rollout":  # kind is search from here on
             return _rollout_search(net, game_name, options, spec)
-        if kind == "search":
-            kwargs: dict[str, Any] = {}
-            for key, value in options.items():
-                if key == "sims":
-                    kwargs["simulations"] = int(value)
-                elif key == "seed":
-                    kwargs["seed"] = int(value)
-                elif key in ("c_uct", "temperature", "noise_alpha"):
-                    kwargs[key] = float(value)
-                elif key == "noise":
-                    kwargs["noise_fraction"] = float(value)
-                else:
-                    raise ValueError(f"unknown option {key!r}; known: sims, c_uct, temperature, noise, noise_alpha, seed")
-            return NetSearchAgent(net, name=spec, **kwargs)
+        kwargs: dict[str, Any] = {}
+        for key, value in options.items():
+            if key == "sims":
+                kwargs["simulations"] = int(value)
+            elif key == "seed":
+                kwargs["seed"] = int(value)
+            elif key in ("c_uct", "temperature", "noise_alpha"):
+                kwargs[key] = float(value)
+            elif key == "noise":
+                kwargs["noise_fraction"] = float(value)
+            else:
+                raise ValueError(f"unknown option {key!r}; known: sims, c_uct, temperature, noise, noise_alpha, seed")
+        return NetSearchAgent(net, name=spec, **kwargs)
     except ValueError as exc:
         raise ValueError(f"bad agent spec {spec!r}: {exc}") from None
-    raise ValueError(f"not a net spec: {spec!r}")
 
 
 def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str], spec: str) -> Any:

@@ -2,7 +2,9 @@
 
 A spec the browser sends is text, and nothing in it is passed on as text: it is parsed here into an
 `AgentChoice` (a kind from an allow-list, numbers within bounds, a model named by its listed name) and the
-agent is then built from that choice with the agents' constructors. The accepted forms:
+agent is then built from that choice with the agents' constructors. The text is split by the agents' own
+parser (`meeple.agents.spec.parse_spec`, strict: no empty option items, no option twice); the checks here
+narrow what it accepts. The accepted forms:
 
     random
     heuristic
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from meeple.agents.spec import AgentSpec, SpecError, parse_spec, spec_kind
 from meeple.envs import GAMES
 from meeple.web.errors import ApiError
 from meeple.web.folders import FolderIndex
@@ -71,17 +74,16 @@ SEARCH_OPTIONS: dict[str, Any] = {"sims": (1, MAX_MCTS_SIMULATIONS, True), "c_uc
 NET_OPTIONS: dict[str, Any] = {"sample": ("0", "1")}
 
 
-def _options(spec: str, text: str, allowed: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """`key=value,...` checked against `allowed`; a sorted tuple of (key, parsed value)."""
+def _options(parsed: AgentSpec, allowed: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The options of a strictly parsed spec (no empty item, no key twice) checked against `allowed`; a sorted
+    tuple of (key, parsed value)."""
+    spec = parsed.text
     out: dict[str, Any] = {}
-    for item in text.split(","):
-        key, eq, value = item.partition("=")
-        if not eq or not _KEY.fullmatch(key):
+    for key, value in parsed.items:
+        if not _KEY.fullmatch(key):
             raise ApiError(400, f"agent spec {spec!r}: options are key=value pairs separated by commas")
         if key not in allowed:
             raise ApiError(400, f"agent spec {spec!r}: unknown option {key!r}; allowed here: {', '.join(allowed)}")
-        if key in out:
-            raise ApiError(400, f"agent spec {spec!r}: option {key!r} given twice")
         rule = allowed[key]
         if isinstance(rule, tuple) and isinstance(rule[0], str):
             if value not in rule:
@@ -146,35 +148,38 @@ def parse_agent_spec(raw: Any, models: ModelIndex) -> AgentChoice:
         raise ApiError(400, "an agent spec is printable text")
     if raw in SIMPLE_AGENTS:
         return AgentChoice(raw, raw)
-    kind, _, rest = raw.partition(":")
+    kind = spec_kind(raw)
     if kind == "human":
         raise ApiError(400, "'human' is not an opponent here: you are the human at this table "
                             "(choose random, heuristic, mcts:N or a listed model)")
     if kind == "ppo":
         raise ApiError(400, f"agent spec {raw[:60]!r}: ppo: models are SB3 zip files, which load by unpickling; "
                             "this server never loads them because of a request (play them with meeple evaluate)")
+    if kind not in ("mcts", "net", "search"):
+        raise ApiError(400, f"unknown agent spec {raw[:60]!r}; choose random, heuristic, mcts:N[:options], "
+                            "or net:<model> / search:<model> with a listed model")
+    try:
+        parsed = parse_spec(raw, strict=True)  # the agents' own grammar, without empty option items or repeats
+    except SpecError as exc:  # the message shows only the spec the browser sent
+        if exc.problem == "no path":
+            raise ApiError(400, f"agent spec {raw!r}: name a listed model as {kind}:<model>") from None
+        raise ApiError(400, str(exc)) from None
     if kind == "mcts":
-        sims, _, options = rest.partition(":")
         simulations = DEFAULT_MCTS_SIMULATIONS
-        if sims:
-            simulations = int(_number(raw, "the number of simulations", sims, 1, MAX_MCTS_SIMULATIONS, integer=True))
-        elif rest:
-            raise ApiError(400, f"agent spec {raw!r}: write mcts:N or mcts:N:key=value,...")
-        parsed = _options(raw, options, MCTS_OPTIONS) if options else ()
-        return AgentChoice(raw, "mcts", simulations, parsed)
-    if kind in ("net", "search"):
-        name, _, options = rest.partition(":")
-        if not name:
-            raise ApiError(400, f"agent spec {raw!r}: name a listed model as {kind}:<model>")
-        if models.path(name) is None:
-            listed = ", ".join(models.names()[:12]) or "none"
-            shown = name if _MODEL_NAME.fullmatch(name) and not name.startswith("/") else "that name"
-            raise ApiError(400, f"agent spec {raw[:60]!r}: {shown} is not a listed model (models are named as "
-                                f"the list shows them, never by a path); listed: {listed}")
-        parsed = _options(raw, options, NET_OPTIONS if kind == "net" else SEARCH_OPTIONS) if options else ()
-        return AgentChoice(raw, kind, 0, parsed, name)
-    raise ApiError(400, f"unknown agent spec {raw[:60]!r}; choose random, heuristic, mcts:N[:options], "
-                        "or net:<model> / search:<model> with a listed model")
+        if parsed.args[0]:
+            simulations = int(_number(raw, "the number of simulations", parsed.args[0], 1, MAX_MCTS_SIMULATIONS,
+                                      integer=True))
+        return AgentChoice(raw, "mcts", simulations, _options(parsed, MCTS_OPTIONS))
+    (name,) = parsed.args
+    if ":" in name:  # the text after the name's ':' did not read as options, so the parser kept it in the name
+        raise ApiError(400, f"agent spec {raw[:60]!r}: write {kind}:<model>:key=value,... (options are key=value "
+                            "pairs separated by commas, and a listed model's name has no ':')")
+    if models.path(name) is None:
+        listed = ", ".join(models.names()[:12]) or "none"
+        shown = name if _MODEL_NAME.fullmatch(name) and not name.startswith("/") else "that name"
+        raise ApiError(400, f"agent spec {raw[:60]!r}: {shown} is not a listed model (models are named as "
+                            f"the list shows them, never by a path); listed: {listed}")
+    return AgentChoice(raw, kind, 0, _options(parsed, NET_OPTIONS if kind == "net" else SEARCH_OPTIONS), name)
 
 
 def _simple_agent(name: str, game_name: str) -> Any:
