@@ -196,7 +196,8 @@ time.sleep(float(sys.argv[1]))
 RETRY = """
 import json, sys, time
 import numpy as np
-from meeple.envs import first_use, jit, make_env
+from meeple.envs import first_use, make_env
+from meeple.envs import numba_hooks as jit
 first_use._warm_command = lambda game: [sys.executable, "-c", {copy!r}, "10"]
 env = make_env("carpe_diem", num_players=2)
 env.reset(seed=0)
