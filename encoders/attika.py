@@ -568,6 +568,7 @@ class _AttikaEncoder(Encoder):
 
     low = 0.0
     high = 1.0
+    helpers = (("_vectors", "VEC"),)  # both kinds end with VECTOR_BLOCKS, written by one helper
     plane_names: tuple[str, ...] = ()
     planes_shape: tuple[int, int, int] = (0, SIDE, SIDE)
 
@@ -607,6 +608,7 @@ class PlanesEncoder(_AttikaEncoder):
     planes_shape = (NUM_PLANES, SIDE, SIDE)
     kind = "planes"
     row = "encode_planes_row"
+    offsets = "AT_PLANES"
 
 
 ENCODERS: dict[str, type[_AttikaEncoder]] = {"compact": CompactEncoder, "planes": PlanesEncoder}

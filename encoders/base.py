@@ -121,6 +121,9 @@ class Encoder:
     name: str = "encoder"
     kind: str = "default"  # the key of the game's ENCODERS that names this class (the one encoder: "default")
     row: str = ""
+    offsets: str = "AT"  # the module global of this kind's block offsets, as its row kernel names them
+    # (function, offsets global) of helpers several kinds share, which write some of the blocks by name
+    helpers: tuple[tuple[str, str], ...] = ()
     blocks: Blocks = []  # (name, shape, description)
     seat_blocks: tuple[str, ...] = ()  # blocks indexed by relative seat first (slot 0 = viewer)
     dtype = np.float32
@@ -151,6 +154,18 @@ class Encoder:
     def row_args(self, game: Any) -> dict[str, Any]:
         """The values of the row kernel's parameters after (v, b, row), by name, for `game`'s configuration."""
         return {}
+
+    @classmethod
+    def unwritten(cls) -> list[str]:
+        """The blocks of this kind that neither its row kernel (as `<offsets>.<block>`) nor a helper (as
+        `<its offsets>.<block>`) names: empty when every block has a writer (`unwritten_blocks`)."""
+        module = sys.modules[cls.__module__]
+        missing = unwritten_blocks(getattr(module, cls.offsets), cls.offsets, getattr(module, cls.row))
+        for function, offsets in cls.helpers:
+            written = getattr(module, offsets)._fields
+            written = set(written) - set(unwritten_blocks(getattr(module, offsets), offsets, getattr(module, function)))
+            missing = [name for name in missing if name not in written]
+        return missing
 
     def space(self) -> gymnasium.spaces.Box:
         """The single-row observation space."""

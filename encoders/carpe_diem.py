@@ -890,6 +890,7 @@ class FullEncoder(_CarpeDiemEncoder):
     seat_blocks = tuple(name for name, _, _ in FULL_SEAT_BLOCKS)
     kind = "full"
     row = "encode_full_row"
+    offsets = "AT_FULL"
 
 
 ENCODERS: dict[str, type[_CarpeDiemEncoder]] = {"compact": CompactEncoder, "full": FullEncoder}

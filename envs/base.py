@@ -259,6 +259,17 @@ class FieldRanges:
             raise ValueError(f"{what}: {self.fields[k].name} outside {lo}..{hi} (rows {rows[:5].tolist()})")
 
 
+def _encoder_kinds_of(rules: type) -> tuple[str, ...]:
+    """The encoder kinds the registry's game of this rules class (or of its nearest registered base) offers."""
+    from meeple.envs import GAMES, encoder_kinds
+
+    for cls in rules.__mro__:
+        for name, entry in GAMES.items():
+            if entry.rules == f"{cls.__module__}:{cls.__qualname__}":
+                return encoder_kinds(name)
+    return ()
+
+
 class RulesBase(ABC):
     """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
 
@@ -297,7 +308,8 @@ class RulesBase(ABC):
         self.info = self.info._replace(
             min_players=self.PLAYERS[0], max_players=self.PLAYERS[1],
             hidden_fields=tuple(f.name for f in self.FIELDS if f.visibility != PUBLIC),
-            render_modes=tuple(self.render_modes()))
+            render_modes=tuple(self.render_modes()), encoder_kinds=_encoder_kinds_of(type(self)),
+            fused_mask=self.FUSED_MASK)
         config = self.kernel_config()
         self._kernel_arg_names = [*config, *self.CLASSES.Scratch._fields]
         self.kernel_args: tuple = (*config.values(), *self.scratch)

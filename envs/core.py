@@ -39,6 +39,8 @@ class GameInfo(NamedTuple):
     max_players: int = 0
     hidden_fields: tuple[str, ...] = ()  # state fields not every seat may see (PRIVATE or HIDDEN)
     render_modes: tuple[str, ...] = ("ansi",)  # what the AEC env can render: "ansi", and a picture
+    encoder_kinds: tuple[str, ...] = ()  # the encoders offered by name, the default first; () if only the default
+    fused_mask: bool = False  # a step that also returns the next mask does both in one pass over each row
 
 
 class Rules(Protocol):

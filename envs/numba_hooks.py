@@ -69,12 +69,13 @@ class _CompilerOrInterpret:
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
+        self.refuse = False  # set around a call from Python to a kernel `compile_only` leaves out
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
     def compile(self, args: Any, return_type: Any) -> Any:
-        if INTERPRETING.on:
+        if INTERPRETING.on or self.refuse:
             raise _Uncompiled
         return self._inner.compile(args, return_type)
 
@@ -93,23 +94,69 @@ def adopt(dispatcher: Any, python: Any) -> None:
     KERNELS.append(dispatcher)
     as_python = _python_of(dispatcher, python)
     compile_for_args = type(dispatcher)._compile_for_args
-    dispatcher._compiler = _CompilerOrInterpret(dispatcher._compiler)
+    dispatcher._compiler = compiler = _CompilerOrInterpret(dispatcher._compiler)
 
     def first_call(*args: Any, **kws: Any) -> Any:
         if INTERPRETING.refresh is not None:
             INTERPRETING.refresh()
-        if INTERPRETING.on and id(dispatcher) in _interpreted:
+        refuse = _compile_only is not None and id(dispatcher) not in _compile_only
+        if (INTERPRETING.on or refuse) and id(dispatcher) in _interpreted:
             return as_python
+        compiler.refuse = refuse
         try:
             return compile_for_args(dispatcher, *args, **kws)
         except _Uncompiled:
             _interpreted.add(id(dispatcher))
             return as_python
+        finally:
+            compiler.refuse = False
 
     dispatcher._compile_for_args = first_call
+    _one_version_per_width(dispatcher)
 
 
 KERNELS: list[Any] = []  # every kernel of the package
+_compile_only: set[int] | None = None
+
+
+def compile_only(*dispatchers: Any) -> None:
+    """From now on in this process, a kernel called from Python and missing from numba's cache compiles
+    only if it is one of `dispatchers` (with whatever kernels it calls); any other runs as Python.
+    `compile_only(None)` ends it. For `meeple.envs.warm`'s parts: each compiles its own entry points and
+    reaches its positions through the others' Python, so two processes never compile the same entry point."""
+    global _compile_only
+    _compile_only = None if dispatchers == (None,) else {id(d) for d in dispatchers}
+    _interpreted.clear()
+
+
+# --- one compiled version per kernel called from kernels ---------------------------------------------
+#
+# A kernel called from another kernel is compiled for the argument types at that call site, and numba
+# types a constant argument by its value (`f(v, b, p, 0)` and `f(v, b, p, 1)`: Literal[int](0) and
+# Literal[int](1)) and a seat read from an int8 field as int8, so one helper was compiled up to eight times
+# (measured: ~17% of a game's compile time went to such copies). numba does its integer arithmetic in at
+# least 64 bits whatever the operands' width, so a helper given its signed integers as int64 computes the
+# same values; each call is typed with its literals and narrow signed integers widened to int64, and the
+# copies are gone. (No kernel of this package needs a literal argument: `literally` is not used.)
+
+def _widened(t: Any) -> Any:
+    t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
+def _one_version_per_width(dispatcher: Any) -> None:
+    get_call_template = type(dispatcher).get_call_template
+
+    def call_template(args: Any, kws: Any) -> Any:
+        return get_call_template(dispatcher, tuple(_widened(a) for a in args),
+                                 {k: _widened(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = call_template
+
+
+_require(Dispatcher, "get_call_template")
 
 
 # --- compiled-code cache -------------------------------------------------------------------------------
@@ -125,7 +172,7 @@ KERNELS: list[Any] = []  # every kernel of the package
 # it costs no compile.
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 _KERNEL_SOURCE_DIRS = ("envs", "encoders", "agents")
-_DEFINES_KERNELS = ("@" "kernel", "nj" "it", "@" "intrinsic", "@" "overload")  # (split: this file is none)
+_DEFINES_KERNELS = ("@" "kernel", "@" "invariant", "nj" "it", "@" "intrinsic", "@" "overload")  # (split: this file is none)
 _TABLE_MODULES = ("data.py", "state.py")
 
 

@@ -69,15 +69,12 @@ else
 fi
 
 # Numba compiles a kernel on its first call and caches the machine code next to the sources. Compile the
-# chosen games now (two processes on 2 cores when there are several) rather than on a user's first reset
-# or in each pytest worker; a game already cached takes seconds.
+# chosen games now (each in two parts, as many processes at once as there are cores) rather than on a
+# user's first reset or in each pytest worker; a game already cached takes seconds.
 warm=${MEEPLE_WARM:-all}
 if [ "${MEEPLE_SKIP_WARM:-0}" = 1 ]; then warm=none; fi
 if [ "$warm" = all ]; then
-    # split by measured compile time: Attika and Hadara against the other three
-    phase compile "compiling the kernels of every game (once; cached afterwards)" bash -c \
-        '.venv/bin/python scripts/warm_cache.py hadara attika & first=$!
-         .venv/bin/python scripts/warm_cache.py roll_through_the_ages utopia carpe_diem; wait "$first"'
+    phase compile "compiling the kernels of every game (once; cached afterwards)" .venv/bin/python scripts/warm_cache.py
 elif [ "$warm" != none ]; then
     # shellcheck disable=SC2086  # a list of game names
     phase compile "compiling the kernels of: $warm (once; cached afterwards)" .venv/bin/python scripts/warm_cache.py $warm

@@ -51,7 +51,8 @@ def test_batch_returns_the_next_mask_in_the_same_pass(game_case, rng):
     step's own compiled call where the game has one): the same states as the plain step, at batch size
     one (one compiled call for every game) and above it; its mask cannot be written through."""
     name, _, game = game_case
-    assert game.fused_step_mask is (name == "attika")  # the games with a one-pass apply_mask_nb kernel
+    # a game whose rows can step and mask in one pass says so (`info.fused_mask`), and a Batch uses it
+    assert game.info.fused_mask == hasattr(game.kernels, "apply_mask_row") == game.fused_step_mask
     for B in (1, 48):
         plain = game.init(np.random.default_rng(3), B)
         owner = game.batch(np.random.default_rng(4), state=plain)
@@ -183,6 +184,19 @@ def test_malformed_saved_state_is_rejected(game_case, rng, tmp_path):
         core.load_state(game, path)
     # the state the payload came from is untouched by all of this
     assert core.states_equal(state, game.from_dict(payload))
+
+
+def test_info_holds_the_facts_generic_code_reads(game_case):
+    """Player range, hidden fields and encoder kinds come from the game itself (`GameInfo`), the same as
+    the registry's helpers find by importing the game's modules."""
+    name, _, game = game_case
+    from meeple.envs import encoder_kinds, player_range
+
+    assert (game.info.min_players, game.info.max_players) == player_range(name)
+    assert game.info.min_players <= game.num_players <= game.info.max_players
+    assert game.info.encoder_kinds == encoder_kinds(name)
+    assert set(game.info.hidden_fields) <= {f.name for f in game.FIELDS}
+    assert bool(game.info.hidden_fields) == game.info.has_hidden_information
 
 
 def test_determinize_keeps_own_observation(game_case, rng):

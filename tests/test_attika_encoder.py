@@ -365,3 +365,14 @@ def test_no_hidden_information(case, kind):
             other = game.determinize(st, viewer, np.random.default_rng(seed))
             assert (other.hand != st.hand).any()
             np.testing.assert_array_equal(encoder.encode(game.observe(other, viewer)), obs)
+
+
+@pytest.mark.parametrize("offsets, alias, kernel", [
+    (AT, "AT", enc.encode_compact_row), (AT_PLANES, "AT_PLANES", enc.encode_planes_row)])
+def test_kinds_write_the_vectors_with_the_shared_helper_at_their_offset(offsets, alias, kernel):
+    """Both kinds end with VECTOR_BLOCKS, which `_vectors` writes from the kind's offset of its first block."""
+    import inspect
+
+    assert f"_vectors(v, b, row, {alias}.present," in inspect.getsource(getattr(kernel, "py_func", kernel))
+    for name in enc.VEC._fields:
+        assert getattr(offsets, name) == offsets.present + getattr(enc.VEC, name)

@@ -278,3 +278,42 @@ def test_lowest_bit_is_the_index_of_the_lowest_set_bit():
     rng = np.random.default_rng(7)
     for x in rng.integers(1, 1 << 32, size=2000):
         assert lowest_bit(np.int64(x)) == (int(x) & -int(x)).bit_length() - 1
+
+
+@kernel
+def _add(a, k):
+    return a + k
+
+
+@kernel
+def _calls_add_with_constants_and_narrow_ints(a):
+    return _add(a, 0) + _add(a, 1) + _add(np.int8(a), np.int16(2))
+
+
+@kernel
+def _not_a_target(a):
+    return _add(a, 3)
+
+
+@pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
+def test_a_kernel_called_with_constants_and_narrow_ints_compiles_once():
+    """Calls from kernels are typed with literals and narrow signed integers widened to int64
+    (`numba_hooks`): one compiled version of the helper serves every such call, with the same values."""
+    assert _calls_add_with_constants_and_narrow_ints(np.int64(5)) == 5 + 6 + 7
+    assert len(_add.overloads) == 1
+
+
+@pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
+def test_compile_only_runs_every_other_kernel_called_from_python_as_python():
+    """`compile_only` (envs/warm.py's parts): the kernels named compile, with what they call; any other
+    kernel called from Python runs its Python source, with the same result."""
+    from meeple.envs import numba_hooks
+
+    numba_hooks.compile_only(_calls_add_with_constants_and_narrow_ints)
+    try:
+        assert _not_a_target(np.int64(4)) == 7
+        assert not _not_a_target.overloads
+        assert _calls_add_with_constants_and_narrow_ints(np.int64(1)) == 1 + 2 + 3
+    finally:
+        numba_hooks.compile_only(None)
+    assert _not_a_target(np.int64(4)) == 7 and _not_a_target.overloads

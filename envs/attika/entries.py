@@ -4,13 +4,20 @@ fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
 from meeple.encoders.base import begin_row, end_row, end_rows
-from meeple.envs.jit import kernel
+from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.attika import kernels as K
 from meeple.envs.attika import invariants as I
 from meeple.envs.attika.state import State, View
 from meeple.encoders.attika import encode_compact_row, encode_planes_row
 
 NUM_INVARIANTS = 21
+
+# the row functions inlined into the loops below (envs/codegen.py, INLINED)
+apply_row = inline_copy(K.apply_row)
+fill_mask = inline_copy(K.fill_mask)
+apply_mask_row = inline_copy(K.apply_mask_row)
+observe_row = inline_copy(K.observe_row)
+score_of = inline_copy(K.score_of)
 
 
 # --- init
@@ -29,7 +36,7 @@ def apply_nb(actions, u, stream, auto_forced, flat, explicit_pay, group_settleme
     s = State(*fields)
     for b in range(s.done.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+            apply_row(s, b, actions[b], u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
 
 
 # --- legal-action mask
@@ -42,7 +49,7 @@ def legal_action_mask_nb(mask, flat, *fields):
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b], flat)
+            fill_mask(s, b, mask[b], flat)
 
 
 # --- apply, then the new mask, row by row
@@ -57,7 +64,7 @@ def apply_mask_nb(actions, u, mask, stream, auto_forced, flat, explicit_pay, gro
         if s.done[b]:
             mask[b, :] = True
         else:
-            K.apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+            apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
 
 
 # --- advance
@@ -76,7 +83,7 @@ def scores_nb(out, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(out.shape[1]):
-            out[b, p] = K.score_of(s, b, p)
+            out[b, p] = score_of(s, b, p)
 
 
 # --- observe
@@ -85,7 +92,7 @@ def observe_nb(viewer, own_hand, hand_size, draw_size, *fields):
     """The View fields that viewer[b] may see (the observe outputs), row by row."""
     s = State(*fields)
     for b in range(s.done.shape[0]):
-        K.observe_row(s, b, viewer[b], own_hand, hand_size, draw_size)
+        observe_row(s, b, viewer[b], own_hand, hand_size, draw_size)
 
 
 # --- determinize
@@ -191,9 +198,9 @@ def step_observe_compact_nb(actions, u, mask, viewer, own_hand, hand_size, draw_
         if s.done[b]:
             mask[b, :] = True
         else:
-            K.apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+            apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
         viewer[b] = s.to_play[b]
-        K.observe_row(s, b, viewer[b], own_hand, hand_size, draw_size)
+        observe_row(s, b, viewer[b], own_hand, hand_size, draw_size)
         v = View(viewer, s.to_play, s.done, s.truncated, s.decision, s.winner, s.round, s.start_player, s.mode, s.actions_left, s.pending_type, s.pending_slot, s.tile_up, s.extend_pending, s.pay_front, s.pay_spec, s.pay_any, s.land, s.owner, s.building, s.settlement, s.settlement_shrines, s.sigma, s.tile_state, s.tile_centre, s.tile_rot, s.display, s.stack_size, s.amphorae, s.rewarded, s.built, s.placed, s.settlements, s.amphora_supply, s.discard, own_hand, hand_size, draw_size)
         row = obs[b]
         row[:] = 0.0
@@ -222,9 +229,9 @@ def step_observe_planes_nb(actions, u, mask, viewer, own_hand, hand_size, draw_s
         if s.done[b]:
             mask[b, :] = True
         else:
-            K.apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+            apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
         viewer[b] = s.to_play[b]
-        K.observe_row(s, b, viewer[b], own_hand, hand_size, draw_size)
+        observe_row(s, b, viewer[b], own_hand, hand_size, draw_size)
         v = View(viewer, s.to_play, s.done, s.truncated, s.decision, s.winner, s.round, s.start_player, s.mode, s.actions_left, s.pending_type, s.pending_slot, s.tile_up, s.extend_pending, s.pay_front, s.pay_spec, s.pay_any, s.land, s.owner, s.building, s.settlement, s.settlement_shrines, s.sigma, s.tile_state, s.tile_centre, s.tile_rot, s.display, s.stack_size, s.amphorae, s.rewarded, s.built, s.placed, s.settlements, s.amphora_supply, s.discard, own_hand, hand_size, draw_size)
         row = obs[b]
         row[:] = 0.0

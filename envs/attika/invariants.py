@@ -23,12 +23,12 @@ from meeple.envs.attika.kernels import (
     tile_centre_ok, unrevealed,
 )
 from meeple.envs.base import Invariant
-from meeple.envs.jit import kernel
+from meeple.envs.jit import invariant
 
 # --- the map ----------------------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def tiles_placed_on_valid_centres(s, b):
     """A placed tile is centred where its whole footprint lies in the window; any other tile has no centre
     and rotation 0; at least the layout's setup tiles are placed."""
@@ -45,7 +45,7 @@ def tiles_placed_on_valid_centres(s, b):
     return n_placed >= SETUP_TILES[P]
 
 
-@kernel
+@invariant
 def fields_are_the_placed_tiles_footprints(s, b, queue):
     """No two placed tiles overlap, a hex is covered (a field) exactly when a placed tile's footprint holds
     it, and no tile covers a shrine (queue: the tiles covering each slot)."""
@@ -67,7 +67,7 @@ def fields_are_the_placed_tiles_footprints(s, b, queue):
     return True
 
 
-@kernel
+@invariant
 def shrines_on_their_layout_hexes(s, b):
     """Shrine i (of the P in play) stands exactly on the layout's hex for it, and nowhere else."""
     P = s.hand.shape[1]
@@ -84,7 +84,7 @@ def shrines_on_their_layout_hexes(s, b):
 # --- buildings and the fields derived from the map -----------------------------------------------------------
 
 
-@kernel
+@invariant
 def buildings_stand_on_fields(s, b):
     """Every building stands on a field, with an owner in play and a type, and nothing else has either."""
     P = s.hand.shape[1]
@@ -98,7 +98,7 @@ def buildings_stand_on_fields(s, b):
     return True
 
 
-@kernel
+@invariant
 def settlements_match_the_map(s, b, queue, label, bits):
     """Every building's settlement label and its shrine bits equal their recomputation from the map."""
     _settlement_labels(s, b, label, bits, queue)
@@ -108,7 +108,7 @@ def settlements_match_the_map(s, b, queue, label, bits):
     return True
 
 
-@kernel
+@invariant
 def symbol_counts_match_the_map(s, b):
     """Every hex's `sigma` (symbols on it and its neighbours without a building) equals its recomputation."""
     for x in range(NUM_SLOTS):
@@ -117,7 +117,7 @@ def symbol_counts_match_the_map(s, b):
     return True
 
 
-@kernel
+@invariant
 def building_counts_match_the_map(s, b, counts):
     """Every player's settlements, buildings placed and buildings per type equal the map's (counts: the
     per-type tally). A settlement is counted at its label, its lowest slot (labels are checked above)."""
@@ -144,7 +144,7 @@ def building_counts_match_the_map(s, b, counts):
 # --- flow -------------------------------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def game_end_consistent(s, b, max_rounds):
     """done exactly at GAME_OVER; a truncated game ended at the round cap without a winner; an ended game
     that is not truncated has a winner; a running one has none and is below the round cap."""
@@ -158,7 +158,7 @@ def game_end_consistent(s, b, max_rounds):
     return s.done[b] or (s.winner[b] < 0 and s.round[b] < max_rounds)
 
 
-@kernel
+@invariant
 def turn_mode_matches_decision(s, b):
     """The turn's mode allows the decision and its allowance left is below the mode's; a build selected in
     the build mode has an action or an amphora left to pay it with."""
@@ -177,7 +177,7 @@ def turn_mode_matches_decision(s, b):
                 and s.amphorae[b, s.to_play[b]] == 0)
 
 
-@kernel
+@invariant
 def pending_building_and_slot_match_decision(s, b):
     """A pending building exactly while one is revealed, chosen or paid for; a pending slot exactly while a
     tile's rotation is chosen or a site is paid for."""
@@ -192,7 +192,7 @@ def pending_building_and_slot_match_decision(s, b):
 # --- the face-up tile -------------------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def face_up_tile_matches_decision(s, b):
     """A face-up tile exactly while one is placed (PLACE_TILE, CHOOSE_ROTATION), and it is the one tile in
     the state TILE_UP."""
@@ -206,14 +206,14 @@ def face_up_tile_matches_decision(s, b):
     return True
 
 
-@kernel
+@invariant
 def map_extension_pending_only_in_a_reveal(s, b):
     """A map extension waits only on the revealed building's decision (or its explicit payment)."""
     dec = s.decision[b]
     return not s.extend_pending[b] or dec == DEC_PENDING_REVEAL or (dec == DEC_PAY and s.mode[b] == MODE_REVEAL)
 
 
-@kernel
+@invariant
 def face_up_tile_has_a_place(s, b):
     """The chosen centre of the face-up tile takes it, and a tile being placed has somewhere to go (one that
     has not is removed at once)."""
@@ -231,7 +231,7 @@ def face_up_tile_has_a_place(s, b):
 # --- buildings, payment, cards, amphorae, the winner ------------------------------------------------------------
 
 
-@kernel
+@invariant
 def buildings_conserved(s, b):
     """Every player's 30 buildings: display + map + the one in hand never exceed a type's copies, and the
     face-down stacks hold exactly the rest (the main stack the main buildings, stacks 1-3 the others)."""
@@ -254,7 +254,7 @@ def buildings_conserved(s, b):
     return True
 
 
-@kernel
+@invariant
 def chosen_building_has_a_site(s, b):
     """A display building chosen for a build waits on the display and has a field the hand can pay for."""
     p = s.to_play[b]
@@ -262,7 +262,7 @@ def chosen_building_has_a_site(s, b):
                                                        or not any_site(s, b, p, s.pending_type[b], s.hand[b, p])))
 
 
-@kernel
+@invariant
 def payment_queue_only_while_paying(s, b, explicit_pay):
     """A payment queue only in PAY, which only the explicit payment variant has, for a site still empty."""
     if s.decision[b] == DEC_PAY:
@@ -271,7 +271,7 @@ def payment_queue_only_while_paying(s, b, explicit_pay):
                 or s.pay_spec[b, 2] != 0 or s.pay_spec[b, 3] != 0)
 
 
-@kernel
+@invariant
 def payment_queue_payable(s, b):
     """In PAY the queue is not empty and the payer's hand can still pay all of it."""
     if s.decision[b] != DEC_PAY:
@@ -285,7 +285,7 @@ def payment_queue_payable(s, b):
                                     s.pay_front[b] + s.pay_any[b])
 
 
-@kernel
+@invariant
 def landscape_cards_conserved(s, b):
     """15 cards of each landscape between the hands, the draw pile and the discard pile."""
     P = s.hand.shape[1]
@@ -298,7 +298,7 @@ def landscape_cards_conserved(s, b):
     return True
 
 
-@kernel
+@invariant
 def amphorae_conserved(s, b):
     """15 amphorae between the supply and the players."""
     n = s.amphora_supply[b]
@@ -307,7 +307,7 @@ def amphorae_conserved(s, b):
     return n == AMPHORAE
 
 
-@kernel
+@invariant
 def rewarded_groups_complete(s, b, group_settlement, queue, label):
     """A group that has earned its amphora is complete and connected on the map (in the configured reading)."""
     for q in range(s.hand.shape[1]):
@@ -317,7 +317,7 @@ def rewarded_groups_complete(s, b, group_settlement, queue, label):
     return True
 
 
-@kernel
+@invariant
 def winner_meets_a_win_condition(s, b):
     """A player has won exactly when they meet a win condition: 30 buildings placed, or a settlement
     touching two shrines."""

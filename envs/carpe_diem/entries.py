@@ -4,13 +4,19 @@ fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
 from meeple.encoders.base import begin_row, end_row, end_rows
-from meeple.envs.jit import kernel
+from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.carpe_diem import kernels as K
 from meeple.envs.carpe_diem import invariants as I
 from meeple.envs.carpe_diem.state import State, View
 from meeple.encoders.carpe_diem import encode_compact_row, encode_full_row
 
 NUM_INVARIANTS = 48
+
+# the row functions inlined into the loops below (envs/codegen.py, INLINED)
+apply_row = inline_copy(K.apply_row)
+fill_mask = inline_copy(K.fill_mask)
+observe_row = inline_copy(K.observe_row)
+score_of = inline_copy(K.score_of)
 
 
 # --- init
@@ -29,7 +35,7 @@ def apply_nb(actions, u, auto_forced, work, cellmask, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
+            apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
 
 
 # --- legal-action mask
@@ -42,7 +48,7 @@ def legal_action_mask_nb(mask, *fields):
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
 
 
 # --- apply, then the new mask, row by row
@@ -53,12 +59,12 @@ def apply_mask_nb(actions, u, mask, auto_forced, work, cellmask, *fields):
     B = s.done.shape[0]
     for b in range(B):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
+            apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
 
 
 # --- advance
@@ -77,7 +83,7 @@ def scores_nb(out, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(out.shape[1]):
-            out[b, p] = K.score_of(s, b, p)
+            out[b, p] = score_of(s, b, p)
 
 
 # --- observe
@@ -86,7 +92,7 @@ def observe_nb(viewer, own_hand, own_returned, own_drawn, fountain_count, score,
     """The View fields that viewer[b] may see (the observe outputs), row by row."""
     s = State(*fields)
     for b in range(s.done.shape[0]):
-        K.observe_row(s, b, viewer[b], own_hand, own_returned, own_drawn, fountain_count, score)
+        observe_row(s, b, viewer[b], own_hand, own_returned, own_drawn, fountain_count, score)
 
 
 # --- determinize
@@ -271,14 +277,14 @@ def step_observe_compact_nb(actions, u, mask, viewer, own_hand, own_returned, ow
     s = State(*fields)
     for b in range(actions.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
+            apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
         viewer[b] = s.to_play[b]
-        K.observe_row(s, b, viewer[b], own_hand, own_returned, own_drawn, fountain_count, score)
+        observe_row(s, b, viewer[b], own_hand, own_returned, own_drawn, fountain_count, score)
         v = View(viewer, s.to_play, s.done, s.truncated, s.decision, s.phase, s.round, s.turn, s.start_player, s.tile_pending, s.craft_pending, s.score_order, s.cur_space, s.card_seq, s.first_high, s.units, s.patrician, s.depot, s.display, s.tile_loc, s.card_slot, s.circle_owner, s.circle_phase, s.board, s.frame, s.cell_tile, s.cell_rot, s.goods, s.coins, s.bread, s.stored, s.vp, s.track, s.height, s.task_done, s.completed, s.chimneys, s.villa_vp, own_hand, own_returned, own_drawn, fountain_count, score)
         row = obs[b]
         row[:] = 0.0
@@ -305,14 +311,14 @@ def step_observe_full_nb(actions, u, mask, viewer, own_hand, own_returned, own_d
     s = State(*fields)
     for b in range(actions.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
+            apply_row(s, b, actions[b], u, auto_forced, work, cellmask)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
         viewer[b] = s.to_play[b]
-        K.observe_row(s, b, viewer[b], own_hand, own_returned, own_drawn, fountain_count, score)
+        observe_row(s, b, viewer[b], own_hand, own_returned, own_drawn, fountain_count, score)
         v = View(viewer, s.to_play, s.done, s.truncated, s.decision, s.phase, s.round, s.turn, s.start_player, s.tile_pending, s.craft_pending, s.score_order, s.cur_space, s.card_seq, s.first_high, s.units, s.patrician, s.depot, s.display, s.tile_loc, s.card_slot, s.circle_owner, s.circle_phase, s.board, s.frame, s.cell_tile, s.cell_rot, s.goods, s.coins, s.bread, s.stored, s.vp, s.track, s.height, s.task_done, s.completed, s.chimneys, s.villa_vp, own_hand, own_returned, own_drawn, fountain_count, score)
         row = obs[b]
         row[:] = 0.0

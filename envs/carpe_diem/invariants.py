@@ -37,7 +37,7 @@ from meeple.envs.carpe_diem.state import (
     CARD_GAIN_MAX, CARD_VP_STEPS_MAX, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_REMOVED, LOC_STORED,
     LOC_SUPPLY, NUM_NODES, W_LIST, W_LIST2, W_OPEN, W_PARENT,
 )
-from meeple.envs.jit import kernel
+from meeple.envs.jit import invariant, kernel
 
 # --- helpers ---------------------------------------------------------------------------------------
 
@@ -85,7 +85,7 @@ def _fountain_cards(s, b, p):
     return held, gave
 
 
-@kernel
+@invariant
 def _count_tile_places(s, b, work):
     """work[W_LIST + t] = the places tile t is in: depot, display, pending, district slots, and its tile_loc
     if that is a place without a slot (stored, supply, removed). Tile ids are read as int64: W_LIST + an int8
@@ -116,7 +116,7 @@ def _count_tile_places(s, b, work):
             work[W_LIST + t] += 1
 
 
-@kernel
+@invariant
 def _depot_takes(s, b):
     """(every depot holds a count a phase can leave, the takes of this phase the depots tell, the tiles removed
     from depots emptied this phase). A depot of 4 loses a tile per take and, with 2 / 3 players, its last
@@ -137,7 +137,7 @@ def _depot_takes(s, b):
     return possible, takes, removed_now
 
 
-@kernel
+@invariant
 def _landscape_goods(s, b, p, work, cellmask, out):
     """out[g] = sum over p's completed landscapes of kind g of (tiles - 1): every good p can have gained
     (landscape goods). Reads the union-find `_analyze` has just left in work / cellmask."""
@@ -178,26 +178,26 @@ def _banderole_steps(s, b, q):
 # --- snapshot: flow ------------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def done_exactly_at_game_over(s, b):
     """A row is done exactly when its decision is GAME_OVER."""
     return s.done[b] == (s.decision[b] == DEC_GAME_OVER)
 
 
-@kernel
+@invariant
 def tile_pending_exactly_while_placing(s, b):
     """A tile is pending exactly while the decision is PLACE."""
     return (s.decision[b] == DEC_PLACE) == (s.tile_pending[b] >= 0)
 
 
-@kernel
+@invariant
 def fountain_draw_exactly_while_returning(s, b):
     """A fountain draw (both cards) is pending exactly while the decision is FOUNTAIN_RETURN."""
     drawn = s.fountain_drawn[b, 0] >= 0
     return (s.decision[b] == DEC_FOUNTAIN_RETURN) == drawn and drawn == (s.fountain_drawn[b, 1] >= 0)
 
 
-@kernel
+@invariant
 def start_spaces_chosen_in_seat_order(s, b):
     """The start spaces are chosen in phase 0 round 0, by the seat `turn` places after the start player."""
     P = s.track.shape[1]
@@ -206,7 +206,7 @@ def start_spaces_chosen_in_seat_order(s, b):
     return s.phase[b] == 0 and s.round[b] == 0 and s.to_play[b] == (s.start_player[b] + s.turn[b]) % P
 
 
-@kernel
+@invariant
 def scoring_turns_in_score_order(s, b):
     """A scoring round is round 7, and its actor the seat `turn` places in the scoring order."""
     if not _in_scoring(s.decision[b]):
@@ -214,7 +214,7 @@ def scoring_turns_in_score_order(s, b):
     return s.round[b] == ROUNDS_PER_PHASE and s.to_play[b] == s.score_order[b, s.turn[b]]
 
 
-@kernel
+@invariant
 def turns_in_seat_order(s, b):
     """A turn is in rounds 0..6, by the seat `turn` places after the start player, whose patrician stands."""
     P = s.track.shape[1]
@@ -224,7 +224,7 @@ def turns_in_seat_order(s, b):
             and s.patrician[b, s.to_play[b]] >= 0)
 
 
-@kernel
+@invariant
 def cards_resolved_on_a_circle_space(s, b):
     """The cards of a scoring turn are resolved on a circle space (cur_space)."""
     return not _resolving(s.decision[b]) or s.cur_space[b] >= 0
@@ -233,7 +233,7 @@ def cards_resolved_on_a_circle_space(s, b):
 # --- snapshot: tiles -----------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def tiles_lie_where_tile_loc_says(s, b):
     """Every tile in a depot, on the display, pending or in a district has that place as its tile_loc."""
     P = s.track.shape[1]
@@ -257,7 +257,7 @@ def tiles_lie_where_tile_loc_says(s, b):
     return True
 
 
-@kernel
+@invariant
 def display_holds_dark_tiles(s, b):
     """The bottom display holds only dark tiles (it is dealt from them at the setup)."""
     for i in range(DISPLAY_SLOTS):
@@ -266,7 +266,7 @@ def display_holds_dark_tiles(s, b):
     return True
 
 
-@kernel
+@invariant
 def every_tile_in_one_place(s, b, work):
     """Every tile is in exactly one place: one slot, or (stored, supply, removed) its tile_loc alone."""
     _count_tile_places(s, b, work)
@@ -276,7 +276,7 @@ def every_tile_in_one_place(s, b, work):
     return True
 
 
-@kernel
+@invariant
 def stored_counts_match_stored_tiles(s, b):
     """The players' stored counts add up to the tiles whose tile_loc is stored."""
     P = s.track.shape[1]
@@ -292,7 +292,7 @@ def stored_counts_match_stored_tiles(s, b):
 # --- snapshot: districts and derived fields ------------------------------------------------------------
 
 
-@kernel
+@invariant
 def placed_tiles_match_neighbours_and_frame(s, b):
     """Every placed tile matches its placed neighbours port by port, and shows meadow to the frame."""
     P = s.track.shape[1]
@@ -314,7 +314,7 @@ def placed_tiles_match_neighbours_and_frame(s, b):
     return True
 
 
-@kernel
+@invariant
 def districts_begin_on_the_shovel(s, b):
     """A district with a tile has one on its shovel cell (the first tile goes there)."""
     P = s.track.shape[1]
@@ -328,7 +328,7 @@ def districts_begin_on_the_shovel(s, b):
     return True
 
 
-@kernel
+@invariant
 def districts_connected_to_the_shovel(s, b, work):
     """Every placed tile is connected to the shovel cell through placed tiles (a flood fill from it)."""
     P = s.track.shape[1]
@@ -355,7 +355,7 @@ def districts_connected_to_the_shovel(s, b, work):
     return True
 
 
-@kernel
+@invariant
 def derived_fields_match_the_districts(s, b, work, cellmask, completed, task_done, chimneys, villa_vp):
     """completed, task_done, chimneys and villa_vp equal their recomputation from the district (`_analyze`);
     completed / task_done / chimneys / villa_vp are scratch copies of the stored values, put back after."""
@@ -387,7 +387,7 @@ def derived_fields_match_the_districts(s, b, work, cellmask, completed, task_don
 # --- snapshot: fountain cards, banderole track, circle, card slots -------------------------------------
 
 
-@kernel
+@invariant
 def at_most_two_fountain_cards_of_a_kind(s, b):
     """Hands, returned cards and a pending draw hold at most FOUNTAIN_COPIES cards of each kind."""
     P = s.track.shape[1]
@@ -403,7 +403,7 @@ def at_most_two_fountain_cards_of_a_kind(s, b):
     return True
 
 
-@kernel
+@invariant
 def one_fountain_card_returned_per_card_kept(s, b):
     """A player returned one card per card kept, and kept at most one per fountain built."""
     P = s.track.shape[1]
@@ -414,7 +414,7 @@ def one_fountain_card_returned_per_card_kept(s, b):
     return True
 
 
-@kernel
+@invariant
 def banderole_stacks_consistent(s, b):
     """The discs on one banderole-track space have the distinct heights 0..k-1."""
     P = s.track.shape[1]
@@ -430,7 +430,7 @@ def banderole_stacks_consistent(s, b):
     return True
 
 
-@kernel
+@invariant
 def scoring_discs_on_usable_spaces(s, b):
     """A scoring disc lies only on a space usable with this player count, with the phase (past or current)
     it was placed in; a space has an owner exactly when it has a phase."""
@@ -444,7 +444,7 @@ def scoring_discs_on_usable_spaces(s, b):
     return True
 
 
-@kernel
+@invariant
 def card_slots_used_for_the_player_count(s, b):
     """Exactly the scoring-card slots used with this player count hold a card."""
     P = s.track.shape[1]
@@ -457,7 +457,7 @@ def card_slots_used_for_the_player_count(s, b):
 # --- snapshot: the scoring turn ------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def disc_on_cur_space_while_resolving(s, b):
     """While its two cards are resolved, to_play's disc of this phase lies on cur_space (a usable space);
     cur_space is -1 otherwise."""
@@ -469,14 +469,14 @@ def disc_on_cur_space_while_resolving(s, b):
                       and s.circle_phase[b, sp] == s.phase[b])
 
 
-@kernel
+@invariant
 def card_seq_set_only_while_counting(s, b):
     """The second card of a scoring turn is set only while its units or bread are chosen."""
     dec = s.decision[b]
     return s.card_seq[b] == 0 or dec == DEC_CARD_UNITS or dec == DEC_CARD_BREAD
 
 
-@kernel
+@invariant
 def units_match_the_current_card(s, b):
     """units are set only while a card's bread is chosen: a red card's payable with goods and coins, a green
     card's its natural units (capped at 127); 0 while a red card's units are chosen."""
@@ -492,7 +492,7 @@ def units_match_the_current_card(s, b):
     return s.units[b] == 0
 
 
-@kernel
+@invariant
 def score_order_is_a_permutation(s, b):
     """score_order lists every seat once."""
     P = s.track.shape[1]
@@ -505,7 +505,7 @@ def score_order_is_a_permutation(s, b):
 # --- snapshot: craftsman picks, patricians, rotations --------------------------------------------------
 
 
-@kernel
+@invariant
 def craft_picks_owed_only_after_a_tile(s, b):
     """Craftsman picks are owed only between a turn's placement and its end (PLACE, FOUNTAIN_RETURN,
     DISPLAY_PICK)."""
@@ -513,26 +513,26 @@ def craft_picks_owed_only_after_a_tile(s, b):
     return s.craft_pending[b] == 0 or dec == DEC_PLACE or dec == DEC_FOUNTAIN_RETURN or dec == DEC_DISPLAY_PICK
 
 
-@kernel
+@invariant
 def craft_picks_within_completed_craftsmen(s, b):
     """At most one craftsman pick is owed per completed craftsman lodging of to_play."""
     return s.craft_pending[b] <= s.completed[b, s.to_play[b], CRAFTSMAN]
 
 
-@kernel
+@invariant
 def display_pick_owed_from_a_display_with_tiles(s, b):
     """DISPLAY_PICK only with a pick owed and a tile on the display."""
     return s.decision[b] != DEC_DISPLAY_PICK or (s.craft_pending[b] > 0 and _display_count(s, b) > 0)
 
 
-@kernel
+@invariant
 def depot_tile_built_before_craft_picks(s, b):
     """While picks are owed a PLACE builds a display (dark) tile: the turn's depot tile (any light one) is
     built before them."""
     return not (s.decision[b] == DEC_PLACE and s.craft_pending[b] > 0 and s.tile_pending[b] < NUM_LIGHT)
 
 
-@kernel
+@invariant
 def start_spaces_taken_by_the_seats_before(s, b):
     """While the start spaces are chosen, exactly the seats before to_play in turn order stand, on distinct
     spaces."""
@@ -549,7 +549,7 @@ def start_spaces_taken_by_the_seats_before(s, b):
     return True
 
 
-@kernel
+@invariant
 def patricians_stand_after_the_start_placement(s, b):
     """After the start placement every patrician stands on a space."""
     P = s.track.shape[1]
@@ -561,14 +561,14 @@ def patricians_stand_after_the_start_placement(s, b):
     return True
 
 
-@kernel
+@invariant
 def take_at_a_depot_with_tiles(s, b):
     """A TAKE is at a depot with tiles (a normal move skips empty depots, a bread move goes only to one with
     tiles)."""
     return s.decision[b] != DEC_TAKE or _depot_count(s, b, s.patrician[b, s.to_play[b]]) > 0
 
 
-@kernel
+@invariant
 def empty_cells_unrotated(s, b):
     """An empty cell has rotation 0 (a rotation is set only with a tile)."""
     P = s.track.shape[1]
@@ -582,14 +582,14 @@ def empty_cells_unrotated(s, b):
 # --- history: tiles -----------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def depots_hold_what_takes_leave(s, b):
     """Every depot holds 4 - k tiles after k < P takes of this phase, or none (depot removal)."""
     possible, _, _ = _depot_takes(s, b)
     return possible
 
 
-@kernel
+@invariant
 def depot_takes_match_round_and_turn(s, b):
     """The depots tell the takes of this phase, one per turn: round * P + turn (+ 1 once to_play has taken);
     none before the deal (the start spaces) and all 7 P once the turns are over."""
@@ -601,7 +601,7 @@ def depot_takes_match_round_and_turn(s, b):
     return takes == NUM_SPACES * P
 
 
-@kernel
+@invariant
 def depots_hold_tiles_of_the_phase(s, b):
     """The depots hold this phase's kind of tile: light in phases 1-3, dark in phase 4."""
     ph = np.int64(s.phase[b])
@@ -611,7 +611,7 @@ def depots_hold_tiles_of_the_phase(s, b):
     return True
 
 
-@kernel
+@invariant
 def supply_matches_the_phase(s, b):
     """Phases 1-3 each deal 28 light tiles, phase 4 the 28 dark tiles not on the display: the rest are in
     the supply."""
@@ -630,7 +630,7 @@ def supply_matches_the_phase(s, b):
     return dark_supply == (0 if ph == NUM_PHASES - 1 else NUM_TILES - NUM_LIGHT - DISPLAY_SLOTS)
 
 
-@kernel
+@invariant
 def removed_tiles_match_the_phase(s, b):
     """The removed tiles are 4 - P per depot per phase whose turns are over, and those of the depots emptied
     in this phase's turns."""
@@ -654,7 +654,7 @@ def removed_tiles_match_the_phase(s, b):
     return dark_removed == per_phase * (1 if over == NUM_PHASES else 0) + (removed_now if ph == NUM_PHASES - 1 else 0)
 
 
-@kernel
+@invariant
 def tiles_held_match_turns_and_display_picks(s, b):
     """Every seat takes one depot tile per turn (7 per phase); the tiles it holds (built, stored, being built)
     beyond those are display picks, which together are the tiles gone from the display."""
@@ -678,7 +678,7 @@ def tiles_held_match_turns_and_display_picks(s, b):
     return extra == DISPLAY_SLOTS - _display_count(s, b)
 
 
-@kernel
+@invariant
 def nothing_stored_before_the_shovel_tile(s, b):
     """Nothing is stored before the first tile is on the shovel cell (the German rules' first-tile rule)."""
     P = s.track.shape[1]
@@ -704,7 +704,7 @@ def _has_scored(s, b, q):
     return scored
 
 
-@kernel
+@invariant
 def discs_match_scoring_rounds_played(s, b):
     """One disc per seat per scoring round played; in this phase's round for the seats that have scored."""
     P = s.track.shape[1]
@@ -726,7 +726,7 @@ def discs_match_scoring_rounds_played(s, b):
     return True
 
 
-@kernel
+@invariant
 def score_order_follows_the_track(s, b):
     """The scoring order is by the track, higher first: scored seats only move forward, so each still ranks
     above every seat yet to score, and those keep their order; before the first scoring round it is the
@@ -752,7 +752,7 @@ def score_order_follows_the_track(s, b):
 # them.
 
 
-@kernel
+@invariant
 def goods_and_coins_within_their_sources(s, b, work, cellmask):
     """Goods of a kind <= its completed landscapes' tiles - 1; coins + goods <= those goods + 1 per merchant
     (merchants turn goods into coins + 1) + 1 per market + the coin gains of the cards resolved (red cards
@@ -776,7 +776,7 @@ def goods_and_coins_within_their_sources(s, b, work, cellmask):
     return True
 
 
-@kernel
+@invariant
 def bread_within_its_sources(s, b):
     """Bread <= 1 per bakery + 2 per baker + the bread gains of the cards resolved."""
     P = s.track.shape[1]
@@ -788,7 +788,7 @@ def bread_within_its_sources(s, b):
     return True
 
 
-@kernel
+@invariant
 def track_and_vp_within_their_sources(s, b):
     """Track <= the district's steps (banderole cells, administrators) + the step gains of the cards
     resolved; VP + track <= the highest starting VP + those steps + the cards' VP and steps (a step past the
@@ -811,7 +811,7 @@ def track_and_vp_within_their_sources(s, b):
     return True
 
 
-@kernel
+@invariant
 def fountain_cards_match_fountains_built(s, b):
     """One fountain draw per fountain built, keeping one card and returning one; the draw of the fountain
     just built is still in to_play's hands while it chooses."""
@@ -828,7 +828,7 @@ def fountain_cards_match_fountains_built(s, b):
 # --- history: the setup -------------------------------------------------------------------------------
 
 
-@kernel
+@invariant
 def boards_and_frame_parts_distinct(s, b):
     """Every seat has its own building board and four frame parts of its own."""
     P = s.track.shape[1]
@@ -841,7 +841,7 @@ def boards_and_frame_parts_distinct(s, b):
     return _popcount(boards) == P and _popcount(parts) == 4 * P
 
 
-@kernel
+@invariant
 def scoring_cards_as_drawn(s, b):
     """The used slots hold distinct scoring cards, CARDS_DRAWN of each letter."""
     P = s.track.shape[1]
@@ -858,7 +858,7 @@ def scoring_cards_as_drawn(s, b):
     return True
 
 
-@kernel
+@invariant
 def starting_vp_and_stack_by_seat_order(s, b):
     """During the start placement (setup steps 7-8): starting VP by position after the start player, every
     banderole disc on space 0, stacked in that order."""

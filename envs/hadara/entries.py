@@ -4,13 +4,19 @@ fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
 from meeple.encoders.base import begin_row, end_row, end_rows
-from meeple.envs.jit import kernel
+from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.hadara import kernels as K
 from meeple.envs.hadara import invariants as I
 from meeple.envs.hadara.state import State, View
 from meeple.encoders.hadara import encode_row
 
 NUM_INVARIANTS = 50
+
+# the row functions inlined into the loops below (envs/codegen.py, INLINED)
+apply_row = inline_copy(K.apply_row)
+fill_mask = inline_copy(K.fill_mask)
+observe_row = inline_copy(K.observe_row)
+score_of = inline_copy(K.score_of)
 
 
 # --- init
@@ -29,7 +35,7 @@ def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
+            apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
 
 
 # --- legal-action mask
@@ -42,7 +48,7 @@ def legal_action_mask_nb(mask, *fields):
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
 
 
 # --- apply, then the new mask, row by row
@@ -53,12 +59,12 @@ def apply_mask_nb(actions, u, mask, auto_forced, deck_cards, deck_count, scratch
     B = s.done.shape[0]
     for b in range(B):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
+            apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
 
 
 # --- advance
@@ -77,7 +83,7 @@ def scores_nb(out, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(out.shape[1]):
-            out[b, p] = K.score_of(s, b, p)
+            out[b, p] = score_of(s, b, p)
 
 
 # --- observe
@@ -86,7 +92,7 @@ def observe_nb(viewer, colony_back, sold_colour, own_sold, own_drawn, own_pendin
     """The View fields that viewer[b] may see (the observe outputs), row by row."""
     s = State(*fields)
     for b in range(s.done.shape[0]):
-        K.observe_row(s, b, viewer[b], colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top)
+        observe_row(s, b, viewer[b], colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top)
 
 
 # --- determinize
@@ -277,14 +283,14 @@ def step_observe_default_nb(actions, u, mask, viewer, colony_back, sold_colour, 
     s = State(*fields)
     for b in range(actions.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
+            apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
         viewer[b] = s.to_play[b]
-        K.observe_row(s, b, viewer[b], colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top)
+        observe_row(s, b, viewer[b], colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp, pile_top)
         v = View(viewer, s.to_play, s.done, s.truncated, s.epoch, s.decision, s.round, s.turn, s.pick, s.start_player, s.rotation, s.board_order, s.start_card, s.start_side, s.coins, s.tracks, s.colour_count, s.ability_count, s.free_tiles, s.tableau, s.n_slots, s.slot_tile, s.tile_due, s.bust, s.colony, s.silver, s.gold, s.committed, s.sect_count, s.sect_bought, s.feed_paid, s.inner_count, s.outer_count, s.colony_count, s.removed, colony_back, sold_colour, own_sold, own_drawn, own_pending, outer, vp)
         row = obs[b]
         row[:] = 0.0

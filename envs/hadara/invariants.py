@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from meeple.envs.base import Invariant
-from meeple.envs.jit import kernel
+from meeple.envs.jit import invariant, kernel
 from meeple.envs.hadara.data import (
     BUY_REQUIREMENT, BUY_REQUIREMENT_COINS_PER_POINT, CARD_ABILITY, CARD_COLOUR, CARD_EPOCH, COLONIES_IN_TIER,
     COLONY_TIER, DEC_A_BUST, DEC_A_COLONY, DEC_A_DRAFT, DEC_A_TILE, DEC_B_BUST, DEC_B_COLONY, DEC_B_FEED,
@@ -99,7 +99,7 @@ def _coins_still_to_gain(s, b, p, acquired):
     return gain
 
 
-@kernel
+@invariant
 def _count_places(s, b, where):
     """where[card] = the places holding the card: the public discard, inner stacks, outer piles, drawn
     pairs, face-down sales and tableaux."""
@@ -133,7 +133,7 @@ def _in_take_section(sec):
 
 # --- game over ----------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def done_exactly_at_game_over(s, b):
     """The game is over exactly in the section GAME_OVER."""
     return s.done[b] == (s.decision[b] == DEC_GAME_OVER)
@@ -141,7 +141,7 @@ def done_exactly_at_game_over(s, b):
 
 # --- card slots ---------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def piles_filled_up_to_their_counts(s, b):
     """Inner stacks and outer piles hold cards exactly in their first count slots, -1 beyond."""
     for c in range(NUM_COLOURS):
@@ -154,7 +154,7 @@ def piles_filled_up_to_their_counts(s, b):
     return True
 
 
-@kernel
+@invariant
 def piles_hold_their_colour_of_this_epoch(s, b):
     """Every card of an inner stack or outer pile has the pile's colour and is of the current epoch."""
     e_now = s.epoch[b]
@@ -170,7 +170,7 @@ def piles_hold_their_colour_of_this_epoch(s, b):
     return True
 
 
-@kernel
+@invariant
 def face_down_sales_in_their_epoch(s, b):
     """A face-down sale at 5e + k (epoch e, round k) is a card of epoch e."""
     for p in range(s.coins.shape[1]):
@@ -181,7 +181,7 @@ def face_down_sales_in_their_epoch(s, b):
     return True
 
 
-@kernel
+@invariant
 def tiles_only_on_tile_steps_cards(s, b):
     """A bonus tile lies only on a tableau slot that holds a TILE_STEPS card."""
     for p in range(s.coins.shape[1]):
@@ -193,7 +193,7 @@ def tiles_only_on_tile_steps_cards(s, b):
     return True
 
 
-@kernel
+@invariant
 def tableau_within_the_slots_used(s, b):
     """No card lies in a slot at or past n_slots (slots are assigned in order and never reused)."""
     for p in range(s.coins.shape[1]):
@@ -205,7 +205,7 @@ def tableau_within_the_slots_used(s, b):
 
 # --- where the cards are ------------------------------------------------------------------------
 
-@kernel
+@invariant
 def each_card_in_one_place(s, b, where):
     """No card is in two places (the discard, a stack, a pile, a pair, a face-down sale, a tableau)."""
     _count_places(s, b, where)
@@ -215,7 +215,7 @@ def each_card_in_one_place(s, b, where):
     return True
 
 
-@kernel
+@invariant
 def cards_only_from_dealt_epochs(s, b, where):
     """No card of a later epoch is anywhere yet (an epoch's cards are dealt when it begins)."""
     _count_places(s, b, where)
@@ -225,7 +225,7 @@ def cards_only_from_dealt_epochs(s, b, where):
     return True
 
 
-@kernel
+@invariant
 def cards_only_from_the_games_card_set(s, b, where, deck_cards, deck_count):
     """Every card in play belongs to this game's card set (the basic game leaves out the starred purple cards)."""
     _count_places(s, b, where)
@@ -241,7 +241,7 @@ def cards_only_from_the_games_card_set(s, b, where, deck_cards, deck_count):
     return True
 
 
-@kernel
+@invariant
 def dealt_cards_conserved(s, b, where, deck_cards, deck_count):
     """Each dealt epoch and colour has exactly 2N cards somewhere outside the box."""
     _count_places(s, b, where)
@@ -258,7 +258,7 @@ def dealt_cards_conserved(s, b, where, deck_cards, deck_count):
 
 # --- colonies -----------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def colony_stacks_filled_up_to_their_counts(s, b):
     """Each tier's stack holds colonies of its tier exactly in its first colony_count slots, -1 beyond."""
     for t in range(NUM_TIERS):
@@ -269,7 +269,7 @@ def colony_stacks_filled_up_to_their_counts(s, b):
     return True
 
 
-@kernel
+@invariant
 def taken_colonies_have_ids_of_their_tier(s, b):
     """A player holds a colony id of tier t exactly when he has taken (plundered or allied) that tier."""
     for p in range(s.coins.shape[1]):
@@ -280,7 +280,7 @@ def taken_colonies_have_ids_of_their_tier(s, b):
     return True
 
 
-@kernel
+@invariant
 def colonies_accounted_for(s, b):
     """N colonies per tier between the stack and the players (the game uses N of each tier)."""
     P = s.coins.shape[1]
@@ -294,7 +294,7 @@ def colonies_accounted_for(s, b):
     return True
 
 
-@kernel
+@invariant
 def colony_ids_distinct(s, b):
     """No colony is in two places (the stack and the players together)."""
     for t in range(NUM_TIERS):
@@ -314,7 +314,7 @@ def colony_ids_distinct(s, b):
 
 # --- hidden commitments, pairs, sides and seats -------------------------------------------------
 
-@kernel
+@invariant
 def committed_exactly_when_pending(s, b):
     """A seat has committed (public) exactly when its hidden commitment `pending` is set."""
     for p in range(s.coins.shape[1]):
@@ -323,7 +323,7 @@ def committed_exactly_when_pending(s, b):
     return True
 
 
-@kernel
+@invariant
 def commitments_only_in_simultaneous_sections(s, b):
     """Commitments exist only in the draft and the choice of start-card sides (a side is 0 or 1)."""
     sec = s.decision[b]
@@ -335,7 +335,7 @@ def commitments_only_in_simultaneous_sections(s, b):
     return True
 
 
-@kernel
+@invariant
 def pairs_drawn_exactly_in_the_draft(s, b):
     """Every seat holds a drawn pair (both cards) in the draft, and no card outside it."""
     in_draft = s.decision[b] == DEC_A_DRAFT
@@ -346,7 +346,7 @@ def pairs_drawn_exactly_in_the_draft(s, b):
     return True
 
 
-@kernel
+@invariant
 def pairs_of_one_colour(s, b):
     """Both cards of a drawn pair come from one stack, so they have one colour."""
     for p in range(s.coins.shape[1]):
@@ -355,7 +355,7 @@ def pairs_of_one_colour(s, b):
     return True
 
 
-@kernel
+@invariant
 def start_sides_hidden_only_in_the_side_choice(s, b, advanced):
     """Start-card sides are unrevealed exactly during the side choice, which only the advanced game has."""
     in_choice = s.decision[b] == DEC_SETUP_SIDE
@@ -367,7 +367,7 @@ def start_sides_hidden_only_in_the_side_choice(s, b, advanced):
     return True
 
 
-@kernel
+@invariant
 def tile_due_on_an_untiled_tile_steps_card(s, b):
     """A pending TILE_STEPS follow-up points at a TILE_STEPS card of the tableau that has no tile yet."""
     for p in range(s.coins.shape[1]):
@@ -378,7 +378,7 @@ def tile_due_on_an_untiled_tile_steps_card(s, b):
     return True
 
 
-@kernel
+@invariant
 def silver_seals_in_order(s, b):
     """A second silver seal only after the first."""
     for p in range(s.coins.shape[1]):
@@ -387,7 +387,7 @@ def silver_seals_in_order(s, b):
     return True
 
 
-@kernel
+@invariant
 def coins_not_negative(s, b):
     """No player owes coins."""
     for p in range(s.coins.shape[1]):
@@ -396,7 +396,7 @@ def coins_not_negative(s, b):
     return True
 
 
-@kernel
+@invariant
 def start_cards_distinct(s, b):
     """Each player has his own start card (initiative)."""
     for p in range(s.coins.shape[1]):
@@ -406,7 +406,7 @@ def start_cards_distinct(s, b):
     return True
 
 
-@kernel
+@invariant
 def board_order_a_permutation(s, b):
     """The five board segments have five different colours."""
     for i in range(NUM_COLOURS):
@@ -418,7 +418,7 @@ def board_order_a_permutation(s, b):
 
 # --- derived caches -----------------------------------------------------------------------------
 
-@kernel
+@invariant
 def derived_fields_match_recomputation(s, b, v_tracks, v_colour_count, v_ability_count, v_free_tiles):
     """The derived tracks, colour and ability counts and free tiles are what the rules' own `refresh_player`
     recomputes from the primary fields (saved, recomputed in this copy of the state, compared; free tiles
@@ -446,7 +446,7 @@ def derived_fields_match_recomputation(s, b, v_tracks, v_colour_count, v_ability
 
 # --- where the flow stands ----------------------------------------------------------------------
 
-@kernel
+@invariant
 def outer_piles_shrink_with_the_picks(s, b):
     """In phase B the outer piles hold 5N cards less the picks taken (the card of a pick whose TILE_STEPS
     follow-up is pending is already taken)."""
@@ -459,7 +459,7 @@ def outer_piles_shrink_with_the_picks(s, b):
     return n == PHASE_B_TURNS * s.coins.shape[1] - s.pick[b] - (1 if sec == DEC_B_TILE else 0)
 
 
-@kernel
+@invariant
 def commitments_follow_the_turn_order(s, b):
     """In a simultaneous section the first `turn` seats from the start player have committed, the others not."""
     sec = s.decision[b]
@@ -472,7 +472,7 @@ def commitments_follow_the_turn_order(s, b):
     return True
 
 
-@kernel
+@invariant
 def wheel_unset_only_before_its_decision(s, b):
     """The rotation is -1 exactly in the side choice and the wheel decision: the wheel is set once per epoch
     after the side choice and kept to the end of the game."""
@@ -480,7 +480,7 @@ def wheel_unset_only_before_its_decision(s, b):
     return (s.rotation[b] == -1) == (sec == DEC_SETUP_SIDE or sec == DEC_WHEEL)
 
 
-@kernel
+@invariant
 def to_play_is_the_actor(s, b):
     """The seat to play in a live game is the section's actor (by turn, or by pick in phase B)."""
     return s.done[b] or s.to_play[b] == actor_of(s, b)
@@ -488,13 +488,13 @@ def to_play_is_the_actor(s, b):
 
 # --- the section's counters ---------------------------------------------------------------------
 
-@kernel
+@invariant
 def side_choice_only_in_epoch_one(s, b):
     """Start-card sides are chosen at the setup, before the first epoch's wheel."""
     return s.decision[b] != DEC_SETUP_SIDE or s.epoch[b] == 0
 
 
-@kernel
+@invariant
 def round_fits_the_section(s, b):
     """Round 0 before the draft, rounds 0..4 in A_DRAFT / A_TILE, and round 5 once the draft is over."""
     sec = s.decision[b]
@@ -506,7 +506,7 @@ def round_fits_the_section(s, b):
     return rnd == ROUNDS_PER_PHASE_A
 
 
-@kernel
+@invariant
 def picks_counted_only_in_phase_b(s, b):
     """The picks are 0 before phase B, count 0..5N-1 during its picks and are 5N after them."""
     sec = s.decision[b]
@@ -518,7 +518,7 @@ def picks_counted_only_in_phase_b(s, b):
     return s.pick[b] == picks
 
 
-@kernel
+@invariant
 def turn_is_a_seat_still_to_act(s, b):
     """A live row's turn is a seat still to act; it stays 0 where the start player or the picks say who
     acts (the wheel, phase-B picks)."""
@@ -528,13 +528,13 @@ def turn_is_a_seat_still_to_act(s, b):
     return s.done[b] or s.turn[b] < s.coins.shape[1]
 
 
-@kernel
+@invariant
 def take_counters_only_in_take_sections(s, b):
     """The takes and requirement coins of a section are counted only in colony and bust sections."""
     return _in_take_section(s.decision[b]) or (s.sect_count[b] == 0 and s.sect_bought[b] == 0)
 
 
-@kernel
+@invariant
 def requirement_bought_with_a_take(s, b):
     """Requirement points are bought (BUY_REQUIREMENT, in whole points) only by an actor who has it, and only
     with a take."""
@@ -545,13 +545,13 @@ def requirement_bought_with_a_take(s, b):
             and s.sect_bought[b] % BUY_REQUIREMENT_COINS_PER_POINT == 0)
 
 
-@kernel
+@invariant
 def feeding_paid_only_in_feeding(s, b):
     """FEED_COINS payments count only in Feeding (the payer may remove the FEED_COINS card afterwards)."""
     return s.feed_paid[b] == 0 or s.decision[b] == DEC_B_FEED
 
 
-@kernel
+@invariant
 def no_colony_or_bust_before_its_first_section(s, b):
     """Colonies are taken from the first colony section (A4) on, busts from the first bust section (A5) on."""
     if s.epoch[b] != 0:
@@ -569,7 +569,7 @@ def no_colony_or_bust_before_its_first_section(s, b):
 
 # --- pile sizes ---------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def inner_stacks_shrink_with_the_pairs_drawn(s, b):
     """Each inner stack has 2N cards at the deal and 2 fewer per pair drawn from it this epoch."""
     drawn_rounds, _ = _rounds_drawn_resolved(s.decision[b], s.round[b])
@@ -580,7 +580,7 @@ def inner_stacks_shrink_with_the_pairs_drawn(s, b):
     return True
 
 
-@kernel
+@invariant
 def outer_piles_grow_with_the_pairs_resolved(s, b):
     """Each resolved pair discards one card onto its colour's outer pile, so in phase A the pile has one card
     per resolved pair from that stack (N each when phase B begins; 5N - picks during phase B is checked by
@@ -597,7 +597,7 @@ def outer_piles_grow_with_the_pairs_resolved(s, b):
 
 # --- cards kept and coins -----------------------------------------------------------------------
 
-@kernel
+@invariant
 def sales_only_in_resolved_rounds(s, b):
     """A face-down sale of this epoch is in a round already resolved."""
     _, resolved = _rounds_drawn_resolved(s.decision[b], s.round[b])
@@ -608,7 +608,7 @@ def sales_only_in_resolved_rounds(s, b):
     return True
 
 
-@kernel
+@invariant
 def cards_kept_within_the_acquisitions(s, b):
     """Every slot ever used and every face-down sale is one acquisition, so n_slots + sales never exceed the
     rounds and picks played; that leaves a slot for every card the player can still acquire (MAX_TABLEAU =
@@ -624,7 +624,7 @@ def cards_kept_within_the_acquisitions(s, b):
     return True
 
 
-@kernel
+@invariant
 def no_coins_before_the_sides_are_revealed(s, b):
     """The start coins come with the start-card sides, so nobody has coins during the side choice."""
     if s.decision[b] != DEC_SETUP_SIDE:
@@ -635,7 +635,7 @@ def no_coins_before_the_sides_are_revealed(s, b):
     return True
 
 
-@kernel
+@invariant
 def coins_within_what_the_rules_hand_out(s, b):
     """Coins are at most what the rules can have handed out so far (state.COINS_MAX less the most the rest
     of the game adds), so no later step passes COINS_MAX."""
@@ -649,7 +649,7 @@ def coins_within_what_the_rules_hand_out(s, b):
 
 # --- the draft ----------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def draft_pairs_from_the_seats_stack(s, b):
     """In the draft each pair comes from this epoch's stack at the seat's emblem (board position
     (seat + rotation + round) % 5)."""
@@ -664,7 +664,7 @@ def draft_pairs_from_the_seats_stack(s, b):
     return True
 
 
-@kernel
+@invariant
 def committed_purchases_affordable(s, b):
     """A committed purchase in the draft was affordable when committed (coins don't change before the reveal)."""
     if s.decision[b] != DEC_A_DRAFT:
@@ -678,7 +678,7 @@ def committed_purchases_affordable(s, b):
 
 # --- the seat to play has a decision ------------------------------------------------------------
 
-@kernel
+@invariant
 def tile_follow_ups_only_in_their_section(s, b):
     """A TILE_STEPS follow-up is pending only in A_TILE for a seat not yet past, or in B_TILE for the actor
     (so never in a finished game)."""
@@ -696,7 +696,7 @@ def tile_follow_ups_only_in_their_section(s, b):
     return True
 
 
-@kernel
+@invariant
 def tile_follow_ups_on_the_latest_card(s, b):
     """A TILE_STEPS follow-up belongs to the card its player bought last, this epoch."""
     for p in range(s.coins.shape[1]):
@@ -706,7 +706,7 @@ def tile_follow_ups_on_the_latest_card(s, b):
     return True
 
 
-@kernel
+@invariant
 def tile_actor_has_a_tile_to_place(s, b):
     """In A_TILE / B_TILE the actor has a TILE_STEPS follow-up pending and a free tile for it (points
     without a legal action are skipped)."""
@@ -717,7 +717,7 @@ def tile_actor_has_a_tile_to_place(s, b):
     return s.tile_due[b, actor] >= 0 and _has_free_tile(s, b, actor)
 
 
-@kernel
+@invariant
 def take_actor_below_the_section_limit(s, b):
     """In a colony or bust section the actor has a take left: fewer than 2 with DOUBLE_SECTION, else than 1."""
     if not _in_take_section(s.decision[b]):
@@ -727,7 +727,7 @@ def take_actor_below_the_section_limit(s, b):
     return s.sect_count[b] < limit
 
 
-@kernel
+@invariant
 def feeding_actor_short_of_food(s, b):
     """In Feeding the actor's food plus the FEED_COINS paid is short of his cards (a fed player has no
     decision)."""

@@ -31,7 +31,7 @@ from meeple.envs.hadara.data import (
     COLONY_TIER_REQUIREMENT, CULTURE, DEAL_UNIFORMS_PER_COLOUR, DEFAULT_BOARD_ORDER, DOUBLE_SECTION,
     EXTRA_COIN_RANK, FEED_COINS, FEED_COINS_COST, FEED_COINS_MAX_CARDS, FOOD, FOOD_SURPLUS,
     FOOD_SURPLUS_MAX, FOOD_SURPLUS_PER_POINT, FRONT, GOLD_PRICE, GOLD_VP_PER_SET, GOLD_WILDCARD,
-    INCOME, MAX_GOLD, MAX_SILVER, MAX_TABLEAU, MILITARY, NUM_ABILITIES, NUM_ACTIONS, NUM_BUSTS,
+    INCOME, MAX_GOLD, MAX_SILVER, MAX_TABLEAU, MILITARY, NUM_ABILITIES, NUM_BUSTS,
     NUM_CARDS, NUM_COLOURS, NUM_EPOCHS, NUM_TIERS, NUM_TRACKS, PER_BLUE_CUL,
     PER_RED_MIL, REQ_MINUS, REQ_MINUS_4, ROUNDS_PER_PHASE_A, DEC_A_BUST, DEC_A_COLONY,
     DEC_A_DRAFT, DEC_A_TILE, DEC_B_BUST, DEC_B_COLONY, DEC_B_FEED,
@@ -514,9 +514,7 @@ def _has_free_tile(s, b, p):
 
 @kernel
 def fill_mask(s, b, row):
-    """Write the legal actions of the row's actor into row (A,)."""
-    for a in range(NUM_ACTIONS):
-        row[a] = False
+    """Set the legal actions of the row's actor in row (A,), which the caller has cleared."""
     p = actor_of(s, b)
     sec = s.decision[b]
     coins = np.int64(s.coins[b, p])

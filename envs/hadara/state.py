@@ -128,7 +128,7 @@ FIELDS = (
     Field("removed", (NUM_CARDS,), BOOL, doc="out of the game face up: sold in phase B or removed in feeding"),
 )
 
-# written by kernels.observe_nb, in this order
+# written by kernels.observe_row, in this order
 VIEW_FIELDS = (
     Field("colony_back", ("P", NUM_TIERS), I8, doc="allied colony ids; -1 for plundered (never revealed) and untaken"),
     Field("sold_colour", ("P", SOLD_SLOTS), I8, doc="colour of each face-down phase-A sale, -1 none"),

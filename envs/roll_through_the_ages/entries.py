@@ -4,12 +4,17 @@ fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
 from meeple.encoders.base import begin_row, end_row, end_rows
-from meeple.envs.jit import kernel
+from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.roll_through_the_ages import kernels as K
 from meeple.envs.roll_through_the_ages.state import State, View
 from meeple.encoders.roll_through_the_ages import encode_row
 
 NUM_INVARIANTS = 0
+
+# the row functions inlined into the loops below (envs/codegen.py, INLINED)
+apply_row = inline_copy(K.apply_row)
+fill_mask = inline_copy(K.fill_mask)
+score_of = inline_copy(K.score_of)
 
 
 # --- init
@@ -28,7 +33,7 @@ def apply_nb(actions, u, in_play, trade, max_trade_offers, max_rounds, solo_stan
     s = State(*fields)
     for b in range(s.done.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream)
+            apply_row(s, b, actions[b], u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream)
 
 
 # --- legal-action mask
@@ -41,7 +46,7 @@ def legal_action_mask_nb(mask, in_play, max_trade_offers, *fields):
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b], in_play, max_trade_offers)
+            fill_mask(s, b, mask[b], in_play, max_trade_offers)
 
 
 # --- apply, then the new mask, row by row
@@ -52,12 +57,12 @@ def apply_mask_nb(actions, u, mask, in_play, trade, max_trade_offers, max_rounds
     B = s.done.shape[0]
     for b in range(B):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream)
+            apply_row(s, b, actions[b], u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b], in_play, max_trade_offers)
+            fill_mask(s, b, mask[b], in_play, max_trade_offers)
 
 
 # --- advance
@@ -76,7 +81,7 @@ def scores_nb(out, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(out.shape[1]):
-            out[b, p] = K.score_of(s, b, p)
+            out[b, p] = score_of(s, b, p)
 
 
 # --- encoder 'default': encode_row
@@ -99,12 +104,12 @@ def step_observe_default_nb(actions, u, mask, viewer, obs, enc_in_play, enc_trad
     s = State(*fields)
     for b in range(actions.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream)
+            apply_row(s, b, actions[b], u, in_play, trade, max_trade_offers, max_rounds, solo_standard_end_triggers, cursor, stream)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b], in_play, max_trade_offers)
+            fill_mask(s, b, mask[b], in_play, max_trade_offers)
         viewer[b] = s.to_play[b]
         v = View(viewer, s.to_play, s.active, s.start_player, s.decision, s.round, s.final_round, s.done, s.truncated, s.completed_by_anyone, s.food, s.goods, s.city_workers, s.monument_progress, s.monument_points, s.developments, s.disasters, s.dice, s.marked, s.rolls_used, s.leadership_used, s.fw_choice, s.workers, s.coins, s.marked_goods, s.marked_food, s.bought, s.trade_partner, s.offer_give, s.offer_take, s.trade_offers)
         row = obs[b]

@@ -4,13 +4,19 @@ fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
 from meeple.encoders.base import begin_row, end_row, end_rows
-from meeple.envs.jit import kernel
+from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.utopia import kernels as K
 from meeple.envs.utopia import invariants as I
 from meeple.envs.utopia.state import State, View
 from meeple.encoders.utopia import encode_row
 
 NUM_INVARIANTS = 24
+
+# the row functions inlined into the loops below (envs/codegen.py, INLINED)
+apply_row = inline_copy(K.apply_row)
+fill_mask = inline_copy(K.fill_mask)
+observe_row = inline_copy(K.observe_row)
+score_of = inline_copy(K.score_of)
 
 
 # --- init
@@ -29,7 +35,7 @@ def apply_nb(actions, u, auto_forced, work, actor_mask, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, actor_mask)
+            apply_row(s, b, actions[b], u, auto_forced, work, actor_mask)
 
 
 # --- legal-action mask
@@ -42,7 +48,7 @@ def legal_action_mask_nb(mask, *fields):
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
 
 
 # --- apply, then the new mask, row by row
@@ -53,12 +59,12 @@ def apply_mask_nb(actions, u, mask, auto_forced, work, actor_mask, *fields):
     B = s.done.shape[0]
     for b in range(B):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, actor_mask)
+            apply_row(s, b, actions[b], u, auto_forced, work, actor_mask)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
 
 
 # --- advance
@@ -77,7 +83,7 @@ def scores_nb(out, *fields):
     s = State(*fields)
     for b in range(s.done.shape[0]):
         for p in range(out.shape[1]):
-            out[b, p] = K.score_of(s, b, p)
+            out[b, p] = score_of(s, b, p)
 
 
 # --- observe
@@ -86,7 +92,7 @@ def observe_nb(viewer, own_hand, pile_size, unseen, *fields):
     """The View fields that viewer[b] may see (the observe outputs), row by row."""
     s = State(*fields)
     for b in range(s.done.shape[0]):
-        K.observe_row(s, b, viewer[b], own_hand, pile_size, unseen)
+        observe_row(s, b, viewer[b], own_hand, pile_size, unseen)
 
 
 # --- determinize
@@ -199,14 +205,14 @@ def step_observe_default_nb(actions, u, mask, viewer, own_hand, pile_size, unsee
     s = State(*fields)
     for b in range(actions.shape[0]):
         if not s.done[b]:
-            K.apply_row(s, b, actions[b], u, auto_forced, work, actor_mask)
+            apply_row(s, b, actions[b], u, auto_forced, work, actor_mask)
         if s.done[b]:
             mask[b, :] = True
         else:
             mask[b, :] = False
-            K.fill_mask(s, b, mask[b])
+            fill_mask(s, b, mask[b])
         viewer[b] = s.to_play[b]
-        K.observe_row(s, b, viewer[b], own_hand, pile_size, unseen)
+        observe_row(s, b, viewer[b], own_hand, pile_size, unseen)
         v = View(viewer, s.to_play, s.done, s.truncated, s.decision, s.round, s.phase, s.pick_pass, s.acted, s.start_player, s.owed, s.wonder_island, s.wonder_civ, s.convert_from, s.convert_to, s.princes, s.mon_civ, s.mon_owner, s.wonder_owner, s.scale, s.display, s.discard, s.score, s.gains, s.stamp, s.stamp_counter, s.privileges, s.hand_size, own_hand, pile_size, unseen)
         row = obs[b]
         row[:] = 0.0

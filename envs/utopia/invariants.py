@@ -10,7 +10,7 @@ the recorded gains, the stamp counter one past the latest stamp) rather than by 
 from __future__ import annotations
 
 from meeple.envs.base import Invariant
-from meeple.envs.jit import kernel
+from meeple.envs.jit import invariant
 from meeple.envs.utopia.data import (
     BASES, CARDS_PER_CIV, DEC_BUILD, DEC_CONVERT, DEC_DISCARD, DEC_GAME_OVER, DEC_PICK, DEC_TURN, DEC_WONDER,
     DISTRICT_VALUE, END_SCORE, GAIN_BONUS, GAIN_REMOVE, GAIN_WONDER, HAND_LIMIT, ISLAND_FIRST, ISLAND_IN_PLAY,
@@ -22,7 +22,7 @@ from meeple.envs.utopia.kernels import ahead, bases_used, fill_mask, in_play, mo
 
 # --- flow ---------------------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def done_exactly_at_game_over(s, b):
     """The game is over exactly when the decision is GAME_OVER, and only a finished game is truncated."""
     if s.done[b] != (s.decision[b] == DEC_GAME_OVER):
@@ -30,7 +30,7 @@ def done_exactly_at_game_over(s, b):
     return s.done[b] or not s.truncated[b]
 
 
-@kernel
+@invariant
 def decision_fits_the_phase(s, b):
     """A finished game ends in Phase 3; Phase 1 decides picks, builds and wonder removals, Phase 2
     discards, turns, privilege conversions and wonder removals; no decision waits in Phase 3."""
@@ -45,14 +45,14 @@ def decision_fits_the_phase(s, b):
     return False
 
 
-@kernel
+@invariant
 def wonder_removal_pending_only_in_its_decision(s, b):
     """The island and civilization of a wonder removal are set exactly during the WONDER decision."""
     wonder = s.decision[b] == DEC_WONDER
     return (s.wonder_island[b] >= 0) == wonder and (s.wonder_civ[b] >= 0) == wonder
 
 
-@kernel
+@invariant
 def conversion_pending_only_in_its_decision(s, b):
     """The converted card's civilization and its target are set exactly during the CONVERT decision,
     and differ."""
@@ -62,13 +62,13 @@ def conversion_pending_only_in_its_decision(s, b):
     return not convert or s.convert_from[b] != s.convert_to[b]
 
 
-@kernel
+@invariant
 def actor_has_started_his_pick_or_turn(s, b):
     """The player to act (but for a discard) has begun his pick or turn: `acted` is set when it begins."""
     return s.done[b] or s.decision[b] == DEC_DISCARD or s.acted[b, s.to_play[b]]
 
 
-@kernel
+@invariant
 def discards_owed_only_while_discarding(s, b):
     """Discards are owed only during a DISCARD decision, and the player deciding it owes some."""
     if s.decision[b] == DEC_DISCARD:
@@ -79,7 +79,7 @@ def discards_owed_only_while_discarding(s, b):
     return True
 
 
-@kernel
+@invariant
 def the_right_player_discards(s, b):
     """Once a turn has begun, a discard is the hand limit at the end of to_play's turn: only he owes, and
     down to the limit. Before the turns (rank discards) the best-ranked player still owing discards."""
@@ -104,7 +104,7 @@ def the_right_player_discards(s, b):
 
 # --- board and pieces ---------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def monuments_have_owners(s, b):
     """A district has a monument's civilization exactly when it has a controlling seat."""
     for d in range(NUM_DISTRICTS):
@@ -113,7 +113,7 @@ def monuments_have_owners(s, b):
     return True
 
 
-@kernel
+@invariant
 def nothing_on_districts_out_of_play(s, b):
     """No monument and no prince stands on a district out of play at this player count."""
     for d in range(NUM_DISTRICTS):
@@ -127,7 +127,7 @@ def nothing_on_districts_out_of_play(s, b):
     return True
 
 
-@kernel
+@invariant
 def nothing_on_islands_out_of_play(s, b):
     """No wonder and no guest on an island out of play at this player count."""
     P = s.score.shape[1]
@@ -141,13 +141,13 @@ def nothing_on_islands_out_of_play(s, b):
     return True
 
 
-@kernel
+@invariant
 def wonder_removal_on_the_actors_wonder(s, b):
     """A pending wonder removal is on an island whose wonder the player to act owns (he just built it)."""
     return s.wonder_island[b] < 0 or s.wonder_owner[b, s.wonder_island[b]] == s.to_play[b]
 
 
-@kernel
+@invariant
 def pieces_within_their_limits(s, b):
     """At most 7 monuments of a civilization, at most 8 princes of a civilization per player (no
     negative supply), at most 8 constructions (bases) per player."""
@@ -164,7 +164,7 @@ def pieces_within_their_limits(s, b):
     return True
 
 
-@kernel
+@invariant
 def guests_only_in_phase_1(s, b):
     """At most 3 guests per player wait on the displays, and only in Phase 1."""
     guests = 0
@@ -176,7 +176,7 @@ def guests_only_in_phase_1(s, b):
 
 # --- action cards -------------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def action_cards_conserved(s, b):
     """Hands + draw pile + discards + a pending converted card = 10 cards of every civilization."""
     for c in range(NUM_CIVS):
@@ -188,7 +188,7 @@ def action_cards_conserved(s, b):
     return True
 
 
-@kernel
+@invariant
 def hand_sizes_match_the_hands(s, b):
     """Every public hand size is the number of cards in the hand, and nobody owes more discards than
     he holds cards."""
@@ -201,7 +201,7 @@ def hand_sizes_match_the_hands(s, b):
     return True
 
 
-@kernel
+@invariant
 def hands_within_the_limit(s, b):
     """Nobody holds more than the hand limit in Phase 1, once the game is over, or after his turn (the
     player to act may, until his hand-limit discards)."""
@@ -214,7 +214,7 @@ def hands_within_the_limit(s, b):
     return True
 
 
-@kernel
+@invariant
 def conversion_spent_a_privilege(s, b):
     """A pending privilege conversion used up one of the actor's privilege tokens."""
     return s.decision[b] != DEC_CONVERT or s.privileges[b, s.to_play[b]] < PRIVILEGES
@@ -222,7 +222,7 @@ def conversion_spent_a_privilege(s, b):
 
 # --- the prestige scale and the scores ------------------------------------------------------------------
 
-@kernel
+@invariant
 def prestige_scale_is_a_permutation(s, b):
     """The five civilizations stand on the five values 1..5 of the prestige scale, one each."""
     seen = 0
@@ -231,7 +231,7 @@ def prestige_scale_is_a_permutation(s, b):
     return seen == (1 << NUM_CIVS) - 1
 
 
-@kernel
+@invariant
 def score_is_the_sum_of_gains(s, b):
     """Every player's score is the sum of his points by source (gains)."""
     for q in range(s.score.shape[1]):
@@ -243,7 +243,7 @@ def score_is_the_sum_of_gains(s, b):
     return True
 
 
-@kernel
+@invariant
 def gains_match_their_sources(s, b):
     """Wonder points are 6 per wonder owned, wonder bonuses at most the values of the districts with a
     monument on the owner's wonder islands, removal points a whole number of removals."""
@@ -263,7 +263,7 @@ def gains_match_their_sources(s, b):
     return True
 
 
-@kernel
+@invariant
 def stamps_distinct_and_counter_one_past_the_latest(s, b):
     """No two players share an arrival stamp, and the stamp counter is one past the latest stamp."""
     last = -1
@@ -275,7 +275,7 @@ def stamps_distinct_and_counter_one_past_the_latest(s, b):
     return s.stamp_counter[b] == last + 1
 
 
-@kernel
+@invariant
 def finished_game_reached_the_end_score(s, b):
     """A game over by the rules (not truncated) ended after somebody reached 50 points."""
     if not s.done[b] or s.truncated[b]:
@@ -286,7 +286,7 @@ def finished_game_reached_the_end_score(s, b):
     return top >= END_SCORE
 
 
-@kernel
+@invariant
 def truncated_only_after_the_last_round(s, b):
     """A game is truncated only by the safety cap, after round 40."""
     return not s.truncated[b] or s.round[b] == MAX_ROUNDS
@@ -294,7 +294,7 @@ def truncated_only_after_the_last_round(s, b):
 
 # --- the player to act ----------------------------------------------------------------------------------
 
-@kernel
+@invariant
 def actor_has_a_legal_action(s, b, actor_mask):
     """The player to act in a live game has at least one legal action."""
     if s.done[b]:
