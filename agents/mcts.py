@@ -556,8 +556,20 @@ class RolloutAgent:
         switch = t_ok & (gain > self.margin) & (best != base)
         return np.where(switch, best, base).astype(np.int64)
 
+    def playout_values(self, game: Any, state: Any, first: np.ndarray, seat: np.ndarray, stream: np.ndarray,
+                       seed: int, rng: np.random.Generator, poll: Any = None) -> np.ndarray:
+        """(n,) values for `seat` of playouts that play `first` in each row of `state` (modified: pass a copy)
+        and then the rollout policy for every seat to the end.
+
+        The pairing contract (class docstring, "common random numbers"): two rows with the same start state,
+        `stream` and `seed` draw the same dice and cards in the same order, whatever their first moves, so
+        their values differ by what the moves did, not by luck; rows with equal first moves get equal values
+        (the heuristic's moves depend on its row alone). `poll()`, if given, is called before every step (it
+        may raise to abandon the playouts). `meeple.agents.advantage` labels moves with it."""
+        return self._playouts(game, state, first, seat, stream, seed, rng, poll)
+
     def _playouts(self, game: Any, state: Any, first: np.ndarray, seat: np.ndarray, stream: np.ndarray,
-                  seed: int, rng: np.random.Generator) -> np.ndarray:
+                  seed: int, rng: np.random.Generator, poll: Any = None) -> np.ndarray:
         """Play `first` and then the base policy to the end in every row of `state` (modified);
         (n,) values for `seat`. Chance is drawn from the hash of (seed, stream, seat to move, that
         seat's chance steps so far), as described in the class docstring."""
@@ -569,6 +581,8 @@ class RolloutAgent:
         ids = np.arange(n)  # playouts still running; `state` holds them
         actions = first
         for step in range(limit):
+            if poll is not None:
+                poll()
             actor = _ints(state.to_play)
             u = _hashed_uniforms(seed, stream[ids], actor, chance[ids, actor], K)
             mask = game.legal_action_mask(state)  # one legality check for both applies

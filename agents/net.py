@@ -23,10 +23,20 @@ lot (Carpe Diem's clone agrees with its heuristic on about half of its decisions
 the seat to move's view alone (`game.observe`), so the hint reveals nothing the observation does not.
 Such a net is still the policy alone, with no search, but each of its moves costs a heuristic move too.
 
+**Heads.** The net's action head is a policy head (logits, above) unless the header says otherwise. A hinted
+net may have an **advantage head** instead (`head={"kind": "advantage", "margin": m}`, `train.py --algo
+advantage`): output a is Â(s, a), how much better (on the game's returns scale, for the seat to move) move a
+is than the hinted move h, and Â(s, h) is 0 by construction (the head's output at h is subtracted from every
+output). It acts by `advantage_actions`: the heuristic's move, unless the best legal alternative's Â exceeds
+the margin m, which the header records with the head. Its zero-initialised head makes a fresh advantage net
+the heuristic exactly. Its outputs are not logits, so it has no distribution to sample or to use as a search
+prior: `net:<path>` and `search:<path>:mode=rollout` play it, `sample=1` and MCTS `search:` refuse it.
+
 Acting runs on the CPU under `torch.inference_mode()`, one forward pass per call for the whole
 batch, on one torch thread (`PolicyValueNet.inference_threads`). Three agents use a net (specs for `meeple.agents.make_agent`):
 
-    net:<path>                       NetAgent: the policy alone, its most likely legal action
+    net:<path>                       NetAgent: the policy alone, its most likely legal action (an
+                                     advantage head: the heuristic's move unless beaten by the margin)
     net:<path>:sample=1              the same, sampling the masked policy with the agent's rng
     search:<path>:sims=64,c_uct=1.4  NetSearchAgent: MCTS (PUCT) with the policy as prior and the
                                      value head at the leaves
@@ -44,7 +54,9 @@ tensors are float32 ("F32"; "F16" too, for the small shipped baselines), and the
 under "meeple" a JSON header: format "meeple-net", version, game, config (the game's full configuration,
 num_players included), encoder (kind "default", its name and output size), num_players, num_actions,
 hidden (the trunk's widths), value ("seat-relative") and, in a hinted net only, hint ({"kind":
-"heuristic"}; the net then has one more tensor, `hint_weight`). Loading lets the library check the
+"heuristic"}; the net then has one more tensor, `hint_weight`, unless its head is an advantage head), and
+optionally head ({"kind": "policy"}, the same as no head field, or {"kind": "advantage", "margin": m} with m a
+finite number >= 0, only beside a hint). Loading lets the library check the
 layout (header, offsets, sizes), then checks every header field, that the game builds from the config
 and its encoder and action count match the header, the exact set of tensor names, their dtypes and
 shapes, and that every weight is finite; a safetensors file that meeple did not write (no "meeple"
@@ -77,9 +89,10 @@ SOLO_SCALE = 30.0  # solo value target tanh(score / SOLO_SCALE), as ScoreEvaluat
 DTYPES = {"F32": np.float32, "F16": np.float16}  # safetensors dtype names of the tensors meeple writes -> numpy
 MAX_WIDTH = 1 << 16  # hidden widths above this are not a net anyone trained here
 HEADER_FIELDS = ("format", "version", "game", "config", "encoder", "num_players", "num_actions", "hidden", "value")
-OPTIONAL_FIELDS = ("hint",)  # absent in nets without a hint (every file written before hints existed)
+OPTIONAL_FIELDS = ("hint", "head")  # absent in nets without a hint / with a policy head (every older file)
 HINT_KINDS = ("heuristic",)  # a hint is the move of the game's heuristic (default weights), one-hot over the actions
 HINT_WEIGHT_INIT = 4.0  # a fresh hinted net plays the hinted move: its other logits start within about +-1
+HEAD_KINDS = ("policy", "advantage")  # the action head: logits, or advantages over the hinted move (docstring)
 
 
 # --- value targets and seat frames ------------------------------------------------------------
@@ -124,15 +137,25 @@ class PolicyValueNet(nn.Module):
         # With a hint the input is the observation followed by the hinted move, one-hot over the actions.
         self.hint_size = int(header["num_actions"]) if header.get("hint") else 0
         width = self.input_size = int(header["encoder"]["size"]) + self.hint_size
+        # The action head's kind: "policy" (logits) or "advantage" (Â over the hinted move, module docstring).
+        self.head_kind = str((header.get("head") or {"kind": "policy"})["kind"])
         with torch.random.fork_rng(devices=[]):  # initial weights from `seed`; the global generator is left alone
             torch.manual_seed(seed)
             for h in header["hidden"]:
                 layers += [nn.Linear(width, int(h)), nn.ReLU()]
                 width = int(h)
             self.trunk = nn.Sequential(*layers)
+            # (named policy_head for either kind: the tensor names of every older file stay as they were)
             self.policy_head = nn.Linear(width, int(header["num_actions"]))
             self.value_head = nn.Linear(width, int(header["num_players"]))
-        if self.hint_size:
+        if self.head_kind == "advantage":
+            # Zero weights: Â is 0 everywhere, so a fresh net plays the heuristic's move in every position, and
+            # training moves it only where labels show an alternative better. Gradients still reach the trunk
+            # once the head's weights move away from zero.
+            with torch.no_grad():
+                self.policy_head.weight.zero_()
+                self.policy_head.bias.zero_()
+        elif self.hint_size:
             # The hinted move's logit gets hint_weight on top of the head's: the net is a residual policy over
             # the hint (it learns when and how to leave it), and starts by playing it.
             self.hint_weight = nn.Parameter(torch.full((1,), HINT_WEIGHT_INIT))
@@ -147,11 +170,12 @@ class PolicyValueNet(nn.Module):
 
     @classmethod
     def for_game(cls, game_name: str, game: Any, hidden: tuple[int, ...] = (256, 256), seed: int = 0,
-                 hint: str | None = None) -> PolicyValueNet:
+                 hint: str | None = None, head: str = "policy", margin: float = 0.0) -> PolicyValueNet:
         """A fresh net for `game` (a rules core of game `game_name`), its initial weights drawn from `seed`.
 
         `hint="heuristic"`: the net also reads the heuristic's move in every position it is asked about
-        (module docstring, "Hints").
+        (module docstring, "Hints"). `head="advantage"` (needs the hint): an advantage head that leaves the
+        heuristic's move only for an alternative whose Â exceeds `margin` (module docstring, "Heads").
         """
         from meeple.envs import default_encoder
 
@@ -163,6 +187,8 @@ class PolicyValueNet(nn.Module):
                   "hidden": [int(h) for h in hidden], "value": VALUE_KIND}
         if hint:
             header["hint"] = {"kind": hint}
+        if head != "policy":  # a policy head writes no head field: such files read as they always did
+            header["head"] = {"kind": head, "margin": float(margin)} if head == "advantage" else {"kind": head}
         _check_header(header)
         net = cls(header, seed)
         net.eval()
@@ -172,14 +198,36 @@ class PolicyValueNet(nn.Module):
     def game_name(self) -> str:
         return str(self.header["game"])
 
+    @property
+    def margin(self) -> float:
+        """An advantage head's margin: the least Â with which an alternative replaces the heuristic's move."""
+        if self.head_kind != "advantage":
+            raise ValueError(f"a {self.head_kind} head has no margin")
+        return float(self.header["head"]["margin"])
+
+    def set_margin(self, margin: float) -> None:
+        """Set an advantage head's margin (recorded in the header, so in the file `save_net` writes)."""
+        head = {"kind": "advantage", "margin": float(margin)}
+        if self.head_kind != "advantage":
+            raise ValueError(f"a {self.head_kind} head has no margin")
+        _check_head({**self.header, "head": head})
+        self.header["head"] = head
+
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(logits (B, A), seat-relative values (B, P) in (-1, 1)) of net inputs (B, `input_size`): encoded
-        observations, followed by the hinted move one-hot if the net has a hint (`encode` builds both)."""
+        """(scores (B, A), seat-relative values (B, P) in (-1, 1)) of net inputs (B, `input_size`): encoded
+        observations, followed by the hinted move one-hot if the net has a hint (`encode` builds both).
+
+        The scores are the policy's logits, or with an advantage head the advantages Â(s, a) over the hinted
+        move: the head's output minus its output at the hinted move, so Â(s, h) is exactly 0."""
         x = self.trunk(obs)
-        logits = self.policy_head(x)
+        scores = self.policy_head(x)
         if self.hint_size:
-            logits = logits + self.hint_weight * obs[:, obs.shape[1] - self.hint_size:]
-        return logits, torch.tanh(self.value_head(x))
+            hint = obs[:, obs.shape[1] - self.hint_size:]
+            if self.head_kind == "advantage":
+                scores = scores - (scores * hint).sum(dim=1, keepdim=True)
+            else:
+                scores = scores + self.hint_weight * hint
+        return scores, torch.tanh(self.value_head(x))
 
     def copy(self) -> PolicyValueNet:
         """An independent copy (a frozen snapshot: later training of this net does not change it)."""
@@ -249,6 +297,17 @@ class PolicyValueNet(nn.Module):
             out[live, moves] = 1.0
         return out
 
+    def choose(self, game: Any, state: Any, mask: np.ndarray | None = None) -> np.ndarray:
+        """(B,) int64: the move this net plays alone in every row: the most likely legal action of a policy
+        head, or `advantage_actions` of an advantage head (the heuristic's move unless beaten by the margin)."""
+        mask = game.legal_action_mask(state) if mask is None else mask
+        obs = self.encode(game, state)
+        scores, _ = self.predict(obs, mask)
+        if self.head_kind == "advantage":
+            hint = np.argmax(obs[:, obs.shape[1] - self.hint_size:], axis=1)
+            return advantage_actions(scores, hint, self.margin)
+        return np.argmax(scores, axis=1).astype(np.int64)
+
     def predict(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(masked logits (B, A) float64, -inf where illegal; seat-relative values (B, P) float64) in one forward pass."""
         t0 = time.perf_counter()
@@ -298,6 +357,16 @@ def improved_policy(logits: np.ndarray, visits: np.ndarray, q: np.ndarray, root_
     scaled = np.divide(completed - lo, hi - lo, out=np.zeros_like(completed), where=(hi - lo) > 1e-12)
     sigma = (visit_init + visits.max(axis=1, keepdims=True)) * value_scale * scaled
     return masked_softmax(np.where(legal, logits + sigma, -np.inf)).astype(np.float32)
+
+
+def advantage_actions(advantages: np.ndarray, hint: np.ndarray, margin: float) -> np.ndarray:
+    """(B,) int64: the act rule of an advantage head. Per row, the legal move with the largest Â if its Â
+    exceeds `margin` (strictly), else the hinted move `hint`. `advantages` (B, A) masked (-inf where illegal),
+    with Â = 0 at the hinted move; margin 0 plays the best move by Â, ties to the hint."""
+    advantages = np.asarray(advantages, dtype=np.float64)
+    best = np.argmax(advantages, axis=1)
+    gain = advantages[np.arange(len(best)), best]
+    return np.where(gain > margin, best, np.asarray(hint, dtype=np.int64)).astype(np.int64)
 
 
 def masked_softmax(logits: np.ndarray) -> np.ndarray:
@@ -440,6 +509,7 @@ def _check_header(header: Any) -> None:
     if "hint" in header and not (isinstance(header["hint"], dict) and set(header["hint"]) == {"kind"}
                                  and header["hint"]["kind"] in HINT_KINDS):
         raise ValueError(f"meeple header: hint must be {{kind: one of {list(HINT_KINDS)}}}, got {header['hint']!r}")
+    _check_head(header)
     config = header["config"]
     if not (isinstance(config, dict) and config.get("num_players") == header["num_players"]):
         raise ValueError(f"meeple header: config must be an object whose num_players is {header['num_players']}, "
@@ -459,26 +529,50 @@ def _check_header(header: Any) -> None:
                          f"with {header['num_actions']} (another meeple version?)")
 
 
+def _check_head(header: dict) -> None:
+    """ValueError unless the header's optional head field is {kind: "policy"} or {kind: "advantage", margin: a
+    finite number >= 0}, the latter in a hinted net only (the advantages are over the hinted move)."""
+    if "head" not in header:
+        return
+    head = header["head"]
+    kind = head.get("kind") if isinstance(head, dict) else None
+    margin = head.get("margin") if isinstance(head, dict) else None
+    ok = kind in HEAD_KINDS and (
+        set(head) == {"kind"} if kind == "policy" else
+        set(head) == {"kind", "margin"} and isinstance(margin, (int, float)) and not isinstance(margin, bool)
+        and math.isfinite(margin) and margin >= 0)
+    if not ok:
+        raise ValueError(f"meeple header: head must be {{kind: 'policy'}} or {{kind: 'advantage', margin: a finite "
+                         f"number >= 0}}, got {head!r}")
+    if kind == "advantage" and "hint" not in header:
+        raise ValueError("meeple header: an advantage head needs a hint (its advantages are over the hinted move)")
+
+
 # --- agents ---------------------------------------------------------------------------------------
 
 class NetAgent:
-    """The policy head alone (spec `net:<path>`): the most likely legal action, or a sample of the masked
-    policy drawn with the agent's rng (`sample=True`, spec `net:<path>:sample=1`)."""
+    """The net alone, no search (spec `net:<path>`): the most likely legal action, or a sample of the masked
+    policy drawn with the agent's rng (`sample=True`, spec `net:<path>:sample=1`). A net with an advantage head
+    plays its act rule (`PolicyValueNet.choose`) and cannot sample."""
 
     def __init__(self, net: PolicyValueNet, sample: bool = False, name: str | None = None) -> None:
+        if sample and net.head_kind != "policy":
+            raise ValueError(f"sample=1 needs a policy head; this net has an {net.head_kind} head (it plays the "
+                             "heuristic's move unless an alternative beats it by its margin)")
         self.net = net
         self.sample = bool(sample)
         self.name = name or ("net" + (":sample=1" if self.sample else ""))
 
     def policy_logits(self, game: Any, state: Any) -> np.ndarray:
-        """(B, A) the policy's logits in every row, -inf where illegal (`RolloutAgent(top_k=...)` ranks by them)."""
+        """(B, A) the policy's logits (an advantage head: its advantages) in every row, -inf where illegal
+        (`RolloutAgent(top_k=...)` ranks by them)."""
         return self.net.evaluate(game, state)[0]
 
     def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
         """(B,) int64 legal actions for the seat to play in every row."""
-        logits, _ = self.net.evaluate(game, state)
         if not self.sample:
-            return np.argmax(logits, axis=1).astype(np.int64)
+            return self.net.choose(game, state)
+        logits, _ = self.net.evaluate(game, state)
         return sample_rows(masked_softmax(logits), rng)
 
 
@@ -528,6 +622,9 @@ class NetSearchAgent(MCTSAgent):
     def __init__(self, net: PolicyValueNet, simulations: int = 64, c_uct: float = 1.4, temperature: float = 0.0,
                  noise_fraction: float = 0.0, noise_alpha: float = 0.3, seed: int | None = None,
                  name: str | None = None, policy_target: str = "visits") -> None:
+        if net.head_kind != "policy":  # its advantages are no prior; mode=rollout plays such a net instead
+            raise ValueError(f"MCTS needs a policy head for its prior; this net has an {net.head_kind} head "
+                             "(play it with net:<path> or search:<path>:mode=rollout)")
         super().__init__(simulations=simulations, c_uct=c_uct, rollout_depth=0, evaluator=NetEvaluator(net), seed=seed)
         if policy_target not in POLICY_TARGETS:
             raise ValueError(f"policy_target must be one of {', '.join(POLICY_TARGETS)}, got {policy_target!r}")

@@ -1,7 +1,7 @@
 """The `meeple` command: the scripts of a checkout, installed with the package.
 
     meeple games                      # the registered games: players, actions, observation size, Gymnasium id
-    meeple train --help               # self-play MaskablePPO, or --algo exit (meeple.cli.train; `python train.py` in a checkout)
+    meeple train --help               # self-play MaskablePPO, --algo exit or --algo advantage (`python train.py` in a checkout)
     meeple evaluate --help            # tournaments and ratings (meeple.cli.evaluate; `python evaluate.py`)
     meeple run                        # the main job: what scripts/run.sh runs after setting up
     meeple serve --help               # the browser app: replays and play against agents (meeple.web)
@@ -33,7 +33,8 @@ from collections.abc import Iterator
 
 COMMANDS = {
     "games": "list the registered games: players, actions, observation size, Gymnasium id",
-    "train": "self-play MaskablePPO, or expert iteration with --algo exit (`meeple train --help`; needs the train extra)",
+    "train": "self-play MaskablePPO, expert iteration (--algo exit) or an advantage head (--algo advantage) "
+             "(`meeple train --help`; needs the train extra)",
     "evaluate": "tournaments between agents: win rates, ratings (`meeple evaluate --help`)",
     "run": "the main job: a 9-minute expert-iteration run on Hadara, then a 600-game tournament (200 games per pair)",
     "serve": "the browser app: replay recorded games, play against agents (`meeple serve --help`; needs the web extra)",

@@ -41,9 +41,7 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 import sys
-import threading
 import time
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -385,20 +383,10 @@ def write_hparams(writer: Any, args: Args) -> None:
 
 def main(args: Args) -> dict:
     """Validates `args`, then runs expert iteration with Ctrl-C and SIGTERM turned into a stop at the next safe point."""
-    from meeple.cli.train import StopRequest
+    from meeple.cli.train import run_stoppable
 
     validate_args(args)
-    stop = StopRequest()
-    previous = {}
-    if threading.current_thread() is threading.main_thread():  # signal.signal works only there
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if signal.getsignal(sig) is not signal.SIG_IGN:
-                previous[sig] = signal.signal(sig, stop.handler)
-    try:
-        return train(args, stop)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    return run_stoppable(train, args)
 
 
 def train(args: Args, stop: Any) -> dict:

@@ -3,6 +3,7 @@
     meeple train --game roll_through_the_ages --num-players 2 --time-limit-minutes 29.5 \
         --total-timesteps 100_000_000 --eval-every 500_000 --eval-games 500   # the defaults: warm start, then PPO
     meeple train --algo exit --help    # expert iteration instead (meeple.cli.exit)
+    meeple train --algo advantage --help   # an advantage head over the heuristic, offline (meeple.cli.advantage)
     tensorboard --logdir runs
 
 `meeple train` (the installed command) and `python train.py` in a checkout (a thin wrapper) both run `run_cli`
@@ -34,6 +35,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -54,7 +56,8 @@ from meeple.envs.selfplay import SelfPlayVecEnv
 @dataclass
 class Args:
     algo: str = "ppo"
-    """ppo (this trainer) or exit (expert iteration: search + a policy-value net; `--algo exit --help`)"""
+    """ppo (this trainer), exit (expert iteration: search + a policy-value net; `--algo exit --help`) or advantage
+    (a hinted net that learns where to leave the heuristic, from paired playouts; `--algo advantage --help`)"""
     game: str = "roll_through_the_ages"
     """registered game (a key of meeple.envs.GAMES)"""
     num_players: int = 2
@@ -351,8 +354,8 @@ def save_model(model: MaskablePPO, path: Path) -> None:
 
 def validate_args(args: Args) -> None:
     """Raises ArgsError naming the first invalid argument; builds nothing heavier than the game config and agents."""
-    if args.algo != "ppo":  # run_cli sends --algo exit to meeple.cli.exit before parsing these Args
-        raise ArgsError(f"--algo must be 'ppo' or 'exit', got {args.algo!r}")
+    if args.algo != "ppo":  # run_cli sends --algo exit / advantage to their modules before parsing these Args
+        raise ArgsError(f"--algo must be 'ppo', 'exit' or 'advantage', got {args.algo!r}")
     check_at_least(args, 1, "n_envs", "n_steps", "n_epochs", "total_timesteps", "eval_every", "eval_games",
                    "torch_threads", "imitation_epochs", "imitation_batch_size", "bc_batches")
     check_at_least(args, 0, "snapshot_every", "max_snapshots", "imitation_steps", "checkpoint_rollouts")
@@ -396,6 +399,12 @@ def validate_args(args: Args) -> None:
 def main(args: Args) -> dict:
     """Validates `args`, then trains with Ctrl-C and SIGTERM turned into a stop at the next safe point."""
     validate_args(args)
+    return run_stoppable(train, args)
+
+
+def run_stoppable(train: Any, args: Any) -> dict:
+    """`train(args, stop)` with Ctrl-C and SIGTERM turned into a `StopRequest` (a stop at the next safe point),
+    the previous handlers restored afterwards: every trainer's `main` (ppo, exit, advantage)."""
     stop = StopRequest()
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signal.signal works only there
@@ -527,12 +536,17 @@ def selected_algo(argv: list[str]) -> str:
 def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Parses the command line (`argv`, default sys.argv[1:]) and trains; returns the exit code: 0, 2 for a bad
     argument (one `error:` line on stderr), 130 when stopped before anything could be saved. `--algo exit`
-    hands the whole command line to expert iteration (`meeple.cli.exit.run_cli`)."""
+    hands the whole command line to expert iteration (`meeple.cli.exit.run_cli`), `--algo advantage` to the
+    advantage trainer (`meeple.cli.advantage.run_cli`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if selected_algo(argv) == "exit":
         from meeple.cli import exit as expert_iteration
 
         return expert_iteration.run_cli(argv, prog)
+    if selected_algo(argv) == "advantage":
+        from meeple.cli import advantage
+
+        return advantage.run_cli(argv, prog)
     try:
         main(tyro.cli(Args, args=argv, prog=prog))
     except ArgsError as exc:

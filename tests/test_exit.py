@@ -622,7 +622,7 @@ def test_bad_exit_arguments_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
         assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], (extra, lines)
     assert run_cli(["--algo", "alphazero"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and "--algo must be 'ppo' or 'exit'" in lines[0]
+    assert len(lines) == 1 and "--algo must be 'ppo', 'exit' or 'advantage'" in lines[0]
     assert list(tmp_path.iterdir()) == [], "a rejected run wrote files"
 
 

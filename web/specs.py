@@ -230,8 +230,11 @@ def build_agent(choice: AgentChoice, game_name: str, config: dict, models: Model
     except (ValueError, OSError) as exc:
         message = str(exc).replace(str(path), choice.model or "the model")
         raise ApiError(400, f"agent {choice.label!r}: {message}"[:500]) from None
-    if choice.kind == "net":
-        return NetAgent(net, sample=options.get("sample") == "1", name=choice.label)
-    return NetSearchAgent(net, simulations=options.get("sims", DEFAULT_SEARCH_SIMULATIONS),
-                          c_uct=options.get("c_uct", 1.4), temperature=options.get("temperature", 0.0),
-                          name=choice.label)
+    try:  # (an advantage-head net plays neither sampled nor under MCTS: refused with the agents' own reason)
+        if choice.kind == "net":
+            return NetAgent(net, sample=options.get("sample") == "1", name=choice.label)
+        return NetSearchAgent(net, simulations=options.get("sims", DEFAULT_SEARCH_SIMULATIONS),
+                              c_uct=options.get("c_uct", 1.4), temperature=options.get("temperature", 0.0),
+                              name=choice.label)
+    except ValueError as exc:
+        raise ApiError(400, f"agent {choice.label!r}: {exc}"[:500]) from None
