@@ -280,27 +280,40 @@ def test_lowest_bit_is_the_index_of_the_lowest_set_bit():
         assert lowest_bit(np.int64(x)) == (int(x) & -int(x)).bit_length() - 1
 
 
-@kernel
-def _add(a, k):
-    return a + k
 
+def _fresh_kernels():
+    """(add, caller, other): new kernels with the package's hooks (`numba_hooks.adopt`) and no cache, so that
+    what they compile is compiled in this test."""
+    from numba import njit
 
-@kernel
-def _calls_add_with_constants_and_narrow_ints(a):
-    return _add(a, 0) + _add(a, 1) + _add(np.int8(a), np.int16(2))
+    from meeple.envs.numba_hooks import adopt
 
+    def hooked(fn):
+        dispatcher = njit(nogil=True)(fn)
+        adopt(dispatcher, None)
+        return dispatcher
 
-@kernel
-def _not_a_target(a):
-    return _add(a, 3)
+    def add(a, k):
+        return a + k
+
+    add = hooked(add)
+
+    def caller(a):
+        return add(a, 0) + add(a, 1) + add(np.int8(a), np.int16(2))
+
+    def other(a):
+        return add(a, 3)
+
+    return add, hooked(caller), hooked(other)
 
 
 @pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
 def test_a_kernel_called_with_constants_and_narrow_ints_compiles_once():
     """Calls from kernels are typed with literals and narrow signed integers widened to int64
     (`numba_hooks`): one compiled version of the helper serves every such call, with the same values."""
-    assert _calls_add_with_constants_and_narrow_ints(np.int64(5)) == 5 + 6 + 7
-    assert len(_add.overloads) == 1
+    add, caller, _ = _fresh_kernels()
+    assert caller(np.int64(5)) == 5 + 6 + 7
+    assert len(add.overloads) == 1
 
 
 @pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
@@ -309,11 +322,13 @@ def test_compile_only_runs_every_other_kernel_called_from_python_as_python():
     kernel called from Python runs its Python source, with the same result."""
     from meeple.envs import numba_hooks
 
-    numba_hooks.compile_only(_calls_add_with_constants_and_narrow_ints)
+    add, caller, other = _fresh_kernels()
+    numba_hooks.compile_only(caller)
     try:
-        assert _not_a_target(np.int64(4)) == 7
-        assert not _not_a_target.overloads
-        assert _calls_add_with_constants_and_narrow_ints(np.int64(1)) == 1 + 2 + 3
+        assert other(np.int64(4)) == 7
+        assert not other.overloads
+        assert caller(np.int64(1)) == 1 + 2 + 3
+        assert caller.overloads and add.overloads  # (add compiled as what caller calls)
     finally:
         numba_hooks.compile_only(None)
-    assert _not_a_target(np.int64(4)) == 7 and _not_a_target.overloads
+    assert other(np.int64(4)) == 7 and other.overloads
