@@ -268,8 +268,9 @@ if (shape.tagName === 'path') {
 } else {
   const r = shape.getBoundingClientRect(); x = r.left + r.width / 2; y = r.top + r.height / 2;
 }
+x = Math.round(x); y = Math.round(y);  // where the click lands
 const hit = document.elementFromPoint(x, y);
-return hit && hit.closest('g.target') === g ? [Math.round(x), Math.round(y)] : null;
+return hit && hit.closest('g.target') === g ? [x, y] : null;
 """
 
 
