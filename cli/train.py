@@ -432,7 +432,7 @@ def train(args: Args, stop: StopRequest) -> dict:
 
     # --- env setup (a signal here raises Interrupted: there is nothing to save yet) ---
     pool = [make_agent(spec, args.game) for spec in args.opponents]
-    env = SelfPlayVecEnv(args.game, args.num_players, args.n_envs, pool, seed=args.seed,
+    env = SelfPlayVecEnv(args.game, args.n_envs, num_players=args.num_players, opponents=pool, seed=args.seed,
                          opponent_weights=args.opponent_weights, shaping=args.shaping, **variant)
     game = env.game
     wait_for_compile()  # training at full speed from the first step (a line every few seconds meanwhile)

@@ -1,6 +1,6 @@
 """Self-play training env for Stable-Baselines3: `BoardGameVectorEnv` behind SB3's `VecEnv` API.
 
-`SelfPlayVecEnv` runs `n_envs` games in one rules batch through `meeple.envs.vector.BoardGameVectorEnv`
+`SelfPlayVecEnv` runs `num_envs` games in one rules batch through `meeple.envs.vector.BoardGameVectorEnv`
 (the Gymnasium vector env, which holds the games, the learner's rotating seat, the opponent pool and
 the shaping; its docstring has the design). Every transition is the learner's: the observation is its
 encoded view, the reward its `game.returns` at the end (0 before), and between two learner decisions
@@ -38,12 +38,14 @@ def _from_vector(name: str, doc: str) -> property:
 
 
 class SelfPlayVecEnv(VecEnv):
-    """`n_envs` games of one game in one rules batch, seen from a rotating learner seat.
+    """`num_envs` games of one game in one rules batch, seen from a rotating learner seat.
+
+    Takes its arguments as `BoardGameVectorEnv` does: the game and the batch size, then keywords.
 
     Args:
         game_name: a key of `meeple.envs.GAMES`.
+        num_envs: batch size B.
         num_players: players per game (1 = solo: no opponents).
-        n_envs: batch size B (the VecEnv's num_envs).
         opponents: the initial pool of agents (`act(game, state, rng)`); may be empty only when solo.
         seed: seeds the dice, the opponent draws and every opponent's generator (separate streams).
         encoder: observation encoder; the game's default encoder when None.
@@ -72,13 +74,14 @@ class SelfPlayVecEnv(VecEnv):
     opponent_names = _from_vector("opponent_names", "the pool's names")
     shaping = _from_vector("shaping", "the score-margin shaping coefficient")
 
-    def __init__(self, game_name: str, num_players: int, n_envs: int, opponents: Sequence[Any] = (),
-                 seed: int = 0, encoder: Any = None, *, opponent_weights: Sequence[float] | None = None,
+    def __init__(self, game_name: str, num_envs: int = 8, *, num_players: int = 2, opponents: Sequence[Any] = (),
+                 seed: int = 0, encoder: Any = None, opponent_weights: Sequence[float] | None = None,
                  shaping: float = 0.0, check_opponents: bool = True, **variant: Any) -> None:
-        self.vector = BoardGameVectorEnv(game_name, n_envs, num_players, list(opponents), encoder=encoder,
-                                         opponent_weights=opponent_weights, shaping=shaping, **variant)
+        self.vector = BoardGameVectorEnv(game_name, num_envs, num_players=num_players, opponents=list(opponents),
+                                         encoder=encoder, opponent_weights=opponent_weights, shaping=shaping,
+                                         **variant)
         self.check_opponents = bool(check_opponents)
-        self._actions = np.zeros(n_envs, dtype=np.int64)
+        self._actions = np.zeros(num_envs, dtype=np.int64)
         # the vector env's counters ("opponent_s", "opponent_calls", "game_steps") and this adapter's, in one dict
         self.timing = self.vector.timing
         self.timing.update({"step_s": 0.0, "teacher_s": 0.0, "steps": 0})
@@ -86,10 +89,10 @@ class SelfPlayVecEnv(VecEnv):
         # states after every reset and step (kickstarting labels), and every step append the labels of the
         # states it acted in to `teacher_history` (the caller clears it); its generator is seeded from `seed`
         self.teacher: Any = None
-        self.teacher_actions = np.zeros(n_envs, dtype=np.int64)
+        self.teacher_actions = np.zeros(num_envs, dtype=np.int64)
         self.teacher_history: list[np.ndarray] = []
         self._t0 = time.perf_counter()
-        super().__init__(n_envs, self.vector.single_observation_space, self.vector.single_action_space)
+        super().__init__(num_envs, self.vector.single_observation_space, self.vector.single_action_space)
         self.seed(seed)
         self.reset()
 
@@ -144,7 +147,7 @@ class SelfPlayVecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """(n_envs, A) bool legal actions of the learner in every row (each row is at its turn)."""
+        """(num_envs, A) bool legal actions of the learner in every row (each row is at its turn)."""
         return self.vector.action_masks()
 
     def close(self) -> None:

@@ -79,12 +79,12 @@ class BoardGameEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
-    def __init__(self, game_name: str, num_players: int = 2, opponents: Any = "random", *, seat: int | None = None,
+    def __init__(self, game_name: str, *, num_players: int = 2, opponents: Any = "random", seat: int | None = None,
                  illegal_action: str = "terminate", mask_in_observation: bool = False, encoder: Any = None,
                  render_mode: str | None = None, **variant: Any) -> None:
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}")
-        self.vector = BoardGameVectorEnv(game_name, 1, num_players, opponents, encoder=encoder,
+        self.vector = BoardGameVectorEnv(game_name, 1, num_players=num_players, opponents=opponents, encoder=encoder,
                                          autoreset_mode=AutoresetMode.DISABLED, render_mode=render_mode, **variant)
         self.game_name = game_name
         self.game = self.vector.game

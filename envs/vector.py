@@ -107,12 +107,12 @@ def make_opponent_pool(game_name: str, opponents: Any, num_players: int | None =
     return pool
 
 
-def make_vec_env(game_name: str, num_envs: int = 1, *args: Any,
+def make_vec_env(game_name: str, num_envs: int = 1, *,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **kwargs: Any) -> BoardGameVectorEnv:
     """`gymnasium.make_vec("meeple/<Game>-v0", ...)`'s entry point: a `BoardGameVectorEnv` whose autoreset
     defaults to NEXT_STEP, Gymnasium's own default, so that Gymnasium's vector wrappers stack on it as on any
     `make_vec` env; `autoreset_mode=` chooses another (SAME_STEP for masked training loops)."""
-    return BoardGameVectorEnv(game_name, num_envs, *args, autoreset_mode=autoreset_mode, **kwargs)
+    return BoardGameVectorEnv(game_name, num_envs, autoreset_mode=autoreset_mode, **kwargs)
 
 
 def agent_name(agent: Any) -> str:
@@ -141,7 +141,7 @@ class BoardGameVectorEnv(VectorEnv):
         **variant: the game's variant flags, passed to `meeple.envs.make`.
     """
 
-    def __init__(self, game_name: str, num_envs: int = 8, num_players: int = 2, opponents: Any = "random", *,
+    def __init__(self, game_name: str, num_envs: int = 8, *, num_players: int = 2, opponents: Any = "random",
                  opponent_weights: Sequence[float] | None = None, seat: int | None = None, encoder: Any = None,
                  shaping: float = 0.0, autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
                  render_mode: str | None = None, **variant: Any) -> None:

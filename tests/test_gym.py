@@ -395,11 +395,33 @@ def test_vector_seats_and_opponent_pool():
     assert np.all(fixed.reset(seed=0)[1]["learner_seat"] == 2)
 
 
+def test_the_env_classes_take_their_arguments_in_one_order():
+    """The game, the batch size (the vector envs), then keywords only: a positional player count, which the
+    SB3 adapter once took before the batch size, is refused instead of read as something else."""
+    pytest.importorskip("sb3_contrib")
+    import inspect
+
+    from meeple.envs.selfplay import SelfPlayVecEnv
+    from meeple.envs.vector import make_vec_env
+
+    for cls, batch in ((BoardGameVectorEnv, ["num_envs"]), (SelfPlayVecEnv, ["num_envs"]), (BoardGameEnv, []),
+                       (make_vec_env, ["num_envs"])):
+        params = inspect.signature(cls).parameters.values()
+        positional = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
+        assert positional == ["game_name", *batch], (cls, positional)
+        keywords = {p.name for p in params if p.kind == p.KEYWORD_ONLY}
+        assert {"num_players", "opponents", "encoder"} <= keywords or cls is make_vec_env  # it forwards **kwargs
+    with pytest.raises(TypeError):
+        SelfPlayVecEnv("hadara", 4, 2)
+    with pytest.raises(TypeError):
+        BoardGameVectorEnv("hadara", 4, 2)
+
+
 def test_selfplay_vecenv_is_the_vector_env_for_sb3():
     pytest.importorskip("sb3_contrib")
     from meeple.envs.selfplay import SelfPlayVecEnv
 
-    sb3 = SelfPlayVecEnv("hadara", 2, 4, [RandomAgent()], seed=5)
+    sb3 = SelfPlayVecEnv("hadara", 4, num_players=2, opponents=[RandomAgent()], seed=5)
     env = vector_env("hadara", 4, opponents=[RandomAgent()])
     assert isinstance(sb3.vector, BoardGameVectorEnv) and sb3.observation_space == env.single_observation_space
     obs, _ = env.reset(seed=5)

@@ -23,7 +23,7 @@ GAME = "roll_through_the_ages"
 
 def make_env(n_envs: int = 8, seed: int = 0, num_players: int = 2, **kw) -> SelfPlayVecEnv:
     pool = [] if num_players == 1 else [RandomAgent(), make_agent("heuristic", GAME)]
-    return SelfPlayVecEnv(GAME, num_players, n_envs, pool, seed=seed, **kw)
+    return SelfPlayVecEnv(GAME, n_envs, num_players=num_players, opponents=pool, seed=seed, **kw)
 
 
 def at_learner_turn(env: SelfPlayVecEnv) -> bool:
@@ -129,7 +129,7 @@ class SpyAgent(RandomAgent):
 def test_opponents_only_move_on_their_turns():
     ref = [None]
     spy = SpyAgent(ref)
-    env = SelfPlayVecEnv(GAME, 2, 6, [spy], seed=3)
+    env = SelfPlayVecEnv(GAME, 6, opponents=[spy], seed=3)
     ref[0] = env
     env.reset()
     play(env, 300, np.random.default_rng(3))
@@ -145,7 +145,7 @@ def test_move_accounting():
             counter["rows"] += len(state.done)
             return super().act(game, state, rng)
 
-    env = SelfPlayVecEnv(GAME, 2, 4, [Counting()], seed=4)
+    env = SelfPlayVecEnv(GAME, 4, opponents=[Counting()], seed=4)
     assert env.timing["game_steps"] == counter["rows"]  # only opponents moved so far (after reset)
     play(env, 200, np.random.default_rng(4))
     assert env.timing["game_steps"] == 200 * 4 + counter["rows"]
@@ -194,7 +194,7 @@ def test_illegal_opponent_action_raises():
             return np.argmin(game.legal_action_mask(state), axis=1)
 
     with pytest.raises(RuntimeError, match="illegal action"):
-        env = SelfPlayVecEnv(GAME, 2, 8, [Bad()], seed=0)
+        env = SelfPlayVecEnv(GAME, 8, opponents=[Bad()], seed=0)
         play(env, 50, np.random.default_rng(0))
 
 
