@@ -27,8 +27,11 @@ import inspect
 import operator
 from importlib import import_module
 from abc import ABC, abstractmethod
+import dataclasses
+import functools
+import typing
 from collections import namedtuple
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -174,6 +177,61 @@ def make_scratch(cls: type, fields: tuple[Field, ...], num_players: int) -> Any:
 
 
 # --- configuration checks ---------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Range:
+    """An inclusive range of an integer variant flag: `num_players: Annotated[int, Range(2, 5)] = 2`."""
+
+    lo: int
+    hi: int
+
+
+class GameConfig:
+    """The base of every game's `Config` (a frozen dataclass of JSON-serialisable variant flags): each field
+    is checked by its annotation alone, so a game declares a flag once, with its type:
+
+        flag: bool = False                                    a bool
+        reward: Literal["rank", "score_diff"] = "rank"       one of the listed strings
+        max_rounds: Annotated[int, Range(1, 1000)] = 30       an integer in the range
+
+    `check()` adds the rules that tie several flags together (a game overrides it). A bad value raises a
+    ValueError naming the flag."""
+
+    def __post_init__(self) -> None:
+        for name, kind, detail in _config_checks(type(self)):
+            if kind == "bool":
+                check_bool(self, name)
+            elif kind == "choice":
+                check_choice(self, name, detail)
+            else:
+                check_int(self, name, *detail)
+        self.check()
+
+    def check(self) -> None:
+        """Rules between flags; none by default."""
+
+
+@functools.cache
+def _config_checks(cls: type) -> tuple[tuple[str, str, Any], ...]:
+    """(name, "bool" | "choice" | "int", choices or (lo, hi)) per field of a Config class, from its annotations;
+    TypeError for an annotation this mechanism cannot check (a programming error, not a user's)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    checks = []
+    for field in dataclasses.fields(cls):
+        hint = hints[field.name]
+        if hint is bool:
+            checks.append((field.name, "bool", None))
+        elif typing.get_origin(hint) is Literal:
+            checks.append((field.name, "choice", typing.get_args(hint)))
+        elif typing.get_origin(hint) is Annotated and typing.get_args(hint)[0] is int \
+                and isinstance(typing.get_args(hint)[1], Range):
+            bounds = typing.get_args(hint)[1]
+            checks.append((field.name, "int", (bounds.lo, bounds.hi)))
+        else:
+            raise TypeError(f"{cls.__qualname__}.{field.name}: annotate a variant flag as bool, Literal[...] or "
+                            f"Annotated[int, Range(lo, hi)], got {hint!r}")
+    return tuple(checks)
+
 
 def check_int(config: Any, name: str, lo: int, hi: int) -> None:
     value = getattr(config, name)

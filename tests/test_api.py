@@ -199,6 +199,27 @@ def test_info_holds_the_facts_generic_code_reads(game_case):
     assert bool(game.info.hidden_fields) == game.info.has_hidden_information
 
 
+def test_every_variant_flag_is_checked_by_its_type(game_case):
+    """Each field of the game's Config is checked by its annotation (`base.GameConfig`): a value of the wrong
+    kind or outside its range or choices is refused with a ValueError naming the flag."""
+    import dataclasses
+
+    name, config, game = game_case
+    fields = dataclasses.fields(game.config)
+    assert fields and all(f.name in repr(game.config) for f in fields)
+    for field in fields:
+        value = getattr(game.config, field.name)
+        if isinstance(value, bool):
+            bad = [1, "yes", None]
+        elif isinstance(value, int):
+            bad = [True, 1.0, "2", -(10 ** 9), 10 ** 9]
+        else:
+            bad = [value.upper() + "?", 0, None]
+        for wrong in bad:
+            with pytest.raises(ValueError, match=field.name):
+                type(game.config)(**{**config, field.name: wrong})
+
+
 def test_determinize_keeps_own_observation(game_case, rng):
     """Leak test: resampling what `player` cannot see leaves `player`'s observation unchanged (every encoder kind)."""
     name, _, game = game_case

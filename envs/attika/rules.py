@@ -20,6 +20,7 @@ is `envs.base.RulesBase`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
 import numpy as np
 
@@ -29,37 +30,28 @@ from meeple.envs.attika.state import State, View  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(base.GameConfig):
     """Variant flags (all JSON-serialisable)."""
 
-    num_players: int = 2
+    num_players: Annotated[int, base.Range(data.MIN_PLAYERS, data.MAX_PLAYERS)] = 2
     """2-4 players."""
     auto_forced: bool = True
     """Decisions with exactly one legal action (END_TURN with nothing else to do, STORE of a revealed
     building that fits nowhere, the only field or tile centre) are applied without asking."""
-    actions: str = "factored"
+    actions: Literal["factored", "flat"] = "factored"
     """"factored" (668 actions: SELECT_TYPE then SLOT for a build, SLOT then ROTATE for a tile) or "flat"
     (19,387 actions: BUILD(type, hex) and PLACE(hex, rotation) in one step each). The same game."""
-    payment: str = "auto"
+    payment: Literal["auto", "explicit"] = "auto"
     """"auto": the fewest cards, matching ones first, the rest from the largest pile in hand; "explicit":
     a PAY decision hands over one card (or a two-for-one substitution) at a time."""
-    group_connection: str = "strict"
+    group_connection: Literal["strict", "settlement"] = "strict"
     """When a complete group earns its amphora: "strict" (its members connected among themselves) or
     "settlement" (all of them in one settlement, checked after every own placement)."""
-    max_rounds: int = data.DEFAULT_MAX_ROUNDS
+    max_rounds: Annotated[int, base.Range(1, 10_000)] = data.DEFAULT_MAX_ROUNDS
     """Truncation: after this many complete rounds the game ends as a draw (the rules know no stalemate)."""
-    reward: str = "rank"
+    reward: Literal["rank", "win_loss"] = "rank"
     """"rank": the winner +1, the others share -1 (zero-sum); "win_loss": the winner +1, every other
     player -1. A truncated game is 0 for everyone either way."""
-
-    def __post_init__(self) -> None:
-        base.check_int(self, "num_players", data.MIN_PLAYERS, data.MAX_PLAYERS)
-        base.check_bool(self, "auto_forced")
-        base.check_choice(self, "actions", ("factored", "flat"))
-        base.check_choice(self, "payment", ("auto", "explicit"))
-        base.check_choice(self, "group_connection", ("strict", "settlement"))
-        base.check_int(self, "max_rounds", 1, 10_000)
-        base.check_choice(self, "reward", ("rank", "win_loss"))
 
 
 class Attika(base.RulesBase):

@@ -23,6 +23,7 @@ observe, determinize, validate, save/load) is `envs.base.RulesBase`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
 import numpy as np
 
@@ -35,24 +36,18 @@ SCORE_PART_NAMES = ("vp_cards", "track", "tasks", "villas", "leftovers", "founta
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(base.GameConfig):
     """Variant flags (all JSON-serialisable)."""
 
-    num_players: int = 2
+    num_players: Annotated[int, base.Range(data.MIN_PLAYERS, data.MAX_PLAYERS)] = 2
     """2-4 players."""
     auto_forced: bool = True
     """Decisions with exactly one legal action are applied without asking."""
-    tiebreak: str = "banner_back"
+    tiebreak: Literal["banner_back", "banner_front"] = "banner_back"
     """VP ties: "banner_back" (the German rules: the tied player further back on the banderole track wins)
     or "banner_front"."""
-    reward: str = "rank"
+    reward: Literal["rank", "score_diff"] = "rank"
     """"rank": core.rank_returns by (VP, tie-break) in [-1, 1]; "score_diff": (own VP - best opponent VP) / 100."""
-
-    def __post_init__(self) -> None:
-        base.check_int(self, "num_players", data.MIN_PLAYERS, data.MAX_PLAYERS)
-        base.check_bool(self, "auto_forced")
-        base.check_choice(self, "tiebreak", ("banner_back", "banner_front"))
-        base.check_choice(self, "reward", ("rank", "score_diff"))
 
 
 class CarpeDiem(base.RulesBase):

@@ -22,6 +22,7 @@ determinize, validate, save/load) is `envs.base.RulesBase`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
 import numpy as np
 
@@ -31,27 +32,21 @@ from meeple.envs.hadara.state import INNER_SLOTS, PILE_SLOTS, SOLD_SLOTS, State,
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(base.GameConfig):
     """Variant flags (all JSON-serialisable)."""
 
-    num_players: int = 2
+    num_players: Annotated[int, base.Range(data.MIN_PLAYERS, data.MAX_PLAYERS)] = 2
     """2-5 players."""
     advanced: bool = False
     """Advanced game: starred purple cards are shuffled in and start-card sides are chosen."""
     random_board_order: bool = False
     """Shuffle the clockwise colour order of the board segments at reset."""
-    pile_view: str = "full"
+    pile_view: Literal["full", "top"] = "full"
     """Observation of the outer piles: "full" shows every outer pile bottom->top, "top" only the top cards."""
     auto_forced: bool = True
     """Decisions with exactly one legal action are applied without asking."""
-    reward: str = "rank"
+    reward: Literal["rank", "score_diff"] = "rank"
     """"rank": core.rank_returns by (VP, coins) in [-1, 1]; "score_diff": (own VP - best opponent VP) / 100."""
-
-    def __post_init__(self) -> None:
-        base.check_int(self, "num_players", data.MIN_PLAYERS, data.MAX_PLAYERS)
-        base.check_bool(self, "advanced", "random_board_order", "auto_forced")
-        base.check_choice(self, "pile_view", ("full", "top"))
-        base.check_choice(self, "reward", ("rank", "score_diff"))
 
 
 class Hadara(base.RulesBase):

@@ -18,6 +18,7 @@ determinize, validate, save/load) is `envs.base.RulesBase`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 
@@ -31,27 +32,23 @@ PLAYERS = (1, 4)  # the solitaire game and 2-4 players
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(base.GameConfig):
     """Variant flags (all JSON-serialisable)."""
 
-    num_players: int = 2
+    num_players: Annotated[int, base.Range(*PLAYERS)] = 2
     """1 plays the solo variant (10 rounds); 2-4 the base game."""
     trade: bool = False
     """Enable the trade variant: a trade step after the disasters, before building."""
-    max_trade_offers: int = data.DEFAULT_MAX_TRADE_OFFERS
+    max_trade_offers: Annotated[int, base.Range(1, 20)] = data.DEFAULT_MAX_TRADE_OFFERS
     """Offers (proposed or withdrawn) the active player may make per trade step; bounds the game."""
-    max_rounds: int = data.DEFAULT_MAX_ROUNDS
+    max_rounds: Annotated[int, base.Range(1, 1000)] = data.DEFAULT_MAX_ROUNDS
     """The game has no natural bound: truncate after this many rounds (reported as truncation, not termination)."""
     solo_standard_end_triggers: bool = False
     """Let a 5th development or all monuments end a solo game early."""
 
-    def __post_init__(self) -> None:
-        base.check_int(self, "num_players", *PLAYERS)
-        base.check_bool(self, "trade", "solo_standard_end_triggers")
+    def check(self) -> None:
         if self.trade and self.num_players == 1:
             raise ValueError("the trade variant needs at least 2 players")
-        base.check_int(self, "max_trade_offers", 1, 20)
-        base.check_int(self, "max_rounds", 1, 1000)
 
 
 class RollThroughTheAges(base.RulesBase):

@@ -23,6 +23,7 @@ lifecycle is `envs.base.RulesBase`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
 import numpy as np
 
@@ -32,20 +33,15 @@ from meeple.envs.utopia.state import State, View  # noqa: F401  (re-exported)
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(base.GameConfig):
     """Variant flags (all JSON-serialisable)."""
 
-    num_players: int = 2
+    num_players: Annotated[int, base.Range(data.MIN_PLAYERS, data.MAX_PLAYERS)] = 2
     """2-5 players (with 2 the Water island is out of play)."""
     auto_forced: bool = True
     """Decisions with exactly one legal action are applied without asking."""
-    reward: str = "rank"
+    reward: Literal["rank", "score_diff"] = "rank"
     """"rank": core.rank_returns by (score, arrival on the track) in [-1, 1]; "score_diff": (own - best other) / 100."""
-
-    def __post_init__(self) -> None:
-        base.check_int(self, "num_players", data.MIN_PLAYERS, data.MAX_PLAYERS)
-        base.check_bool(self, "auto_forced")
-        base.check_choice(self, "reward", ("rank", "score_diff"))
 
 
 class Utopia(base.RulesBase):
