@@ -331,9 +331,12 @@ def _encoder_kinds_of(rules: type) -> tuple[str, ...]:
 class RulesBase(ABC):
     """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
 
-    A subclass sets the class attributes below and `configure()` (info, action names, kernel config);
-    everything else (init, step/apply, advance, mask, scores, returns, observe, determinize, validate,
-    save/load, text views) comes from here and the game's kernels module.
+    A subclass, defined in `meeple.envs.<game>.rules`, writes `configure()` (info, action names, kernel
+    config); the class attributes below it takes from its own package unless it sets them
+    (`__init_subclass__`): the field table and classes from `state`, `Config` from its module, `kernels`,
+    `render_module` = `<package>.render`, the player range and the uniform widths from `data`. Everything
+    else (init, step/apply, advance, mask, scores, returns, observe, determinize, validate, save/load, text
+    views) comes from here and the game's kernels module.
     """
 
     # --- what a game declares ---
@@ -347,14 +350,34 @@ class RulesBase(ABC):
     render_module: str
     UNIFORMS_AT_INIT: int
     UNIFORMS_PER_STEP: int  # columns of u a step may read (a deal); `advance` fills this many with 0.5
-    # narrowest u `apply` accepts (default UNIFORMS_PER_STEP); columns past a narrower u's width come from
-    # the row's extension stream (`jit.uniform_at`, as `core.extend_uniforms`). `step` draws this many.
-    UNIFORMS_MIN_WIDTH: int | None = None
+    # narrowest u `apply` accepts (None: UNIFORMS_PER_STEP); `step` draws this many. One: a step draws one
+    # uniform per row, and columns past a narrower u's width come from the row's extension stream
+    # (`jit.uniform_at`, as `core.extend_uniforms`), so a deal can read as many as it needs.
+    UNIFORMS_MIN_WIDTH: int | None = 1
     SCORE_DIFF_SCALE: float = 100.0  # reward="score_diff": (own - best other) / this
     # a step that also computes the new mask does both in one pass over each row at every batch size (the
     # game's `apply_mask_row`); otherwise in one pass at batch size one only (the rows of a larger batch:
     # all applied, then all masked, measured faster where the two passes' code differs)
     FUSED_MASK: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Fill in what a game's rules class leaves out from its package's modules (class docstring)."""
+        super().__init_subclass__(**kwargs)
+        package = cls.__module__.rsplit(".", 1)[0]
+        data, state = import_module(f"{package}.data"), import_module(f"{package}.state")
+        found = {"FIELDS": state.FIELDS, "VIEW_FIELDS": getattr(state, "VIEW_FIELDS", ()),
+                 "SCRATCH": getattr(state, "SCRATCH", ()), "CLASSES": state.CLASSES,
+                 "PLAYERS": (getattr(data, "MIN_PLAYERS", None), getattr(data, "MAX_PLAYERS", None)),
+                 "Config": getattr(import_module(cls.__module__), "Config", None),
+                 "kernels": import_module(f"{package}.kernels"), "render_module": f"{package}.render",
+                 "UNIFORMS_AT_INIT": getattr(data, "UNIFORMS_AT_INIT", None),
+                 "UNIFORMS_PER_STEP": getattr(data, "UNIFORMS_PER_STEP", None)}
+        for name, value in found.items():
+            if name not in cls.__dict__:
+                setattr(cls, name, value)
+        missing = [name for name in found if getattr(cls, name) is None or getattr(cls, name) == (None, None)]
+        if missing:
+            raise TypeError(f"{cls.__qualname__}: set {missing} (or define them in {package}'s modules)")
 
     def __init__(self, num_players: int = 2, **variant: object) -> None:
         self.config = self.Config(num_players=num_players, **variant)

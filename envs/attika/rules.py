@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 import numpy as np
 
 from meeple.envs import base, core
-from meeple.envs.attika import data, kernels, state
+from meeple.envs.attika import data, kernels
 from meeple.envs.attika.state import State, View  # noqa: F401  (re-exported)
 
 
@@ -57,14 +57,6 @@ class Config(base.GameConfig):
 class Attika(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
 
-    PLAYERS = (data.MIN_PLAYERS, data.MAX_PLAYERS)
-
-    FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
-    Config = Config
-    kernels = kernels
-    render_module = "meeple.envs.attika.render"
-    UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
-    UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
     # a step that also computes the new mask does both in one pass per row (kernels.apply_mask_row): the
     # mask finds the forced decisions that follow the action
     FUSED_MASK = True

@@ -28,7 +28,7 @@ from typing import Annotated, Literal
 import numpy as np
 
 from meeple.envs import base, core
-from meeple.envs.carpe_diem import data, invariants, kernels, state
+from meeple.envs.carpe_diem import data, invariants, kernels
 from meeple.envs.carpe_diem.state import LOC_NAMES, State, View  # noqa: F401  (re-exported)
 
 LOC_SUPPLY, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_STORED, LOC_REMOVED = range(7)
@@ -52,16 +52,6 @@ class Config(base.GameConfig):
 
 class CarpeDiem(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
-
-    PLAYERS = (data.MIN_PLAYERS, data.MAX_PLAYERS)
-
-    FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
-    Config = Config
-    kernels = kernels
-    render_module = "meeple.envs.carpe_diem.render"
-    UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
-    UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
-    UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
 
     def configure(self) -> None:
         self.info = data.info(self.num_players)

@@ -27,7 +27,7 @@ from typing import Annotated, Literal
 import numpy as np
 
 from meeple.envs import base
-from meeple.envs.hadara import data, kernels, state
+from meeple.envs.hadara import data
 from meeple.envs.hadara.state import INNER_SLOTS, PILE_SLOTS, SOLD_SLOTS, State, View  # noqa: F401  (re-exported)
 
 
@@ -59,16 +59,6 @@ class Hadara(base.RulesBase):
     the options legal for their new pair (side choice: uniform A/B). Per colony tier, every back nobody
     has seen (stack and plundered colonies, one's own included) is reshuffled.
     """
-
-    PLAYERS = (data.MIN_PLAYERS, data.MAX_PLAYERS)
-
-    FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
-    Config = Config
-    kernels = kernels
-    render_module = "meeple.envs.hadara.render"
-    UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
-    UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
-    UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
 
     def configure(self) -> None:
         self.info = data.info(self.num_players, bool(self.config.advanced))

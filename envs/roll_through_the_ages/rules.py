@@ -23,7 +23,7 @@ from typing import Annotated
 import numpy as np
 
 from meeple.envs import base
-from meeple.envs.roll_through_the_ages import data, kernels, state
+from meeple.envs.roll_through_the_ages import data, kernels
 from meeple.envs.roll_through_the_ages.data import GOODS_MAX, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS
 from meeple.envs.roll_through_the_ages.state import State, View  # noqa: F401  (re-exported)
 
@@ -56,14 +56,8 @@ class RollThroughTheAges(base.RulesBase):
 
     PLAYERS = PLAYERS
 
-    FIELDS, SCRATCH, CLASSES = state.FIELDS, state.SCRATCH, state.CLASSES
-    Config = Config
-    kernels = kernels
-    render_module = "meeple.envs.roll_through_the_ages.render"
     # dice are int(6 * u[b, k]) in the order they are rolled; u[:, 0] of init picks the start player
     UNIFORMS_AT_INIT = data.UNIFORMS_PER_STEP
-    UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
-    UNIFORMS_MIN_WIDTH = 1  # a row needing more dice than u has continues with a stream seeded by its last column
 
     def configure(self) -> None:
         c = self.config

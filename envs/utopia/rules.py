@@ -28,7 +28,7 @@ from typing import Annotated, Literal
 import numpy as np
 
 from meeple.envs import base
-from meeple.envs.utopia import data, kernels, state
+from meeple.envs.utopia import data
 from meeple.envs.utopia.state import State, View  # noqa: F401  (re-exported)
 
 
@@ -46,16 +46,6 @@ class Config(base.GameConfig):
 
 class Utopia(base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
-
-    PLAYERS = (data.MIN_PLAYERS, data.MAX_PLAYERS)
-
-    FIELDS, VIEW_FIELDS, SCRATCH, CLASSES = state.FIELDS, state.VIEW_FIELDS, state.SCRATCH, state.CLASSES
-    Config = Config
-    kernels = kernels
-    render_module = "meeple.envs.utopia.render"
-    UNIFORMS_AT_INIT = data.UNIFORMS_AT_INIT
-    UNIFORMS_PER_STEP = data.UNIFORMS_PER_STEP
-    UNIFORMS_MIN_WIDTH = 1  # a step draws one uniform per row; a deal reads further columns from its stream (jit.uniform_at)
 
     def configure(self) -> None:
         self.info = data.info(self.num_players)
