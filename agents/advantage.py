@@ -48,6 +48,7 @@ from meeple.envs import core
 
 STREAM_STRIDE = 1 << 16  # stream of playout k of position i: i * STREAM_STRIDE + k (max_playouts is at most this)
 MARGIN_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)  # margins `tune_margin` chooses from
+MARGIN_Z = 2.0  # `tune_margin` needs a gain this many standard errors above 0
 SHARD_FORMAT = "meeple-advantage-shard"
 SHARD_VERSION = 1
 SHARD_ARRAYS = {  # name: (dtype, shape in terms of n positions, input size I, actions A, candidates C, players P)
@@ -173,24 +174,34 @@ def paired_advantages(game: Any, state: Any, candidates: np.ndarray, playout_age
 
 # --- the act rule's margin ------------------------------------------------------------------------
 
-def tune_margin(data: dict[str, np.ndarray], grid: tuple[float, ...] = MARGIN_GRID) -> tuple[float, dict[str, float]]:
-    """The margin of `grid` whose act rule gains the most on labels the net has not trained on (a fresh shard
-    of its own positions), and the estimated gain per position of every margin.
+def tune_margin(data: dict[str, np.ndarray], grid: tuple[float, ...] = MARGIN_GRID,
+                z: float = MARGIN_Z) -> tuple[float, dict[str, float]]:
+    """The margin of `grid` whose act rule gains surely on labels the net has not trained on (a fresh shard of
+    its own positions), and the estimated gain per position of every margin.
 
     In each position the rule leaves the heuristic's move for the net's best other move c1 only if Â(c1) >
     margin. c1 is always labelled (the net's top move is a candidate; `predicted` holds Â when the labels
-    were made), so the rule's gain over the heuristic is estimated by the mean of [Â(c1) > margin] x
-    diff(c1). Ties go to the larger margin: no change without evidence."""
+    were made), so the rule's gain over the heuristic is estimated by the mean over positions of
+    [Â(c1) > margin] x diff(c1). The chosen margin is the one whose gain has the largest lower bound (mean
+    minus z standard errors), if that bound is above 0; else the largest margin: no change without
+    evidence. (Choosing by the mean alone picked small margins on noise: a young net's Â is noisy over
+    every legal move, a margin of 0.01 then leaves the heuristic in nearly every position, and each
+    deviation's one-step gain, tiny and noisy, said nothing of what hundreds of them do to a game.)"""
+    top_margin = float(max(grid))
     pred = np.where(data["candidates"][:, 1:] >= 0, data["predicted"][:, 1:], -np.inf)
-    if pred.shape[1] == 0 or len(pred) == 0:
-        return float(max(grid)), {f"{m:g}": 0.0 for m in grid}
+    if pred.shape[1] == 0 or len(pred) < 2:
+        return top_margin, {f"{m:g}": 0.0 for m in grid}
     best = np.argmax(pred, axis=1)
     rows = np.arange(len(pred))
     top = pred[rows, best]
     gain_if = np.nan_to_num(data["diff"][:, 1:][rows, best].astype(np.float64))
-    gains = {m: float(np.mean(np.where(top > m, gain_if, 0.0))) for m in grid}
-    chosen = max(sorted(grid, reverse=True), key=lambda m: gains[m])  # max keeps the first: the largest margin
-    return float(chosen), {f"{m:g}": round(g, 6) for m, g in gains.items()}
+    margins = sorted(grid, reverse=True)  # the largest first: ties keep it
+    gains = np.stack([np.where(top > m, gain_if, 0.0) for m in margins], axis=1)  # (positions, margins)
+    mean = gains.mean(axis=0)
+    lower = mean - z * gains.std(axis=0, ddof=1) / np.sqrt(len(gains))
+    k = int(np.argmax(lower))
+    chosen = margins[k] if lower[k] > 0 else top_margin
+    return float(chosen), {f"{m:g}": round(float(g), 6) for m, g in zip(margins, mean)}
 
 
 # --- regression ---------------------------------------------------------------------------------

@@ -227,8 +227,21 @@ def test_the_margin_is_tuned_on_fresh_labels_and_shards_refuse_pickles(tmp_path)
     data = {"candidates": np.array([[3, 1, -1], [0, 2, 5], [4, 1, 0]]),
             "predicted": np.array([[0.0, 0.3, 0.0], [0.0, 0.05, 0.01], [0.0, 0.15, 0.0]], dtype=np.float32),
             "diff": np.array([[0.0, 0.4, np.nan], [0.0, -0.2, 0.1], [0.0, -0.1, 0.0]], dtype=np.float32)}
-    margin, gains = tune_margin(data)  # margin 0.2 leaves the heuristic in the first row alone: +0.4
-    assert margin == 0.2 and gains["0.2"] == pytest.approx(0.4 / 3, abs=1e-6) and gains["0"] < gains["0.2"]
+    margin, gains = tune_margin(data)  # three positions are no evidence: the heuristic stays
+    assert margin == 1.0 and gains["0.2"] == pytest.approx(0.4 / 3, abs=1e-6) and gains["0"] < gains["0.2"]
+    rng = np.random.default_rng(0)
+    # 100 positions where the net's top move (Â 0.3) gains 0.4 and 100 where its top move (Â 0.05) loses 0.2:
+    # margins from 0.05 up to 0.2 take only the first kind (ties go to the largest of them)
+    many = {"candidates": np.tile([[0, 1, -1]], (200, 1)),
+            "predicted": np.repeat(np.array([[0.0, 0.3, 0.0], [0.0, 0.05, 0.0]], dtype=np.float32), 100, axis=0),
+            "diff": np.concatenate([0.4 + 0.05 * rng.standard_normal(100), -0.2 + 0.05 * rng.standard_normal(100)])
+            [:, None] * np.array([[0.0, 1.0, 0.0]])}
+    margin, gains = tune_margin(many)
+    assert margin == 0.2 and gains["0.2"] == pytest.approx(0.2, abs=0.01) and gains["0"] == pytest.approx(0.1, abs=0.01)
+    # a mean gain above 0 by less than its noise is no evidence either (a young net's top moves, measured once)
+    noisy = {**many, "predicted": np.full((200, 3), 0.3, np.float32) * np.array([[0, 1, 0]], np.float32),
+             "diff": (0.05 + rng.standard_normal(200))[:, None] * np.array([[0.0, 1.0, 0.0]])}
+    assert tune_margin(noisy)[0] == 1.0
     n = 3
     shard = {"obs": np.zeros((n, 5), np.float32), "mask": np.ones((n, 6), bool), "value": np.zeros((n, 2), np.float32),
              "se": np.zeros((n, 3), np.float32), "count": np.full((n, 3), 2, np.int32), **data}
