@@ -7,19 +7,37 @@ compile, training, tournament). The results come from runs/main_job/summary.json
 runs/main_job/tournament.json (the 600-game tournament of the policy, the heuristic and random play: 200
 games for each pair). `--record` also writes them into benchmarks/results.json as the `main_job` entry
 (`first_run` when this run installed the packages, else `later_run`), which README's table is generated from.
+A bad argument (a missing or malformed --phases file) exits with code 2 and a one-line message naming it, before
+anything is printed or recorded.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import tyro
+
+from meeple.agents.io import ArgsError
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = "net:runs/main_job/best.safetensors"
+
+
+@dataclass
+class Args:
+    phases: Path
+    """the file of '<phase> <seconds>' lines"""
+    run: Path = Path("runs/main_job")
+    """the training run's folder"""
+    policy: str = POLICY
+    """the agent whose head-to-head results are reported"""
+    record: tyro.conf.FlagCreatePairsOff[bool] = False
+    """also write the figures into benchmarks/results.json"""
 
 
 def clock(seconds: float) -> str:
@@ -28,12 +46,18 @@ def clock(seconds: float) -> str:
 
 
 def read_phases(path: Path) -> dict[str, int]:
-    """{phase: seconds}, summed over the lines of each phase."""
+    """{phase: seconds}, summed over the lines of each phase; raises ArgsError naming --phases for a missing file
+    or a line whose seconds are not a whole number."""
+    if not path.is_file():
+        raise ArgsError(f"--phases {str(path)!r}: no such file")
     out: dict[str, int] = {}
-    for line in path.read_text().splitlines():
+    for number, line in enumerate(path.read_text().splitlines(), 1):
         key, _, seconds = line.partition(" ")
         if seconds.strip():
-            out[key] = out.get(key, 0) + int(seconds)
+            try:
+                out[key] = out.get(key, 0) + int(seconds)
+            except ValueError:
+                raise ArgsError(f"--phases {str(path)!r}: line {number} is not '<phase> <seconds>': {line!r}") from None
     return out
 
 
@@ -96,15 +120,15 @@ def record(s: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--phases", type=Path, required=True, help="the file of '<phase> <seconds>' lines")
-    parser.add_argument("--run", type=Path, default=Path("runs/main_job"), help="the training run's folder")
-    parser.add_argument("--policy", default=POLICY, help="the agent whose head-to-head results are reported")
-    parser.add_argument("--record", action="store_true", help="also write the figures into benchmarks/results.json")
-    args = parser.parse_args(argv)
-    if not args.phases.is_file():
-        parser.error(f"--phases {str(args.phases)!r}: no such file")
-    s = summary(read_phases(args.phases), args.run, args.policy)
+    """Parses the command line (`argv`, default sys.argv[1:]), prints the summary and records it with --record;
+    returns the exit code: 0, or 2 for a bad argument (one `error:` line on stderr, nothing printed or recorded)."""
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
+    try:
+        phases = read_phases(args.phases)
+    except ArgsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    s = summary(phases, args.run, args.policy)
     print_summary(s)
     if args.record:
         record(s)

@@ -10,36 +10,65 @@ tournaments are `meeple.agents.tournament.run_tournament` (evaluate.py's: every 
 seeding, Wilson 95% intervals): the policy alone against the heuristic and against random
 (--games each), and, with --search-games > 0, `search:<name>:mode=rollout,sims=<--search-sims>` against
 the heuristic and against the heuristic's own rollout agent at the same number of playouts.
+A bad argument (a count out of range, a folder without the run's files) exits with code 2 and a one-line message
+naming it, before anything is played or written.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Literal
+
+import tyro
+
+from meeple.agents.io import ArgsError, check_at_least
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path, help="the training run's folder (net.safetensors, summary.json)")
-    parser.add_argument("--games", type=int, default=1000, help="games of the policy against each baseline")
-    parser.add_argument("--search-games", type=int, default=0, help="games of the search against each opponent")
-    parser.add_argument("--search-sims", type=int, default=64, help="playouts per decision of the search")
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--net", choices=("best", "net"), default="best",
-                        help="ship best.safetensors (the run's best evaluation) or net.safetensors (its last net)")
-    args = parser.parse_args()
-    if args.games < 1 or args.search_games < 0 or args.search_sims < 1:
-        parser.error("--games and --search-sims must be at least 1, --search-games at least 0")
-    net_file, summary_file = args.run / f"{args.net}.safetensors", args.run / "summary.json"
-    for path in (net_file, summary_file):
+@dataclass
+class Args:
+    run: Annotated[tyro.conf.Positional[Path], tyro.conf.arg(metavar="RUN")]
+    """the training run's folder (best.safetensors or net.safetensors, summary.json)"""
+    games: int = 1000
+    """games of the policy against each baseline"""
+    search_games: int = 0
+    """games of the search against each opponent (0 = no search tournaments)"""
+    search_sims: int = 64
+    """playouts per decision of the search"""
+    seed: int = 2026
+    """seed of the first tournament (each of the others adds its own offset)"""
+    net: Literal["best", "net"] = "best"
+    """ship best.safetensors (the run's best evaluation) or net.safetensors (its last net)"""
+
+
+def validate_args(args: Args) -> None:
+    """Raises ArgsError naming the first invalid argument; reads nothing but the run folder's listing."""
+    check_at_least(args, 1, "games", "search_sims")
+    check_at_least(args, 0, "search_games", "seed")  # the seed as evaluate.py's: default_rng takes no negative
+    if not args.run.is_dir():
+        raise ArgsError(f"RUN {str(args.run)!r}: no such folder (a `meeple train --algo exit` run folder)")
+    for path in (args.run / f"{args.net}.safetensors", args.run / "summary.json"):
         if not path.is_file():
-            parser.error(f"{path} does not exist: is {args.run} a `meeple train --algo exit` run folder?")
+            raise ArgsError(f"RUN {str(args.run)!r}: {path.name} does not exist; is it a `meeple train --algo exit` "
+                            f"run folder?")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parses the command line (`argv`, default sys.argv[1:]), plays the tournaments and ships the net; returns the
+    exit code: 0, or 2 for a bad argument (one `error:` line on stderr, nothing played or written)."""
+    args = tyro.cli(Args, args=argv, description=__doc__.split("\n\n")[0])
+    try:
+        validate_args(args)
+    except ArgsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    net_file, summary_file = args.run / f"{args.net}.safetensors", args.run / "summary.json"
 
     from meeple.agents.net import BASELINES_DIR, load_net, save_net
     from meeple.agents.tournament import run_tournament

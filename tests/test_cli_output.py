@@ -1,5 +1,6 @@
 """The scripts' console behaviour: output paths checked before the work, quiet progress in a log, --help without
-internal options, a hint instead of a traceback outside the venv, and the head-to-head lines of a tournament."""
+internal options, a hint instead of a traceback outside the venv, the head-to-head lines of a tournament, and the
+scripts/ tools' --help and one-line errors."""
 
 from __future__ import annotations
 
@@ -144,4 +145,51 @@ def test_main_job_summary_prints_the_head_to_head_results(tmp_path):
                 f"(95% interval {100 * h['win_ci95'][0]:.1f}-{100 * h['win_ci95'][1]:.1f}%)")
     assert expected in proc.stdout and "against mcts:2:rollout_depth=1    4 games" in proc.stdout
     missing = run("scripts/main_job_summary.py", "--phases", str(tmp_path / "nope"))
-    assert missing.returncode == 2 and missing.stderr.strip().splitlines()[-1].startswith("main_job_summary.py: error:")
+    assert_one_error_line(missing, "--phases", str(tmp_path / "nope"))
+    assert missing.stdout == ""
+
+
+def snapshot(*folders: Path) -> dict[Path, int]:
+    """Every file under `folders` with its modification time: what a rejected run must leave as it was."""
+    return {f: f.stat().st_mtime_ns for folder in folders for f in folder.rglob("*") if f.is_file()}
+
+
+# the scripts outside cli/ and benchmarks/: their options in --help, one bad argument each (the words its error
+# line must name), and the folders it would write into
+SCRIPTS = {
+    "scripts/gen_playthroughs.py": (["--game"], ["--game", "chess"], ["--game", "'chess'"],
+                                    [ROOT / "tests" / "playthroughs"]),
+    "scripts/main_job_summary.py": (["--phases", "--run", "--policy", "--record"],
+                                    ["--phases", "no-such-file", "--record"], ["--phases", "no-such-file"],
+                                    [ROOT / "benchmarks"]),
+    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--seed", "--net {best,net}"],
+                                 ["no-such-run", "--games", "3"], ["RUN", "no-such-run", "no such folder"],
+                                 [ROOT / "agents" / "baselines"]),
+}
+
+
+@pytest.mark.parametrize("script", list(SCRIPTS))
+def test_scripts_help_and_a_bad_argument(tmp_path, script):
+    """tyro as in cli/: --help lists the options; a bad argument is one `error:` line naming it, exit code 2,
+    before anything is written (here or where the script writes its files)."""
+    flags, bad, words, outputs = SCRIPTS[script]
+    proc = run(script, "--help", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for flag in flags:
+        assert flag in proc.stdout, (flag, proc.stdout)
+    before = snapshot(*outputs)
+    proc = run(script, *bad, cwd=tmp_path)
+    assert_one_error_line(proc, *words)
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert snapshot(*outputs) == before and list(tmp_path.iterdir()) == [], "a rejected run wrote files"
+
+
+def test_ship_baseline_names_the_missing_run_file_and_the_counts(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "summary.json").write_text("{}")
+    for args, words in ((["--net", "net"], ["RUN", "net.safetensors does not exist"]),
+                        (["--search-games", "-1"], ["--search-games", "at least 0"]),
+                        (["--search-sims", "0"], ["--search-sims", "at least 1"])):
+        assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), *args, cwd=tmp_path), *words)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["run", "summary.json"]
