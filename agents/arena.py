@@ -245,3 +245,18 @@ def play_games(game: Any, agents: Sequence[Any], n_games: int, seed: int, *,
         "agents": summarize(labels, seats, scores, returns),
         "per_game": per_game,
     }
+
+
+def head_to_head(game: Any, learner: Any, game_name: str, opponents: Sequence[str], n_games: int, seed: int,
+                 progress: bool = False) -> dict:
+    """{opponent spec: win_rate, win_ci95, mean_score, mean_return} of `learner` (an agent): per opponent spec,
+    `n_games` seeded games (seed + 1000 * (k + 1) for the k-th) against P - 1 copies of it, seats rotated.
+    The trainers' evaluation curves."""
+    from meeple.agents import make_agent
+
+    results = {}
+    for k, spec in enumerate(opponents):
+        agents = [learner] + [make_agent(spec, game_name)] * (game.num_players - 1)
+        summary = play_games(game, agents, n_games, seed=seed + 1000 * (k + 1), progress=progress)["agents"][0]
+        results[spec] = {key: summary[key] for key in ("win_rate", "win_ci95", "mean_score", "mean_return")}
+    return results

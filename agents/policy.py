@@ -269,16 +269,10 @@ def evaluate_policy(policy: Any, game: Any, game_name: str, opponents: Any, n_ga
     `n_games` seeded `play_games` per opponent spec (seed + 1000 * (k + 1) for the k-th), learner
     against P - 1 copies of the opponent, seats rotated.
     """
-    from meeple.agents import make_agent
-    from meeple.agents.arena import play_games
+    from meeple.agents.arena import head_to_head
 
     learner = FrozenPolicyAgent(policy, game_name, name="learner", deterministic=True)
-    results = {}
-    for k, spec in enumerate(opponents):
-        agents = [learner] + [make_agent(spec, game_name)] * (game.num_players - 1)
-        summary = play_games(game, agents, n_games, seed=seed + 1000 * (k + 1), progress=progress)["agents"][0]
-        results[spec] = {key: summary[key] for key in ("win_rate", "win_ci95", "mean_score", "mean_return")}
-    return results
+    return head_to_head(game, learner, game_name, opponents, n_games, seed, progress)
 
 
 def warm_start(policy: Any, env: Any, teacher: Any, n_steps: int, epochs: int, gamma: float, batch_size: int = 1024,

@@ -357,17 +357,10 @@ def evaluate_net(net: Any, game: Any, game_name: str, opponents: tuple[str, ...]
                  progress: bool) -> dict:
     """{opponent spec: win_rate, win_ci95, mean_score, mean_return} of the greedy policy, `n_games` seeded games
     against P - 1 copies of each opponent with seats rotated (seed + 1000 * (k + 1) for the k-th)."""
-    from meeple.agents import make_agent
-    from meeple.agents.arena import play_games
+    from meeple.agents.arena import head_to_head
     from meeple.agents.net import NetAgent
 
-    learner = NetAgent(net, name="learner")
-    results = {}
-    for k, spec in enumerate(opponents):
-        agents = [learner] + [make_agent(spec, game_name)] * (game.num_players - 1)
-        summary = play_games(game, agents, n_games, seed=seed + 1000 * (k + 1), progress=progress)["agents"][0]
-        results[spec] = {key: summary[key] for key in ("win_rate", "win_ci95", "mean_score", "mean_return")}
-    return results
+    return head_to_head(game, NetAgent(net, name="learner"), game_name, opponents, n_games, seed, progress)
 
 
 def write_hparams(writer: Any, args: Args) -> None:
