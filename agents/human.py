@@ -8,11 +8,12 @@ Before each decision `HumanAgent.act` prints, for the row to move:
 - the board from the person's seat (`game.render_text(state, row, seat)`, which fits a 40-line
   terminal and shows the seat's own hidden information);
 - the legal moves with stable ids: the id of a move is its action index (the same move keeps its
-  number from one decision to the next), followed by its description (`game.action_to_str`); when
-  there are many, only their names, in columns (`l` lists them with descriptions).
+  number from one decision to the next), followed by what it does in words (`game.action_to_str`);
+  when there are many, only their engine names (`game.action_names`), in columns (`l` lists them
+  with their words).
 
-The person types a move's id, its name (`game.action_names[a]`, case-insensitive) or a prefix of
-the name that only one legal move has. Commands: `d` the detail view of the board (the game's long
+The person types a move's id, its words or its engine name (case-insensitive), or a prefix of them
+that only one legal move has. Commands: `d` the detail view of the board (the game's long
 score sheet), `l` the moves with descriptions, `?` or `h` help, `q` quit (as does the end of the
 input: both raise `Quit`). A bad entry is explained and asked again. A decision with a single legal
 move is announced and taken without asking.
@@ -36,8 +37,8 @@ from meeple.envs.textview import TERMINAL_WIDTH
 # above this many legal moves the list shows names only, in columns, to keep the screen short
 MAX_DESCRIBED_MOVES = 16
 
-HELP = """Type a move's id (the number in front of it), its name, or the start of its name if only one
-legal move starts that way (case does not matter).
+HELP = """Type a move's id (the number in front of it), its words or its name, or the start of them if
+only one legal move starts that way (case does not matter).
   d      the detail view of the board
   l      the legal moves with their descriptions
   ? / h  this help
@@ -87,7 +88,7 @@ class HumanAgent:
         return out
 
     def moves_text(self, game: Any, state: Any, row: int, legal: np.ndarray, describe: bool) -> str:
-        """The legal moves as 'id  description' lines, or as 'id NAME' columns."""
+        """The legal moves as 'id  words' lines, or as 'id NAME' columns."""
         width = len(str(int(legal.max())))
         if describe:
             return "\n".join(f"  {int(a):>{width}}  {game.action_to_str(state, int(a), row)}" for a in legal)
@@ -97,8 +98,9 @@ class HumanAgent:
         return "\n".join("  " + "".join(c.ljust(cell) for c in cells[i:i + per_line]).rstrip()
                          for i in range(0, len(cells), per_line))
 
-    def parse(self, game: Any, line: str, legal: np.ndarray) -> int | str:
-        """The legal action `line` names (id, name or unique name prefix), or an explanation why none."""
+    def parse(self, game: Any, line: str, legal: np.ndarray, state: Any = None, row: int = 0) -> int | str:
+        """The legal action `line` names (id, engine name, or with `state` its words in row `row`; or a prefix
+        of them that one legal move alone has), or an explanation why none."""
         if line.isdigit():
             a = int(line)
             if a in legal:
@@ -106,17 +108,20 @@ class HumanAgent:
             ids = ", ".join(str(int(x)) for x in legal[:12]) + (" ..." if len(legal) > 12 else "")
             return f"{a} is not a legal move now (legal ids: {ids})"
         key = line.lower()
-        names = {int(a): game.action_names[a].lower() for a in legal}
-        exact = [a for a, n in names.items() if n == key]
+        names = {int(a): [game.action_names[a].lower()] for a in legal}
+        if state is not None:
+            for a in names:
+                names[a].append(game.action_to_str(state, a, row).lower())
+        exact = [a for a, ns in names.items() if key in ns]
         if exact:
             return exact[0]
-        starts = [a for a, n in names.items() if n.startswith(key)]
+        starts = [a for a, ns in names.items() if any(n.startswith(key) for n in ns)]
         if len(starts) == 1:
             return starts[0]
         if starts:
             some = ", ".join(game.action_names[a] for a in starts[:6])
-            return f"{line!r} starts {len(starts)} legal moves ({some}): type more of the name"
-        return f"{line!r} is not a legal move: type an id or a name from the list (? for help)"
+            return f"{line!r} starts {len(starts)} legal moves ({some}): type more of it"
+        return f"{line!r} is not a legal move: type an id or a move from the list (? for help)"
 
     def choose(self, game: Any, state: Any, row: int, legal: np.ndarray) -> int:
         """Show row `row` from the mover's seat and its legal moves; return the one the person picks."""
@@ -149,7 +154,7 @@ class HumanAgent:
             if not line:
                 self.print_fn("type a move's id or name (? for help)")
                 continue
-            choice = self.parse(game, line, legal)
+            choice = self.parse(game, line, legal, state, row)
             if isinstance(choice, str):
                 self.print_fn(choice)
                 continue

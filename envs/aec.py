@@ -237,7 +237,7 @@ class BoardGameAEC(AECEnv, EzPickle):
         if not self._mask[action]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(
-                    f"{agent} may not play {self.game.action_to_str(self.game_state, action)} ({action}) now; "
+                    f"{agent} may not play {action} ({self._move_text(action)}) now; "
                     f"legal: {self.legal_actions_text()}"
                 )
             self._terminate_illegal(agent)
@@ -281,13 +281,21 @@ class BoardGameAEC(AECEnv, EzPickle):
     # --- helpers --------------------------------------------------------------------------------
 
     def action_to_str(self, action: int) -> str:
-        """A readable description of `action` in the current state."""
+        """What `action` does in the current state, in words (its engine name is `game.action_names[action]`)."""
         return self.game.action_to_str(self.game_state, int(action))
+
+    def chance_outcomes(self, action: int) -> list[tuple[str, float]]:
+        """The chance outcomes `action` can lead to in the current state, with their probabilities (the
+        rules core's `chance_outcomes`): [] for a move without chance."""
+        if self.game_state is None:
+            raise RuntimeError("reset() must be called before chance_outcomes()")
+        return self.game.chance_outcomes(self.game_state, int(action))
 
     def string_to_action(self, text: str) -> int:
         """The action whose `action_to_str` in the current position is `text` (OpenSpiel's
         string_to_action): the legal actions are searched first, then every action (so an illegal one
-        can be named and then refused by `step`). ValueError if no action reads so."""
+        can be named and then refused by `step`); an engine name (`game.action_names`) is accepted too.
+        ValueError if no action reads so."""
         if self.game_state is None:
             raise RuntimeError("reset() must be called before string_to_action()")
         if not isinstance(text, str):
@@ -296,6 +304,8 @@ class BoardGameAEC(AECEnv, EzPickle):
         for action in (*self.legal_actions(), *range(self.game.num_actions)):
             if self.game.action_to_str(self.game_state, action) == wanted:
                 return action
+        if wanted in self.game.action_names:
+            return self.game.action_names.index(wanted)
         raise ValueError(f"no action reads {text!r} here; legal: {self.legal_actions_text()}"[:2000])
 
     def legal_actions(self) -> list[int]:
@@ -305,7 +315,12 @@ class BoardGameAEC(AECEnv, EzPickle):
         return np.flatnonzero(self._mask).tolist()
 
     def legal_actions_text(self) -> str:
-        return ", ".join(f"{a}={self.game.action_to_str(self.game_state, a)}" for a in self.legal_actions())
+        """The legal actions for error messages: 'id=NAME: words', separated by '; '."""
+        return "; ".join(f"{a}={self._move_text(a)}" for a in self.legal_actions())
+
+    def _move_text(self, action: int) -> str:
+        """'NAME: words' of `action` in the current state: the engine name for code, the words for people."""
+        return f"{self.game.action_names[action]}: {self.game.action_to_str(self.game_state, action)}"
 
     def _refresh(self, mask: np.ndarray | None = None) -> None:
         """After the state changed: its legal actions (`mask` if the caller has them) and who moves."""

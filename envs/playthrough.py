@@ -1,6 +1,6 @@
 """Golden playthroughs: seeded games written as text, one line per decision (after OpenSpiel's playthroughs).
 
-A playthrough pins a game's behaviour end to end: every decision's seat and action name, the chance
+A playthrough pins a game's behaviour end to end: every decision's seat, action name and words, the chance
 outcomes it set off, the rewards, a short hash of the whole state and of every seat's encoded
 observation, and the final scores. `tests/test_playthroughs.py` regenerates every file under
 `tests/playthroughs/` and diffs; `python scripts/gen_playthroughs.py` rewrites them on purpose (commit
@@ -73,7 +73,7 @@ def playthrough(game_name: str, config: dict, agent_kind: str, seed: int) -> lis
     while not state.done[0] and step < game.info.max_game_length:
         seat = int(state.to_play[0])
         action = int(agent.act(game, state, agent_rng)[0])
-        name = game.action_to_str(state, action)
+        name = f"{game.action_names[action]}: {game.action_to_str(state, action)}"  # the engine's name, then the words
         after = game.step(state, np.array([action]), rng)
         chance = chance_text(game_name, state, after)
         rewards = " ".join(f"{r:+.3f}" for r in game.returns(after)[0])

@@ -146,7 +146,7 @@ class BoardGameEnv(gymnasium.Env):
         if index is None or not 0 <= index < A:
             raise ValueError(f"action {action!r} is not an integer in Discrete({A}); legal: {self.legal_actions()[:20]}")
         if not self._mask[index]:
-            move = self.game.action_to_str(self.vector.state, index)
+            move = f"{self.game.action_names[index]}: {self.game.action_to_str(self.vector.state, index)}"
             if self.illegal_action == "raise":
                 raise ValueError(f"illegal action {index} ({move}) at seat {int(self.vector.learner_seat[0])}; "
                                  f"legal: {self.legal_actions()[:20]}")

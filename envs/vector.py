@@ -421,7 +421,8 @@ class BoardGameVectorEnv(VectorEnv):
         illegal = ~self._mask[self._rows, out]
         if illegal.any():
             bad = np.flatnonzero(illegal)
-            detail = "; ".join(f"row {b}: action {int(out[b])} ({self.game.action_to_str(self.state, int(out[b]), int(b))}), "
+            detail = "; ".join(f"row {b}: action {int(out[b])} ({self.game.action_names[int(out[b])]}: "
+                               f"{self.game.action_to_str(self.state, int(out[b]), int(b))}), "
                                f"legal {np.flatnonzero(self._mask[b]).tolist()[:20]}" for b in bad[:3])
             raise ValueError(f"illegal learner actions in {len(bad)} row(s): {detail}")
         return out

@@ -6,6 +6,8 @@ A game gets all of these by registering in `meeple.envs.GAMES` with its test con
 from __future__ import annotations
 
 import json
+import re
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -260,9 +262,62 @@ def test_info_is_consistent(game_case):
     assert info.max_game_length > 0
 
 
+# an engine tag: an upper-case snake-case token (A_COLONY, MARK_REROLL_0, END_TURN, LAND_GREx2_FIR-3>WIN-4)
+ENGINE_TAG = re.compile(r"[A-Z][A-Z0-9]*_[A-Za-z0-9_]+")
+
+
+def _engine_names(game) -> set[str]:
+    """The engine's own names of `game`: its action names and the tags of its data tables (decisions,
+    Roll Through the Ages' die faces, Hadara's purple abilities)."""
+    data = import_module(game.render_module.rsplit(".", 1)[0] + ".data")
+    tables = ("DECISION_NAMES", "FACE_NAMES", "ABILITY_NAMES")
+    return set(game.action_names) | {tag for table in tables for tag in getattr(data, table, ())}
+
+
+def _check_words(game, state, names: set[str]) -> None:
+    """The words of every legal action of row 0 (the rule of `test_action_to_str_reads_as_words`)."""
+    legal = np.flatnonzero(game.legal_action_mask(state)[0])
+    texts = [game.action_to_str(state, int(a)) for a in legal]
+    for a, text in zip(legal, texts):
+        name = game.action_names[a]
+        assert isinstance(text, str) and text.strip() == text and text, name
+        assert not text.startswith(name), (name, text)
+        assert not ENGINE_TAG.search(text), (name, text)
+        assert not names & set(re.findall(r"[\w-]+", text)), (name, text)
+    assert len(set(texts)) == len(texts), [t for t in texts if texts.count(t) > 1][:4]
+
+
 def test_action_to_str_names_every_action(game_case, rng):
+    """Every action index has words in a position, legal or not, and none starts with its engine name
+    (which stays `game.action_names[a]`); two legal moves never read the same."""
     _, _, game = game_case
     state = game.init(rng, 1)
     texts = [game.action_to_str(state, a) for a in range(game.num_actions)]
-    assert len(set(t.split(" ")[0] for t in texts)) == game.num_actions
+    assert all(text and not text.startswith(game.action_names[a]) for a, text in enumerate(texts))
+    legal = np.flatnonzero(game.legal_action_mask(state)[0])
+    assert len({texts[a] for a in legal}) == len(legal)
     assert isinstance(game.render_text(state), str) and game.render_text(state)
+
+
+def test_action_to_str_reads_as_words(game_case):
+    """`action_to_str` is what a person reads (the terminal, the web app, narration): over random positions
+    of seeded games, the text of every legal action is non-empty words that do not start with the
+    action's engine name, and the legal actions of one position never read the same.
+
+    The rule for "words": no engine tag, i.e. no upper-case snake-case token (`ENGINE_TAG`: A_COLONY,
+    MARK_REROLL_0, END_TURN) and, as a whole word, none of the game's engine names (`_engine_names`: its
+    action names such as ROLL, PASS, GOLD, STORE, END, and the tags of its data tables: decisions such as
+    TRADE_OFFER, the die faces FOOD3 and WORKERS3, the abilities SELL_BONUS). Codes that are the only
+    name a thing has on the board are allowed, as none of them is an engine name: card, tile and
+    fountain-card codes (I-P09, B04, L28, T09, FC03, C14), districts and civilizations (EAR-1, EGY), the
+    landscape and colour letters of costs, tile faces and piles (W1 F2, .MH.W.., R B G P Y)."""
+    _, _, game = game_case
+    names = _engine_names(game)
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        state = game.init(rng, 1)
+        for _ in range(150):
+            if state.done[0]:
+                break
+            _check_words(game, state, names)
+            state = game.step(state, sample_masked(game.legal_action_mask(state), rng), rng)

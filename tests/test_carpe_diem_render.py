@@ -69,8 +69,9 @@ def test_action_to_str_for_every_action(game):
             mask = game.legal_action_mask(state)[0]
             for action in range(game.num_actions):
                 text = game.action_to_str(state, action)
-                assert isinstance(text, str) and text.startswith(game.action_names[action])
+                assert isinstance(text, str) and text and not text.startswith(game.action_names[action])
                 assert ("[illegal now]" in text) == (not mask[action] and not state.done[0])
+                assert ("[the game is over]" in text) == bool(state.done[0])
     with pytest.raises(ValueError, match="action"):  # outside the action space: a mistake, not a name
         game.action_to_str(state, game.num_actions + 3)
 

@@ -97,7 +97,7 @@ def test_rtta_pestilence_and_drought_by_hand():
     after = game.step(state, np.array([rtta.ACTION_PASS]), np.random.default_rng(1))
     lines = game.narrate(state, rtta.ACTION_PASS, after, seat=p)
     others = [q for q in range(3) if q != p]
-    assert lines[0] == f"player_{p} (you): PASS"
+    assert lines[0] == f"player_{p} (you): keep the dice as they are (stop rolling)"
     assert f"player_{p} (you)'s dice are final: SKULL SKULL SKULL" in lines
     assert f"3 skulls: pestilence, +3 disaster points to player_{others[0]} and player_{others[1]}" in lines
     assert any(line.startswith(f"player_{others[0]}: ") and "disasters 0 -> 3" in line for line in lines)
@@ -130,7 +130,7 @@ def test_hadara_draft_choice_is_hidden_from_other_seats():
     for a in np.flatnonzero(mask):
         after_a = game.step(before, np.array([a]), rng)
         texts.add(tuple(game.narrate(before, int(a), after_a, seat=other)))
-        assert game.action_names[a] in game.narrate(before, int(a), after_a, seat=actor)[0]
+        assert game.narrate(before, int(a), after_a, seat=actor)[0] == f"player_{actor} (you): {game.action_to_str(before, int(a))}"
     assert len(texts) == 1  # every choice reads the same to another seat
     assert "commits a hidden draft choice" in next(iter(texts))[0]
     # when the last player commits, everything resolves in public: discards face up, buys and sales

@@ -184,7 +184,7 @@ def test_human_plays_a_game_from_piped_input() -> None:
     proc = run_script("--agents", "human", "--num-players", "1", stdin="x\n99\n" + cycle * 400)
     assert "'x' is not a legal move" in proc.stdout and "99 is not a legal move now" in proc.stdout
     assert "Roll Through the Ages" in proc.stdout and "game over: player_0 (human)" in proc.stdout
-    assert "  50  PASS" in proc.stdout and "--- since your last move ---" in proc.stdout
+    assert "  50  keep the dice as they are (stop rolling)" in proc.stdout and "--- since your last move ---" in proc.stdout
     quit = run_script("--agents", "human", "random", stdin="q\n")
     assert "quit" in quit.stdout
 
@@ -210,7 +210,7 @@ def test_human_agent_against_random_in_process() -> None:
     result = play_games(game, [human, RandomAgent()], 1, seed=5, deals=[0], after_step=human.watch)
     assert result["per_game"]["length"][0] > 0
     text = "\n".join(lines)
-    assert f"  {data.ACTION_PASS}  PASS" in text  # the id is the action index, not a position in the list
+    assert f"  {data.ACTION_PASS}  keep the dice as they are (stop rolling)" in text  # the id is the action index
     assert "--- since your last move ---" in text and "'s turn: rolls " in text  # narration of the dice
     seat = result["per_game"]["seat_agent"][0].index(0)
     assert f"== player_{seat} (" in text and "you)" in text  # the board from the person's seat
@@ -226,7 +226,7 @@ def test_human_agent_against_random_in_process() -> None:
     assert "5 is not a legal move now (legal ids: 0, 1, 2, 50)" in said
     assert any(block.startswith("Type a move's id") for block in said)  # help
     assert any("developments" in block and "dice" in block for block in said[-4:])  # the detail view
-    assert "  7  ROLL" in said[-1]  # marking a die made ROLL legal: listed under its action index
+    assert "  7  reroll die " in said[-1]  # marking a die made ROLL legal: listed under its action index
 
 
 def test_human_agent_takes_names_and_unique_prefixes() -> None:
@@ -241,6 +241,14 @@ def test_human_agent_takes_names_and_unique_prefixes() -> None:
     assert "starts 2 legal moves (MARK_REROLL_1, MARK_REROLL_2)" in human.parse(game, "mark", legal)
     assert human.parse(game, str(data.ACTION_ROLL), legal) == data.ACTION_ROLL
     assert "not a legal move" in human.parse(game, "build_city", legal)
+    # with the position, a move's words (or a prefix one legal move alone has) name it too
+    words = game.action_to_str(state, data.ACTION_ROLL)
+    assert words == "reroll die 1 (roll 2 of 3)"
+    assert human.parse(game, words.upper(), legal, state) == data.ACTION_ROLL
+    assert human.parse(game, "rerol", legal, state) == data.ACTION_ROLL
+    assert human.parse(game, "keep the dice", legal, state) == data.ACTION_PASS
+    assert "starts 2 legal moves" in human.parse(game, "mark die", legal, state)
+    assert "not a legal move" in human.parse(game, "rerol", legal)  # words only with the position
 
 
 def test_plot_with_long_agent_specs(tmp_path: Path) -> None:

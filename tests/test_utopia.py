@@ -521,4 +521,5 @@ def test_renders():
     assert game.render_modes() == ["ansi", "rgb_array", "human"]
     picture = game.render_rgb(state)
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
-    assert game.action_to_str(state, 840).startswith("LAND_GREx2_FIR-3>WIN-4")
+    assert game.action_names[840] == "LAND_GREx2_FIR-3>WIN-4"
+    assert game.action_to_str(state, 840).startswith("1 GRE card: move 2 GRE from FIR-3 to WIN-4 by land (edge 12)")

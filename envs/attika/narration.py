@@ -2,8 +2,9 @@
 
 The landscape cards in a hand are secret: a seat reads the types of the cards it draws, everyone else
 only how many ("cards 3 -> 5"); the cards paid go face up to the discard pile, so their types are
-public ("to the discard: W1 H0 ..."). Another seat's move is named by its action (the move's effects
-follow from the public board), since the detailed description of a payment depends on the hand.
+public ("to the discard: W1 H0 ..."). Another seat reads the move in its public words (`render.action_to_str`
+with `public=True`: no cards handed over, no two-for-one, no effects found by applying it, as they depend on
+the hand); the effects follow from the public board.
 The rest is public and comes from comparing the two states: reveals, buildings built or stored,
 map tiles drawn and placed, settlements, amphorae, completed groups, the round, the player to move,
 and the winner.
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.envs.attika import data
+from meeple.envs.attika import data, render
 from meeple.envs.attika.data import BUILDING_NAMES, DECISION_NAMES, GROUP_NAMES, LANDSCAPES
 from meeple.envs.attika.render import TILE_NAMES, hex_text
 from meeple.envs.textview import changes, join, player, transition
@@ -43,7 +44,8 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     """Lines describing the step `before` --action--> `after` in row `row` (module docstring)."""
     P = game.num_players
     actor = int(before.to_play[row])
-    move = game.action_to_str(before, action, row) if actor == seat else game.action_names[action]
+    # another seat reads the move without what depends on the actor's secret hand
+    move = render.action_to_str(game, before, action, row, public=actor != seat)
     lines = [f"{player(actor, seat)}: {move}"]
     t = int(after.pending_type[row])
     if t >= 0 and after.decision[row] == data.DEC_PENDING_REVEAL and t != int(before.pending_type[row]):

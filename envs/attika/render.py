@@ -1,6 +1,9 @@
 """Views of Attika: readable action names and a text score sheet (the picture is
 picture.py).
 
+`action_to_str` says what an action does, in words (the engine's name of an action stays
+`game.action_names[action]`); map tiles keep their codes (`T05`), followed by their fields.
+
 `score_sheet` shows public information by default (what a spectator at the table
 sees): card counts, never their types. Pass `seat=p` to show that seat's own cards as well (a
 player's view). `action_to_str` describes an action for the seat to play, so it may name that seat's
@@ -68,9 +71,10 @@ def display_text(state: Any, row: int, p: int) -> str:
 
 # --- costs and effects (the rules' own helpers) ------------------------------------------------------
 
-def cost_text(state: Any, row: int, p: int, t: int, h: int) -> str:
+def cost_text(state: Any, row: int, p: int, t: int, h: int, public: bool = False) -> str:
     """What building t on slot h costs p, in words: 'free: next to own Quarry', 'paying W1 F1 + 1 any',
-    '... + 3 any (2 for a new settlement)', 'free: the landscape covers the cost'."""
+    '... + 3 any (2 for a new settlement)', 'free: the landscape covers the cost'; the landscapes p's hand
+    lacks ('; two-for-one for M1') unless `public` (what every seat may read: the hand is secret)."""
     if kernels.free_by_order(state, row, p, t, h):
         return f"free: next to own {BUILDING_NAMES[int(PREDECESSOR[t])]}"
     req = [int(v) for v in kernels.requirement(state, row, p, t, h)]
@@ -84,6 +88,8 @@ def cost_text(state: Any, row: int, p: int, t: int, h: int) -> str:
         text += (" + " if parts else "") + f"{any_cards} any"
         if surcharge:
             text += f" ({surcharge} for a new settlement)"
+    if public:
+        return text
     hand = state.hand[row, p]
     missing = [f"{LANDSCAPES[k]}{n - int(hand[k])}" for k, n in enumerate(spec) if n > hand[k]]
     if missing:
@@ -128,7 +134,7 @@ def _effects(game: Any, state: Any, row: int, action: int, p: int) -> str:
             out.append(f"completes {GROUP_NAMES[g]}: {gain}")
     if after.done[0] and int(after.winner[0]) == p:
         why = "all 30 buildings" if int(after.placed[0, p]) >= BUILDINGS_PER_PLAYER else "two shrines connected"
-        out.append(f"WINS ({why})")
+        out.append(f"wins ({why})")
     return "; ".join(out)
 
 
@@ -139,30 +145,34 @@ def _uses_amphora(state: Any, row: int, mode: int) -> bool:
 
 # --- action_to_str --------------------------------------------------------------------------------------
 
-def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
-    """'SLOT_0_-1: build Fortress on (0,-1) (free: next to own Quarry)', 'END_TURN: end turn (draw 2)'.
+def action_to_str(game: Any, state: Any, action: int, row: int = 0, public: bool = False) -> str:
+    """'build Fortress on (0,-1), free: next to own Quarry', 'end turn (draw 2)': what the action does, in
+    words (the engine's name is `game.action_names[action]`).
 
     Works for every index in every state and in both encodings (an illegal action is described as far
-    as it means anything there and marked "[illegal now]")."""
+    as it means anything there and marked "[illegal now]"; in a finished game, "[the game is over]").
+    `public=True` leaves out what depends on the hand of the seat to play (a payment's cards, the
+    two-for-one, the effects found by applying the move) and the legality check (which depends on it too):
+    the move as every seat may read it."""
     if not 0 <= action < game.num_actions:
-        return f"INVALID_{action}"
-    name = game.action_names[action]
-    if state is None or state.done[row]:
-        return name
+        return f"no action {action}"
+    if public or state.done[row]:
+        text = _detail(game, state, row, action, False, public=True)
+        return text + " [the game is over]" if state.done[row] else text
     one = state if state.done.shape[0] == 1 else core.take(state, [row])  # the same object: checked once
     legal = bool(game.legal_action_mask(one)[0, action])
-    detail = _detail(game, state, row, action, legal)
-    text = f"{name}: {detail}" if detail else name
+    text = _detail(game, state, row, action, legal)
     return text if legal else text + " [illegal now]"
 
 
-def _build_text(game: Any, state: Any, row: int, action: int, t: int, h: int, legal: bool, revealed: bool) -> str:
+def _build_text(game: Any, state: Any, row: int, action: int, t: int, h: int, legal: bool, revealed: bool,
+                public: bool = False) -> str:
     p = int(state.to_play[row])
     what = BUILDING_NAMES[t] + (" (revealed)" if revealed else "")
     text = f"build {what} on {hex_text(h)}"
     if not kernels.buildable(state, row, h):
         return text + ", no free field there"
-    text += f", {cost_text(state, row, p, t, h)}"
+    text += f", {cost_text(state, row, p, t, h, public)}"
     if not revealed and _uses_amphora(state, row, MODE_BUILD):
         text += "; spends an amphora"
     if legal:
@@ -219,14 +229,15 @@ def _pay_effects(game: Any, state: Any, row: int, action: int, legal: bool) -> s
     return "; " + placed + ("; " + effects if effects else "")
 
 
-def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
+def _detail(game: Any, state: Any, row: int, action: int, legal: bool, public: bool = False) -> str:
+    """The words of `action`; `legal` adds the effects found by applying it (never with `public`)."""
     s = state
     dec = int(s.decision[row])
     if game.config.actions == "flat":
         if action < FLAT_PLACE:
             t, h = divmod(action, NUM_SLOTS)
             revealed = dec == data.DEC_PENDING_REVEAL
-            return _build_text(game, s, row, action, t, h, legal, revealed)
+            return _build_text(game, s, row, action, t, h, legal, revealed, public)
         if action < FLAT_TAIL:
             k, h = divmod(action - FLAT_PLACE, NUM_SLOTS)
             x = int(s.tile_up[row])
@@ -244,7 +255,7 @@ def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
         h = action - ACTION_SLOT
         if dec == data.DEC_CHOOSE_FIELD or dec == data.DEC_PENDING_REVEAL:
             t = int(s.pending_type[row])
-            return _build_text(game, s, row, action, t, h, legal, dec == data.DEC_PENDING_REVEAL)
+            return _build_text(game, s, row, action, t, h, legal, dec == data.DEC_PENDING_REVEAL, public)
         x = int(s.tile_up[row])
         if dec == data.DEC_PLACE_TILE and x >= 0:
             return f"place tile {tile_text(x)} centre {hex_text(h)}"

@@ -1,6 +1,10 @@
 """Views of Carpe Diem: readable action names and a text score sheet (the picture is
 picture.py).
 
+`action_to_str` says what an action does, in words (the engine's name of an action stays
+`game.action_names[action]`); tiles, scoring cards and fountain cards keep their codes (`L37`, `B04`,
+`FC03`), each followed by what it shows.
+
 `score_sheet` shows only public information (what a spectator at the table sees):
 fountain-card counts but never their kinds, the storage count, the running score (Yucata's; the
 final score once the game is over). `action_to_str` describes an action for the seat to play, so it
@@ -162,19 +166,18 @@ def _placement_effects(game: Any, state: Any, row: int, action: int) -> str:
 # --- action_to_str ------------------------------------------------------------------------------------
 
 def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
-    """'PLACE_22_R1: build L37 (VV .W W. .., 1 ch) on (2, 2) turned 1 -> .. VV .W W.; banderole +1 step'.
+    """'build L37 (VV .W W. .., 1 ch) on (2, 2) turned 1 -> .. VV .W W.; banderole: track 3 -> 4': what the
+    action does, in words (the engine's name is `game.action_names[action]`).
 
     Works for every index in every state (an illegal action is described as far as it means
-    anything there and marked "[illegal now]").
+    anything there and marked "[illegal now]"; in a finished game, "[the game is over]").
     """
     if not 0 <= action < game.num_actions:
-        return f"INVALID_{action}"
-    name = game.action_names[action]
-    if state is None or state.done[row]:
-        return name
+        return f"no action {action}"
+    if state.done[row]:
+        return _detail(game, state, row, action, False) + " [the game is over]"
     legal = bool(game.legal_action_mask(core.take(state, [row]))[0, action])
-    detail = _detail(game, state, row, action, legal)
-    text = f"{name}: {detail}" if detail else name
+    text = _detail(game, state, row, action, legal)
     return text if legal else text + " [illegal now]"
 
 
@@ -190,14 +193,15 @@ def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
         what = "stay on" if k == here else "bread move to"
         return f"{what} space {k} for 1 bread (depot {k}: {_depot_text(s, row, k)})"
     if action in (ACTION_MOVE_CW, ACTION_MOVE_CCW):
+        way = "clockwise" if action == ACTION_MOVE_CW else "counter-clockwise"
         start = int(s.patrician[row, p])
         if start < 0:
-            return "normal move (no patrician placed yet)"
+            return f"normal move {way} (no patrician placed yet)"
         direction = 1 if action == ACTION_MOVE_CW else NUM_SPACES - 1
         dest = int(kernels.walk(kernels._State(*s), row, start, direction))
         skipped = (dest - start) % NUM_SPACES if action == ACTION_MOVE_CW else (start - dest) % NUM_SPACES
         skip = f", skipping {skipped - 1} empty" if skipped > 1 else (", round the circle" if dest == start else "")
-        return f"space {start} -> {dest}{skip} (depot {dest}: {_depot_text(s, row, dest)})"
+        return f"move {way}: space {start} -> {dest}{skip} (depot {dest}: {_depot_text(s, row, dest)})"
     if action < ACTION_PLACE:
         j = action - ACTION_TAKE
         d = int(s.patrician[row, p])
@@ -243,7 +247,7 @@ def _detail(game: Any, state: Any, row: int, action: int, legal: bool) -> str:
     if action <= ACTION_ORDER_HIGH:
         sp = int(s.cur_space[row])
         if sp < 0:
-            return "card order"
+            return f"resolve the card in the {'higher' if action == ACTION_ORDER_HIGH else 'lower'}-numbered slot first"
         a, c = (int(x) for x in CIRCLE_SLOTS[sp])
         first, second = (c, a) if action == ACTION_ORDER_HIGH else (a, c)
         return (f"resolve {CARD_NAMES[int(s.card_slot[row, first])]} (slot {first}) first, "

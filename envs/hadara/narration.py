@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.envs.hadara import data, kernels
+from meeple.envs.hadara import data, kernels, render
 from meeple.envs.hadara.data import CARD_NAMES, COLOUR_NAMES, DECISION_NAMES, EPOCH_NAMES, TRACK_NAMES
 from meeple.envs.textview import changes, join, player, transition
 
@@ -68,10 +68,8 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     if decision in SECRET_DECISIONS and actor != seat:
         lines = [f"{player(actor, seat)} commits a hidden {'draft choice' if decision == data.DEC_A_DRAFT else 'start-card side'}"]
     else:
-        move = game.action_to_str(before, action, row)
-        if actor != seat:  # action_to_str speaks to the mover ("you draw ..."); here others read it too
-            move = move.replace("(you draw ", f"(player_{actor} draws ")
-        lines = [f"{player(actor, seat)}: {move}"]
+        # action_to_str speaks to the mover ("you draw ..."); here others read it too
+        lines = [f"{player(actor, seat)}: {render.action_to_str(game, before, action, row, you=actor == seat)}"]
     if after.rotation[row] >= 0 and after.rotation[row] != before.rotation[row]:
         lines.append(f"the wheel is set to rotation {int(after.rotation[row])}")
     for c in range(data.NUM_COLOURS):

@@ -2,7 +2,9 @@
 
 `score_sheet` shows only public information (it is what a spectator at the table sees): stack sizes
 but not their cards, that a player has committed but not what, colours of face-down sales.
-`action_to_str` describes an action for the seat to play, so it may name that seat's own pair.
+`action_to_str` says what an action does, in words, for the seat to play, so it may name that seat's own
+pair; card codes (`II-B04`) stay, as the cards have no other name. The engine's name of an action stays
+`game.action_names[action]`.
 """
 
 from __future__ import annotations
@@ -12,10 +14,27 @@ from typing import Any
 from meeple.envs.hadara import data, kernels
 from meeple.envs.textview import fit_width
 from meeple.envs.hadara.data import (
-    ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PASS, ACTION_PICK,
+    ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PICK,
     ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, CARD_NAMES, COLOUR_LETTERS,
     COLOUR_NAMES, EPOCH_NAMES, DECISION_NAMES, TRACK_NAMES,
 )
+
+
+# the purple abilities in words (ABILITY_NAMES are the engine's tags)
+ABILITY_WORDS = (
+    "sale bonus", "tile steps", "culture per blue card", "income per yellow card", "food per green card",
+    "military per red card", "coins per colony", "cheap seals", "income per higher track", "coins for surplus food",
+    "bust boost", "feeding with coins", "full silver seals", "VP per colour set", "requirements -4", "gold wildcard",
+    "two per section", "buy requirements",
+)
+assert len(ABILITY_WORDS) == data.NUM_ABILITIES
+# the sections in words (DECISION_NAMES are the engine's tags)
+DECISION_WORDS = (
+    "the start-card side", "the wheel", "the phase A draft", "the phase A tile", "the phase A colony step",
+    "the phase A bust step", "the phase B pick", "the phase B tile", "the phase B colony step",
+    "the phase B bust step", "feeding", "buying seals", "the end of the game",
+)
+assert len(DECISION_WORDS) == data.NUM_DECISIONS
 
 
 # the rules' own helpers (kernels.py), so the text shows exactly what the rules charge
@@ -28,96 +47,114 @@ def _shortfall(state: Any, row: int, p: int, requirement: int, track: int) -> in
 
 
 def card_text(card: int) -> str:
-    """'I-B03 (price 3, +2 cul +1 food, 2 VP)'."""
-    steps = " ".join(f"+{v} {TRACK_NAMES[k][:3]}" for k, v in enumerate(data.CARD_TRACKS[card]) if v)
+    """'I-B03 (price 3, +2 culture +1 food, 2 VP)'; a purple card adds its ability ('*' = advanced game)."""
+    steps = " ".join(f"+{v} {TRACK_NAMES[k]}" for k, v in enumerate(data.CARD_TRACKS[card]) if v)
     ability = data.CARD_ABILITY[card]
     parts = [f"price {data.CARD_PRICE[card]}"]
     if steps:
         parts.append(steps)
     parts.append(f"{data.CARD_VP[card]} VP")
     if ability >= 0:
-        parts.append(data.ABILITY_NAMES[ability] + ("*" if data.CARD_STARRED[card] else ""))
+        parts.append(ABILITY_WORDS[ability] + ("*" if data.CARD_STARRED[card] else ""))
     return f"{CARD_NAMES[card]} ({', '.join(parts)})"
 
 
-def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
-    """The action's name plus what it means in `state` (row `row`), e.g. 'PICK_B_BUY (II-B04, price 5)'."""
+def _coins(n: int) -> str:
+    return f"{n} coin{'' if n == 1 else 's'}"
+
+
+def _sale(state: Any, row: int, p: int, card: int) -> int:
+    """Coins a sale of `card` brings p (the card back's value plus SELL_BONUS)."""
+    return int(data.SELL_VALUE[data.CARD_EPOCH[card]]) + int(state.ability_count[row, p, data.SELL_BONUS])
+
+
+def _buys(short: int, track: int) -> str:
+    """'; buys 2 missing military for 6 coins' (BUY_REQUIREMENT), or ''."""
+    cost = data.BUY_REQUIREMENT_COINS_PER_POINT * short
+    return f"; buys {short} missing {TRACK_NAMES[track]} for {_coins(cost)}" if short else ""
+
+
+def action_to_str(game: Any, state: Any, action: int, row: int = 0, you: bool = True) -> str:
+    """What the action does in `state` (row `row`), in words, e.g. 'take II-B04 from the blue pile and buy it
+    for 5 coins'; the engine's name is `game.action_names[action]`. The text speaks to the seat to play
+    ("you draw ..."); `you=False` names that seat instead (narration read by others)."""
     if not 0 <= action < game.num_actions:
-        return f"INVALID_{action}"
-    name = game.action_names[action]
-    if state is None or state.done[row]:
-        return name
+        return f"no action {action}"
+    text = _words(game, state, action, row, you)
+    return text + " [the game is over]" if state.done[row] else text
+
+
+def _words(game: Any, state: Any, action: int, row: int, you: bool) -> str:
     p = int(state.to_play[row])
-    detail = ""
     if action < ACTION_WHEEL:
         side = action - ACTION_SIDE
         card = int(state.start_card[row, p])
         tracks = ", ".join(f"{TRACK_NAMES[k]} {v}" for k, v in enumerate(data.START_TRACKS[card, side]))
-        detail = f"initiative {card + 1}: {data.START_COINS[card, side]} coins, {tracks}"
-    elif action < ACTION_DRAFT:
+        return f"play initiative {card + 1} on side {'AB'[side]}: {_coins(int(data.START_COINS[card, side]))}, {tracks}"
+    if action < ACTION_DRAFT:
         r = action - ACTION_WHEEL
-        order = "".join(COLOUR_LETTERS[int(state.board_order[row, (p + r + k) % 5])] for k in range(5))
-        detail = f"you draw {order} in rounds 1-5"
-    elif action < ACTION_PICK:
+        order = " ".join(COLOUR_LETTERS[int(state.board_order[row, (p + r + k) % 5])] for k in range(5))
+        who = "you draw" if you else f"player_{p} draws"
+        return f"set the wheel to rotation {r}: {who} {order} in rounds 1-5"
+    if action < ACTION_PICK:
         i = action - ACTION_DRAFT
         keep = i // 2
+        verb = "buy" if i % 2 == data.BUY else "sell"
         cards = state.drawn[row, p]
-        if cards[0] >= 0:
-            card, other = int(cards[keep]), int(cards[1 - keep])
-            if i % 2 == data.BUY:
-                detail = f"{CARD_NAMES[card]}, price {_price(state, row, p, card)}; discard {CARD_NAMES[other]}"
-            else:
-                value = int(data.SELL_VALUE[data.CARD_EPOCH[card]]) + int(state.ability_count[row, p, data.SELL_BONUS])
-                detail = f"{CARD_NAMES[card]} for {value} coins; discard {CARD_NAMES[other]}"
-    elif action < ACTION_TILE:
+        if cards[0] < 0:
+            return f"{verb} card {keep + 1} of the pair, discard card {2 - keep}"
+        card, other = int(cards[keep]), int(cards[1 - keep])
+        if verb == "buy":
+            return f"buy {CARD_NAMES[card]} for {_coins(_price(state, row, p, card))}, discard {CARD_NAMES[other]}"
+        return f"sell {CARD_NAMES[card]} face down for {_coins(_sale(state, row, p, card))}, discard {CARD_NAMES[other]}"
+    if action < ACTION_TILE:
         c, sell = divmod(action - ACTION_PICK, 2)
         n = int(state.outer_count[row, c])
-        if n:
-            card = int(state.outer[row, c, n - 1])
-            if sell:
-                value = int(data.SELL_VALUE[data.CARD_EPOCH[card]]) + int(state.ability_count[row, p, data.SELL_BONUS])
-                detail = f"{CARD_NAMES[card]}, sell for {value}"
-            else:
-                detail = f"{CARD_NAMES[card]}, price {_price(state, row, p, card)}"
-        else:
-            detail = f"{COLOUR_NAMES[c]} pile empty"
-    elif action < ACTION_COLONY:
+        if not n:
+            return f"{'sell' if sell else 'buy'} the top card of the {COLOUR_NAMES[c]} pile (empty)"
+        card = int(state.outer[row, c, n - 1])
+        if sell:
+            return f"take {CARD_NAMES[card]} from the {COLOUR_NAMES[c]} pile and sell it for {_coins(_sale(state, row, p, card))}"
+        return f"take {CARD_NAMES[card]} from the {COLOUR_NAMES[c]} pile and buy it for {_coins(_price(state, row, p, card))}"
+    if action < ACTION_COLONY:
         c = action - ACTION_TILE
-        detail = f"+{data.TILE_STEPS_STEPS} {TRACK_NAMES[c]}, {int(state.free_tiles[row, p, c])} free {COLOUR_NAMES[c]} tiles"
-    elif action < ACTION_BUST:
+        return (f"put a free {COLOUR_NAMES[c]} tile on the new card: +{data.TILE_STEPS_STEPS} {TRACK_NAMES[c]} "
+                f"({int(state.free_tiles[row, p, c])} {COLOUR_NAMES[c]} tiles free)")
+    if action < ACTION_BUST:
         t, ally = divmod(action - ACTION_COLONY, 2)
-        short = _shortfall(state, row, p, data.COLONY_TIER_REQUIREMENT[t], data.MILITARY)
-        what = (f"ally: pay {data.COLONY_ALLY_COST[t]}, hidden back" if ally
-                else f"plunder: +{data.COLONY_PLUNDER[t]} coins, {data.COLONY_FRONT_VP[t]} VP")
-        detail = f"tier {t} (military {data.COLONY_TIER_REQUIREMENT[t]}), {what}"
-        if short:
-            detail += f"; buys {short} missing for {3 * short}"
-    elif action < ACTION_SILVER:
-        k = action - ACTION_BUST
-        bu, rest = divmod(k, 8)
+        where = f"colony tier {t} (military {data.COLONY_TIER_REQUIREMENT[t]})"
+        cost = int(data.COLONY_ALLY_COST[t])
+        text = (f"ally with {where}: pay {_coins(cost) if cost else 'nothing'}, gain its hidden back" if ally
+                else f"plunder {where}: +{_coins(int(data.COLONY_PLUNDER[t]))}, {data.COLONY_FRONT_VP[t]} VP")
+        return text + _buys(_shortfall(state, row, p, data.COLONY_TIER_REQUIREMENT[t], data.MILITARY), data.MILITARY)
+    if action < ACTION_SILVER:
+        bu, rest = divmod(action - ACTION_BUST, 8)
         c, back = divmod(rest, 2)
         reward = int(data.BUST_REWARD[bu])
-        gain = f"+{reward} VP at the end" if back else f"+{reward} {TRACK_NAMES[c]}"
-        detail = f"bust {bu} (culture {data.BUST_REQUIREMENT[bu]}, {data.BUST_VP[bu]} VP), {COLOUR_NAMES[c]} tile: {gain}"
-        short = _shortfall(state, row, p, data.BUST_REQUIREMENT[bu], data.CULTURE)
-        if short:
-            detail += f"; buys {short} missing for {3 * short}"
-    elif action < ACTION_GOLD:
+        gain = f"back up: +{reward} VP at the end" if back else f"front up: +{reward} {TRACK_NAMES[c]}"
+        text = (f"carve bust {bu} (culture {data.BUST_REQUIREMENT[bu]}, {data.BUST_VP[bu]} VP) "
+                f"with a {COLOUR_NAMES[c]} tile {gain}")
+        return text + _buys(_shortfall(state, row, p, data.BUST_REQUIREMENT[bu], data.CULTURE), data.CULTURE)
+    if action < ACTION_GOLD:
         c = action - ACTION_SILVER
         silver, _ = _seal_prices(state, row, p)
-        detail = f"{silver} coins, scores {TRACK_NAMES[c]} ({int(state.tracks[row, p, c])} now)"
-    elif action == ACTION_GOLD:
+        return (f"buy a silver seal for {_coins(silver)} with a {COLOUR_NAMES[c]} tile, scoring {TRACK_NAMES[c]} "
+                f"({int(state.tracks[row, p, c])} now)")
+    if action == ACTION_GOLD:
         _, gold = _seal_prices(state, row, p)
-        detail = f"{gold} coins, 7 VP per 5-colour set"
-    elif action < ACTION_FEED_PAY:
+        return f"buy a gold seal for {_coins(gold)} ({data.GOLD_VP_PER_SET} VP per 5-colour set)"
+    if action < ACTION_FEED_PAY:
         slot = action - ACTION_REMOVE
         card = int(state.tableau[row, p, slot])
-        detail = card_text(card) if card >= 0 else "empty slot"
-    elif action == ACTION_FEED_PAY:
-        detail = f"{data.FEED_COINS_COST} coins cover one card"
-    elif action == ACTION_PASS:
-        detail = DECISION_NAMES[int(state.decision[row])]
-    return f"{name} ({detail})" if detail else name
+        return f"remove {card_text(card)} from the tableau" if card >= 0 else f"remove a card: tableau slot {slot} is empty"
+    if action == ACTION_FEED_PAY:
+        return f"pay {_coins(data.FEED_COINS_COST)} to feed one card"
+    decision = int(state.decision[row])
+    if decision in (data.DEC_A_COLONY, data.DEC_B_COLONY, data.DEC_A_BUST, data.DEC_B_BUST):
+        return f"pass on {'the rest of ' if state.sect_count[row] else ''}{DECISION_WORDS[decision]}"
+    if decision == data.DEC_B_SEALS:
+        return "stop buying seals"
+    return f"pass ({DECISION_WORDS[decision]})"
 
 
 def _seal_prices(state: Any, row: int, p: int) -> tuple[int, int]:

@@ -90,7 +90,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     rerolled = action == ACTION_ROLL or ACTION_LEADERSHIP_REROLL <= action < ACTION_LEADERSHIP_REROLL + data.MAX_DICE
     if rerolled and same_turn:
         which = np.flatnonzero(before.marked[row]) if action == ACTION_ROLL else [action - ACTION_LEADERSHIP_REROLL]
-        faces = ", ".join(f"die {i} {FACE_NAMES[int(after.dice[row, i])]}" for i in which)
+        faces = ", ".join(f"die {i + 1} {FACE_NAMES[int(after.dice[row, i])]}" for i in which)  # dice 1..7
         lines.append(f"{player(active, seat)} rerolls: {faces or 'no die'}; dice now {dice_text(after.dice[row])}")
     elif rerolled:
         lines.append(f"{player(active, seat)} rerolls; the turn ends in this step, so its final dice show only in the results below")

@@ -43,7 +43,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     # the move as played (it was legal, so no legality check, which would read the actor's hidden hand)
-    lines = [f"{player(actor, seat)}: {game.action_names[action]}: {render.describe(game, before, row, action)}"]
+    lines = [f"{player(actor, seat)}: {render.describe(game, before, row, action)}"]
     for d in np.flatnonzero(after.mon_civ[row] != before.mon_civ[row]):
         if after.mon_civ[row, d] >= 0:
             lines.append(f"{CIV_NAMES[int(after.mon_civ[row, d])]} monument on {DISTRICT_CODES[d]}, "

@@ -1,4 +1,8 @@
-"""Text views of a Utopia position (public information only) and action descriptions."""
+"""Text views of a Utopia position (public information only) and the actions in words.
+
+`action_to_str` says what an action does (the engine's name of an action stays `game.action_names[action]`)
+with the board's own codes: civilizations (`EGY`) and districts (`FIR-6`), as the picture shows them.
+"""
 
 from __future__ import annotations
 
@@ -68,14 +72,14 @@ def describe(game: Any, s: Any, row: int, a: int) -> str:
 
 
 def action_to_str(game: Any, state: Any, action: int, row: int = 0) -> str:
-    """'PLACE_EGY_FIR-6: EGY guest from Fire becomes a prince on FIR-6'; "[illegal now]" when masked."""
+    """'EGY guest from Fire becomes a prince on FIR-6': what the action does, in words (the engine's name is
+    `game.action_names[action]`); "[illegal now]" when masked, "[the game is over]" in a finished game."""
     if not 0 <= action < game.num_actions:
-        return f"INVALID_{action}"
-    name = game.action_names[action]
-    if state is None or state.done[row]:
-        return name
+        return f"no action {action}"
+    text = describe(game, state, row, action)
+    if state.done[row]:
+        return text + " [the game is over]"
     legal = bool(game.legal_action_mask(core.take(state, [row]))[0, action])
-    text = f"{name}: {describe(game, state, row, action)}"
     return text if legal else text + " [illegal now]"
 
 
