@@ -35,7 +35,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
 
-from meeple.envs.core import clone, extend_uniforms, rank_returns, state_from_dict, state_to_dict
+from meeple.envs.core import clone, extend_uniforms, rank_returns, state_from_dict, state_to_dict, take
 from meeple.envs import threads
 from meeple.envs.jit import first_field_outside, first_illegal, first_out_of_range
 from meeple.envs.numba_hooks import compiled_entry
@@ -174,6 +174,20 @@ def state_classes(fields: tuple[Field, ...], view_fields: tuple[Field, ...] = ()
 def make_scratch(cls: type, fields: tuple[Field, ...], num_players: int) -> Any:
     """Zeroed scratch arrays (no batch axis) of a game, as its Scratch NamedTuple."""
     return cls(*(np.zeros(dims(f.shape, num_players), dtype=f.dtype) for f in fields))
+
+
+# --- chance -------------------------------------------------------------------------------------------
+
+CHANCE_LIMIT = 10_000  # `chance_outcomes` lists at most this many outcomes of one step
+
+
+class TooManyOutcomes(ValueError):
+    """A step whose chance has more outcomes than `chance_outcomes` was asked to list (a full shuffle)."""
+
+    def __init__(self, what: str, count: int, limit: int) -> None:
+        super().__init__(f"{what} has {count:,} chance outcomes, more than the limit of {limit:,}: sample "
+                         f"it with `step` instead (or pass a larger limit)")
+        self.count = count
 
 
 # --- configuration checks ---------------------------------------------------------------------------
@@ -911,8 +925,9 @@ class RulesBase(ABC):
         return int(row)
 
     def action_to_str(self, state: Any, action: int, row: int = 0) -> str:
-        """The action's name with what it means in `state` (row `row`); ValueError for a row the state
-        does not have or an action outside 0..num_actions-1."""
+        """What the action does in `state` (row `row`), in words ("buy Agriculture for 15 coins (3 points)");
+        its engine name stays `action_names[action]`. ValueError for a row the state does not have or an
+        action outside 0..num_actions-1."""
         row = self.check_row(state, row)
         return import_module(self.render_module).action_to_str(self, state, self.check_action(action), row)
 
@@ -970,6 +985,45 @@ class RulesBase(ABC):
         if module is None:
             return [self.action_to_str(before, action, row)]
         return module.narrate(self, before, action, after, row, seat=self.check_seat_view(seat))
+
+    # --- chance --------------------------------------------------------------------------------
+
+    def chance_outcomes(self, state: Any, action: int, row: int = 0,
+                        limit: int = CHANCE_LIMIT) -> list[tuple[str, float]]:
+        """The chance outcomes that playing `action` in row `row`'s position can lead to, with their
+        probabilities under the rules (OpenSpiel's chance_outcomes, for the chance inside one step): a list of
+        (description, probability) pairs, most likely first, the probabilities summing to 1; [] when the
+        move involves no chance (or the game is over). An outcome is what chance decides in that step, seen
+        in full (the dice rolled, the cards drawn, as a multiset where the rules make their order
+        irrelevant); `chance_outcome` names the outcome of a step that was played, so the two can be
+        compared. This is the rules' chance given the whole state: a card already placed in a shuffled stack
+        the state holds is no chance when drawn (a player who cannot see the stack is uncertain of it:
+        `determinize` samples that). The game's `chance` module (`envs/<game>/chance.py`) computes both
+        from the rules.
+
+        ValueError for a row the state does not have, an action outside the game or not legal in that
+        position, and `TooManyOutcomes` (a ValueError) where a step's chance has more than `limit`
+        outcomes (a full shuffle), saying how many."""
+        row = self.check_row(state, row)
+        action = self.check_action(action)
+        if bool(np.asarray(state.done)[row]):
+            return []
+        one = take(state, [row])
+        if not self.legal_action_mask(one)[0, action]:
+            raise ValueError(f"action {action} ({self.action_names[action]}) is not legal in row {row}")
+        outcomes = self._view_module("chance").chance_outcomes(self, one, action, limit)
+        return sorted(outcomes, key=lambda o: -o[1])
+
+    def chance_outcome(self, before: Any, action: int, after: Any, row: int = 0) -> str | None:
+        """The description (as `chance_outcomes` lists it) of what chance decided in the step `before`
+        --action--> `after` of row `row`; None when that move involves no chance."""
+        row = self.check_row(before, row)
+        action = self.check_action(action)
+        if self.check_state(after) != before[0].shape[0]:
+            raise ValueError("chance_outcome: `before` and `after` must be states of the same batch size")
+        if bool(np.asarray(before.done)[row]):
+            return None
+        return self._view_module("chance").chance_outcome(self, take(before, [row]), action, take(after, [row]))
 
     # --- validation ----------------------------------------------------------------------------
 

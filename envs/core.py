@@ -82,7 +82,7 @@ class Rules(Protocol):
 
 
 class Views(Protocol):
-    """What a person reads: action names in a position, text and pictures of a row, narration of a step.
+    """What a person reads: actions in words in a position, text and pictures of a row, narration of a step.
     `seat` None shows what a spectator sees (public information only); seat p adds what player p alone
     may see, never another player's."""
 
@@ -91,6 +91,9 @@ class Views(Protocol):
     def render_modes(self) -> list[str]: ...
     def render_rgb(self, state: Any, row: int = 0, seat: int | None = None) -> np.ndarray: ...
     def narrate(self, before: Any, action: int, after: Any, row: int = 0, seat: int | None = None) -> list[str]: ...
+    # the chance inside one step: its outcomes with their probabilities, and the outcome of a played step
+    def chance_outcomes(self, state: Any, action: int, row: int = 0) -> list[tuple[str, float]]: ...
+    def chance_outcome(self, before: Any, action: int, after: Any, row: int = 0) -> str | None: ...
 
 
 class Game(Rules, Views, Protocol):
