@@ -193,3 +193,63 @@ def test_pictures_script_regenerates_the_docs_pictures(tmp_path):
         picture = tmp_path / f"{name}.png"
         assert 0 < picture.stat().st_size < 200_000
         assert (ROOT / "docs" / "img" / f"{name}.png").exists()
+
+
+def _overlaps(texts) -> list[tuple[str, str]]:
+    """Pairs of strings whose boxes overlap by more than a pixel each way (each string's box as drawn)."""
+    out = []
+    boxes = sorted(texts, key=lambda t: t.x)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if b.x >= a.x + a.w - 1:
+                break
+            if min(a.y + a.h, b.y + b.h) - max(a.y, b.y) > 1 and min(a.x + a.w, b.x + b.w) - max(a.x, b.x) > 1:
+                out.append((a.text, b.text))
+    return out
+
+
+def test_picture_text_is_large_enough_inside_the_picture_and_apart(case):
+    """Every string a picture writes (start, middle and end of a game; the spectator's and every seat's view)
+    uses a font of at least canvas.MIN_TEXT_PX pixels (the play page shows it at 0.93 or more of its size:
+    test_web_browser.py checks that it stays at least 12 px on screen), lies inside the picture, and overlaps
+    no other string."""
+    from meeple.envs import canvas
+
+    name, game, positions = case
+    for where, state in positions.items():
+        for seat in (None, *range(game.num_players)):
+            with canvas.recording() as texts:
+                picture = game.render_rgb(state, seat=seat)
+            assert texts, (name, where)
+            small = sorted({(t.size, t.text) for t in texts if t.size < canvas.MIN_TEXT_PX})
+            assert not small, f"{name} {where} seat {seat}: text below {canvas.MIN_TEXT_PX} px: {small[:5]}"
+            h, w = picture.shape[:2]
+            outside = [t.text for t in texts if t.x < 0 or t.y < 0 or t.x + t.w > w or t.y + t.h > h]
+            assert not outside, f"{name} {where} seat {seat}: text outside the {w}x{h} picture: {outside[:5]}"
+            assert not _overlaps(texts), f"{name} {where} seat {seat}: overlapping text: {_overlaps(texts)[:5]}"
+
+
+def test_text_recording_sees_every_string_and_its_size():
+    """canvas.recording() (what the text-size test and the browser's hints rely on) records each string with
+    the font size it was drawn in and the box it covers on the picture, nested blocks included."""
+    import numpy as np
+    from PIL import Image
+
+    from meeple.envs import canvas
+
+    image = Image.new("RGB", (200, 60), (255, 255, 255))
+    draw = canvas.Draw(image)
+    with canvas.recording() as outer:
+        draw.text((10, 10), "Hadara", fill=(0, 0, 0), font=canvas.font(15))
+        with canvas.recording() as inner:
+            draw.text((100, 30), "I-P02", fill=(0, 0, 0), font=canvas.font(13), anchor="mm")
+        draw.text((10, 40), "two\nlines", fill=(0, 0, 0), font=canvas.font(14))
+    assert [(t.text, t.size) for t in outer] == [("Hadara", 15), ("two\nlines", 14)]
+    assert [(t.text, t.size) for t in inner] == [("I-P02", 13)]
+    ink = np.argwhere(np.asarray(image.convert("L")) < 128)
+    first = outer[0]
+    drawn = ink[(ink[:, 1] < 80) & (ink[:, 0] < 35)]  # the pixels of "Hadara"
+    assert first.x <= drawn[:, 1].min() and drawn[:, 1].max() < first.x + first.w
+    assert first.y <= drawn[:, 0].min() and drawn[:, 0].max() < first.y + first.h
+    box = inner[0]
+    assert abs(box.x + box.w / 2 - 100) <= 1 and abs(box.y + box.h / 2 - 30) <= 3

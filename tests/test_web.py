@@ -156,6 +156,29 @@ def test_record_steps_as_text_and_picture(client):
     error_of(client.get(f"/api/records/{record_id}/steps/-1"), 404)
 
 
+def test_each_step_names_the_move_played_next_and_where_it_sits(client):
+    """The replay viewer shows the move played from each position on the picture: the step view carries it
+    (the recorded action, its words, the seat that played it) with the board targets of that move alone, the
+    same targets the play page would offer for it; the last position has none."""
+    from PIL import Image
+
+    record_id = listing(client)["hadara.json"]["id"]
+    record = recorded()
+    on_picture = 0
+    for k in range(len(record.actions)):
+        view = client.get(f"/api/records/{record_id}/steps/{k}?seat=0").get_json()
+        upcoming = view["next"]
+        assert upcoming["action"] == record.actions[k] and upcoming["seat"] == view["to_play"] and upcoming["name"]
+        targets = upcoming["board"]["targets"]
+        assert [m["action"] for t in targets for m in t["moves"]] == [record.actions[k]]  # in exactly one target
+        on_picture += targets[0]["kind"] != "button"
+        if k == 3:
+            png = client.get(f"/api/records/{record_id}/steps/3/picture.png?seat=0").data
+            assert Image.open(io.BytesIO(png)).size == (upcoming["board"]["width"], upcoming["board"]["height"])
+    assert on_picture > len(record.actions) // 4  # most of Hadara's moves have a place on its picture
+    assert client.get(f"/api/records/{record_id}/steps/{len(record.actions)}").get_json()["next"] is None
+
+
 @pytest.mark.parametrize("seat", ["2", "9", "-1", "abc", "0x1", "100"])
 def test_bad_seat_is_refused(client, seat):
     record_id = listing(client)["hadara.json"]["id"]

@@ -56,6 +56,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from werkzeug.serving import WSGIRequestHandler, make_server  # noqa: E402
 
 from meeple.agents import make_agent  # noqa: E402
+from meeple.envs.canvas import MIN_TEXT_PX  # noqa: E402
 from meeple.envs.record import LiveGame, parse_record, replay, save_record  # noqa: E402
 from meeple.web.app import create_app  # noqa: E402
 
@@ -210,6 +211,40 @@ def test_replay_viewer_steps_through_a_record(server, records, browser, screensh
     assert_no_console_errors(browser)
 
 
+def test_replay_board_shows_the_move_played_next(server, records, browser):
+    """Over the replay's picture, the move played next is highlighted where it sits (the play page's target for
+    it), named below the picture, and a click on it steps forward one move."""
+    _, record = records
+    steps = len(record.actions)
+    browser.set_window_size(1500, 1400)
+    browser.get(f"{server}/replay")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#record-list button.record"), "no records listed")
+    browser.find_element(By.CSS_SELECTOR, "#record-list button.record").click()
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"0 / {steps}", "the record did not open")
+    for step in range(steps):  # forward to the first position whose next move has a place on the picture
+        wait_for(browser, lambda d, k=step: text_of(d, "next-move").startswith("Next: ")
+                 and text_of(d, "step-counter") == f"{k} / {steps}", f"step {step}: the next move is not named")
+        if browser.find_elements(By.CSS_SELECTOR, "#replay-board g.target.next-move"):
+            break
+        browser.find_element(By.ID, "forward").click()
+    else:
+        pytest.fail("no move of the record was shown on the picture")
+    wait_for(browser, picture_loaded, "the picture did not load")
+    target = browser.find_element(By.CSS_SELECTOR, "#replay-board g.target.next-move")
+    assert target.get_attribute("data-actions") == str(record.actions[step])
+    assert target.find_element(By.TAG_NAME, "title").get_attribute("textContent").startswith("played next: ")
+    assert "click it to step forward" in text_of(browser, "next-move")
+    point = browser.execute_script(TARGET_POINT.replace("#board g.target", "#replay-board g.target"),
+                                   target.get_attribute("data-target"))
+    assert point is not None, "the highlighted move is covered"
+    click_at(browser, *point)
+    wait_for(browser, lambda d: text_of(d, "step-counter") == f"{step + 1} / {steps}", "a click did not step forward")
+    browser.find_element(By.ID, "last").click()
+    wait_for(browser, lambda d: text_of(d, "next-move") == "The game is over.", "the end names no next move")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#replay-board g.target")
+    assert_no_console_errors(browser)
+
+
 def test_replay_viewer_opens_uploaded_files(server, browser, tmp_path):
     live = LiveGame("roll_through_the_ages", {"num_players": 3}, seed=8)
     live.play_out([make_agent("random", "roll_through_the_ages", 3)] * 3, np.random.default_rng(8))
@@ -252,7 +287,10 @@ return {version: t.dataset.version, done: t.dataset.done === 'true', error: e.hi
   targets: [...document.querySelectorAll('#board g.target')].map(g => ({id: g.dataset.target,
     actions: g.dataset.actions.split(' '), kind: g.classList[1]})),
   fonts: [...document.querySelectorAll('#board text')].map(x =>
-    parseFloat(getComputedStyle(x).fontSize) * document.getElementById('board').getScreenCTM().a)};
+    parseFloat(getComputedStyle(x).fontSize) * document.getElementById('board').getScreenCTM().a),
+  scale: document.getElementById('board').getScreenCTM().a,
+  hints: [...document.querySelectorAll('#board rect.hint')].filter(h => h.querySelector('title').textContent).length,
+  glossary: document.querySelectorAll('#glossary li').length};
 """
 
 # a point inside target `id`, scrolled into view: the middle of a line, the centre of any other shape; null
@@ -271,6 +309,17 @@ if (shape.tagName === 'path') {
 x = Math.round(x); y = Math.round(y);  // where the click lands
 const hit = document.elementFromPoint(x, y);
 return hit && hit.closest('g.target') === g ? [x, y] : null;
+"""
+
+
+# the centre of a code's hint box on the picture that nothing covers, scrolled into view, with its tooltip
+HINT_POINT = """
+for (const box of document.querySelectorAll('#board rect.hint')) {
+  box.scrollIntoView({block: 'center', inline: 'center'});
+  const r = box.getBoundingClientRect(), x = Math.round(r.left + r.width / 2), y = Math.round(r.top + r.height / 2);
+  if (document.elementFromPoint(x, y) === box) return [x, y, box.querySelector('title').textContent];
+}
+return null;
 """
 
 
@@ -298,6 +347,7 @@ def test_play_a_whole_game_by_clicking_the_board(server, browser, screenshots, g
     wait_for(browser, lambda d: table.is_displayed() and table.get_attribute("data-version") is not None, "no game", 120)
     rng = np.random.default_rng(sum(map(ord, game_name)))
     started, clicks, menus, shot = time.monotonic(), 0, 0, 0  # shot: 1 a mid-game picture, 2 one showing SHOWCASE
+    hinted = listed = 0  # the most codes explained by tooltips over the picture, and in the page's list
     while True:
         page = browser.execute_script(PAGE_STATE)
         assert not page["error"], page["error"]
@@ -305,6 +355,9 @@ def test_play_a_whole_game_by_clicking_the_board(server, browser, screenshots, g
             break
         assert time.monotonic() - started < BOARD_GAME_SECONDS, f"the game took over {BOARD_GAME_SECONDS} s ({clicks} clicks)"
         assert all(size >= 12 for size in page["fonts"]), f"board text below 12 px on screen: {page['fonts']}"
+        # the picture's own text (at least canvas.MIN_TEXT_PX, tests/test_pictures.py) is shown at this scale
+        assert page["scale"] * MIN_TEXT_PX >= 12, f"the picture is shown at {page['scale']:.3f} of its size"
+        hinted, listed = max(hinted, page["hints"]), max(listed, page["glossary"])
         on_board = sorted(a for t in page["targets"] for a in t["actions"])
         assert on_board == sorted(page["legal"]) and on_board, (page["version"], on_board, page["legal"])
         kinds = [t["kind"] for t in page["targets"]]
@@ -349,6 +402,7 @@ def test_play_a_whole_game_by_clicking_the_board(server, browser, screenshots, g
     assert final.game.scores(final.states[-1])[0].tolist() == record.scores
     print(f"\n{game_name}: {clicks} board clicks ({menus} through a menu) in {time.monotonic() - started:.1f} s")
     assert shot, "no mid-game position with board targets to photograph"
+    assert hinted and listed, "no code of the picture was explained"
     assert_no_console_errors(browser)
 
 
@@ -370,11 +424,23 @@ def test_hovering_a_target_says_what_the_move_does(server, browser):
     actions.perform()
     hover = text_of(browser, "board-hover")
     # the hover line is the target's description: its label and, in words, what its moves do (the same text
-    # as the move list's entries for those actions)
-    assert hover == target.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+    # as the move list's entries for those actions); the tooltip adds what the codes they name mean
+    tooltip = target.find_element(By.TAG_NAME, "title").get_attribute("textContent").split("\n")
+    assert hover == tooltip[0] and len(tooltip) > 1 and all(line.split(": ", 1)[1] for line in tooltip[1:])
     listed = {b.get_attribute("data-action"): b.text.split(None, 1)[1]
               for b in browser.find_elements(By.CSS_SELECTOR, "#moves button.move")}
     assert all(listed[a] in hover for a in target.get_attribute("data-actions").split()), (hover, listed)
+    # a code of the picture (a district's, a civilization's) explains itself when hovered, in its tooltip and
+    # in the hover line; the page lists every code of the board too
+    hint = browser.execute_script(HINT_POINT)
+    assert hint is not None, "no code of the picture can be hovered"
+    actions = ActionBuilder(browser)
+    actions.pointer_action.move_to_location(*hint[:2])
+    actions.perform()
+    assert text_of(browser, "board-hover") == hint[2] and re.match(r"[^:]+: \w", hint[2]), hint
+    browser.find_element(By.CSS_SELECTOR, "#glossary-details summary").click()
+    entries = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#glossary li")]
+    assert any(entry.startswith("FIR-1 district FIR-1: on the Fire island") for entry in entries), entries[:5]
     assert_no_console_errors(browser)
 
 

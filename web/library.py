@@ -41,6 +41,7 @@ from meeple.envs import core
 from meeple.envs.record import MAX_RECORD_BYTES, GameRecord, parse_record, replay
 from meeple.web.errors import ApiError
 from meeple.web.folders import FolderIndex
+from meeple.web.targets import board_targets
 from meeple.web.views import draws_picture, png_bytes, replay_chart
 
 MAX_LISTED = 1000  # record files indexed in the records folder
@@ -151,12 +152,21 @@ class ReplayView:
         return step
 
     def step_view(self, step: int, seat: int | None) -> dict:
-        """The position after `step` moves: the text view for `seat`, whose turn it is, the scores."""
+        """The position after `step` moves: the text view for `seat`, whose turn it is, the scores, and the move
+        played next (`next`: its action, words and place on the board, as the play page's targets are, with
+        the labels of the board; None at the end), so the viewer can show it on the picture."""
         k = self.check_step(step)
         with self.lock:
-            text = self.game.render_text(self._row(k), 0, seat)
+            row = self._row(k)
+            text = self.game.render_text(row, 0, seat)
+            upcoming = None
+            if k < self.steps:
+                action = int(self.record.actions[k])
+                upcoming = {"action": action, "seat": int(self.states.to_play[k]),
+                            "name": self.game.action_to_str(row, action, 0),
+                            "board": board_targets(self.record.game, self.game, row, seat, [action], self.picture)}
         return {"step": step, "to_play": int(self.states.to_play[k]), "done": bool(self.states.done[k]), "text": text,
-                "scores": self.scores_table[k].tolist()}
+                "scores": self.scores_table[k].tolist(), "next": upcoming}
 
     def picture_png(self, step: int, seat: int | None) -> bytes:
         if not self.picture:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.envs import GAMES
+from meeple.envs import GAMES, canvas
 from meeple.envs.record import LiveGame, check_config
 from meeple.web.errors import ApiError
 from meeple.web.library import _text_bytes, state_bytes
@@ -60,6 +60,7 @@ class PlaySession:
         self.agents = agents
         self.rng = np.random.default_rng(secrets.randbits(128))
         self.picture = draws_picture(self.game)
+        self.drawn: tuple[int, Any] | None = None  # (version, the picture of that position from `seat`)
         self.lock = threading.Lock()  # one request at a time moves a game (and uses its rules object)
         self.log: list[dict] = []
         self.stopped: str | None = None  # why the game cannot go on (an opponent agent failed), else None
@@ -72,14 +73,16 @@ class PlaySession:
 
     @property
     def nbytes(self) -> int:
-        """Real bytes the game holds: its state, moves, log and the weights of its opponents' nets."""
+        """Real bytes the game holds: its state, moves, log, the last picture drawn and the weights of its
+        opponents' nets."""
         nets = 0
         for agent in self.agents.values():
             net = getattr(agent, "net", None)
             if net is not None:
                 nets += sum(p.numel() * p.element_size() for p in net.parameters())
+        drawn = self.drawn[1].nbytes if self.drawn is not None else 0
         return (SESSION_OVERHEAD_BYTES + state_bytes(self.live.state) + _text_bytes(self.live.actions)
-                + _text_bytes(self.log) + nets)
+                + _text_bytes(self.log) + nets + drawn)
 
     def labels(self) -> list[str]:
         """One label per seat: "human" for the person, the agent spec otherwise (as in records)."""
@@ -132,8 +135,16 @@ class PlaySession:
         done = self.live.done
         your_turn = not done and self.stopped is None and self.live.to_play == seat
         actions = [int(a) for a in self.live.legal_actions()] if your_turn else []
-        legal = [{"action": a, "name": self.game.action_to_str(state, a, 0)} for a in actions]
-        board = board_targets(self.live.game_name, self.game, state, seat, actions, self.picture)
+        drawn = None
+        if self.picture:  # drawn once per position: the board's hints need the picture's strings, the page its PNG
+            with canvas.recording() as texts:
+                rgb = self.game.render_rgb(state, 0, seat)
+            self.drawn = (self.version, rgb)
+            drawn = (texts, int(rgb.shape[1]), int(rgb.shape[0]))
+        board = board_targets(self.live.game_name, self.game, state, seat, actions, self.picture, drawn)
+        explain = {m["action"]: m["explain"] for t in board["targets"] for m in t["moves"]}
+        legal = [{"action": a, "name": self.game.action_to_str(state, a, 0), "explain": explain.get(a, [])}
+                 for a in actions]
         result = None
         if done:
             scores = self.game.scores(state)[0].astype(int).tolist()
@@ -151,6 +162,8 @@ class PlaySession:
     def picture_png(self) -> bytes:
         if not self.picture:
             raise ApiError(404, f"{self.live.game_name} draws no picture; use the text view")
+        if self.drawn is not None and self.drawn[0] == self.version:
+            return png_bytes(self.drawn[1])
         return png_bytes(self.game.render_rgb(self.live.state, 0, self.seat))
 
     def record(self) -> dict:

@@ -1,5 +1,5 @@
 // The clickable board of the play page: the game's picture with the server's targets drawn over it (module of
-// play.html). The server sends, per legal move, where it sits (web/targets.py); this file only draws that.
+// play.html); in the replay viewer, the move played next drawn over the picture (replay.html). The server sends, per legal move, where it sits (web/targets.py); this file only draws that.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -48,6 +48,11 @@ function describe(target) {
   return `${target.label}: ${target.moves.length} moves (click to choose): ` + target.moves.map((m) => m.label).join(" | ");
 }
 
+// the tooltip of a target: its description, then what the codes of its label and moves mean
+function tooltip(target) {
+  return [describe(target), ...(target.explain || [])].join("\n");
+}
+
 const board = {onMove: null};
 
 function closeMenu() {
@@ -75,6 +80,41 @@ function openMenu(target, event) {
   menu.style.top = `${Math.max(0, top)}px`;
 }
 
+// the board's labels and drawn lines (edges, routes, coordinates) of `spec` into `svg`: lines first (under
+// the targets), then the texts (last, over everything; they let clicks through)
+function drawDecor(svg, spec, layer) {
+  for (const item of spec.decor) {
+    if (item.kind === "line" && layer === "lines") {
+      const path = svgEl("path", {d: linePath(item.geometry), class: `decor ${item.class}`});
+      if (item.text) path.append(svgEl("title", {}, item.text));
+      svg.append(path);
+    } else if (item.kind === "text" && layer === "texts") {
+      svg.append(svgEl("text", {x: item.geometry[0], y: item.geometry[1], class: `decor-text ${item.class}`}, item.text));
+    }
+  }
+}
+
+// the replay viewer's overlay: over the picture (`spec.width` x `spec.height`), its labels and the place of
+// the move played next; a click there steps forward (`onNext`). A move without a place on the picture (the
+// play page's action bar) is only named below it.
+function drawNextMove(svg, spec, onNext) {
+  svg.setAttribute("viewBox", `0 0 ${spec.width} ${spec.height}`);
+  svg.replaceChildren();
+  drawDecor(svg, spec, "lines");
+  for (const target of spec.targets) {
+    if (target.kind === "button") continue;
+    const group = svgEl("g", {class: `target target-${target.kind} next-move`, "data-target": target.id,
+      "data-actions": target.moves.map((m) => m.action).join(" ")});
+    group.append(...targetShape(target), svgEl("title", {}, `played next: ${describe(target)}`));
+    group.addEventListener("click", (event) => {
+      event.stopPropagation();
+      onNext();
+    });
+    svg.append(group);
+  }
+  drawDecor(svg, spec, "texts");
+}
+
 // draw `view.board` over the picture at `pictureUrl` (null: no picture); moves call onMove(action)
 function drawBoard(view, pictureUrl, onMove) {
   board.onMove = onMove;
@@ -88,25 +128,30 @@ function drawBoard(view, pictureUrl, onMove) {
     image.addEventListener("error", () => showError("The picture could not be drawn; the text view shows the position."));
     svg.append(image);
   }
-  for (const item of spec.decor) {
-    if (item.kind === "line") {
-      const path = svgEl("path", {d: linePath(item.geometry), class: `decor ${item.class}`});
-      if (item.text) path.append(svgEl("title", {}, item.text));
-      svg.append(path);
+  drawDecor(svg, spec, "lines");
+  const hover = document.getElementById("board-hover");
+  const idle = spec.targets.length ? HOVER_HINT : (view.done ? "The game is over." : "Waiting for the other players.");
+  hover.textContent = idle;
+  for (const item of spec.decor) {  // invisible boxes over the picture's codes: the tooltip says what they mean
+    if (item.kind === "hint") {
+      const g = item.geometry;
+      const box = svgEl("rect", {x: g[0], y: g[1], width: g[2], height: g[3], class: "hint"});
+      box.append(svgEl("title", {}, item.text));
+      box.addEventListener("mouseenter", () => { hover.textContent = item.text; });
+      box.addEventListener("mouseleave", () => { hover.textContent = idle; });
+      svg.append(box);
     }
   }
-  const hover = document.getElementById("board-hover");
-  hover.textContent = spec.targets.length ? HOVER_HINT : (view.done ? "The game is over." : "Waiting for the other players.");
   for (const target of spec.targets) {
     const group = svgEl("g", {class: `target target-${target.kind}`, "data-target": target.id,
       "data-actions": target.moves.map((m) => m.action).join(" ")});
-    group.append(...targetShape(target), svgEl("title", {}, describe(target)));
+    group.append(...targetShape(target), svgEl("title", {}, tooltip(target)));
     if (target.kind === "button") {
       const g = target.geometry;
       group.append(svgEl("text", {x: g[0] + g[2] / 2, y: g[1] + g[3] / 2 + 5, class: "button-label"}, target.label));
     }
     group.addEventListener("mouseenter", () => { hover.textContent = describe(target); });
-    group.addEventListener("mouseleave", () => { hover.textContent = HOVER_HINT; });
+    group.addEventListener("mouseleave", () => { hover.textContent = idle; });
     group.addEventListener("click", (event) => {
       event.stopPropagation();
       if (target.moves.length === 1) {
@@ -118,11 +163,7 @@ function drawBoard(view, pictureUrl, onMove) {
     });
     svg.append(group);
   }
-  for (const item of spec.decor) {  // labels last, over the targets (they let clicks through)
-    if (item.kind === "text") {
-      svg.append(svgEl("text", {x: item.geometry[0], y: item.geometry[1], class: `decor-text ${item.class}`}, item.text));
-    }
-  }
+  drawDecor(svg, spec, "texts");
 }
 
 document.addEventListener("click", (event) => {

@@ -111,11 +111,16 @@ function render(view) {
   }
   drawBoard(view, view.picture ? `/api/play/${encodeURIComponent(view.id)}/picture.png?v=${view.version}` : null, play);
   if (!view.picture) $("text-details").open = true;
+  const codes = view.board.glossary || [];
+  $("glossary-details").hidden = !codes.length;
+  $("glossary-count").textContent = String(codes.length);
+  $("glossary").replaceChildren(...codes.map((entry) => el("li", {}, el("code", {}, entry.code), " ", entry.text)));
   $("text-view").textContent = view.text;
   $("moves-heading").hidden = view.done;
   $("moves").replaceChildren(...view.legal.map((move) => {
-    const button = el("button", {type: "button", class: "move", dataset: {action: String(move.action)}},
-      el("span", {class: "action-id"}, String(move.action)), el("span", {}, move.name));
+    const attrs = {type: "button", class: "move", dataset: {action: String(move.action)}};
+    if (move.explain && move.explain.length) attrs.title = move.explain.join("\n");
+    const button = el("button", attrs, el("span", {class: "action-id"}, String(move.action)), el("span", {}, move.name));
     button.addEventListener("click", () => play(move.action));
     return el("li", {}, button);
   }));

@@ -100,6 +100,22 @@ function fillLog(summary) {
   $("log").replaceChildren(...items);
 }
 
+// the move played from this position: named below the picture, and highlighted on it where it has a place
+function showNextMove(view) {
+  const board = $("replay-board");
+  const next = view.next;
+  board.style.display = viewer.summary.picture && next ? "" : "none";  // an svg has no `hidden` property
+  if (next && viewer.summary.picture) {
+    drawNextMove(board, next.board, () => { pause(); showStep(viewer.step + 1); });
+  } else {
+    board.replaceChildren();
+  }
+  const onPicture = next && next.board.targets.some((t) => t.kind !== "button");
+  $("next-move").textContent = !next ? "The game is over."
+    : `Next: ${seatLabel(next.seat, viewer.summary.agents)} plays ${next.name}`
+      + (onPicture && viewer.summary.picture ? " (highlighted: click it to step forward)" : "");
+}
+
 async function showStep(step) {
   const summary = viewer.summary;
   step = Math.max(0, Math.min(step, summary.steps));
@@ -124,6 +140,7 @@ async function showStep(step) {
   try {
     const view = await api(`${base}?seat=${seatQuery()}`);
     if (request !== viewer.request) return;
+    showNextMove(view);
     $("text-view").textContent = view.text;
     $("position").textContent = view.done
       ? `After move ${step}: the game is over, scores ${view.scores.join(" : ")}`
