@@ -56,10 +56,12 @@ ROW_FUNCTIONS = {
 # Row functions the generated loops inline (numba's IR inlining, `jit.inline_copy`): a kernel call passes the
 # State as every field's array struct, a few hundred machine words, which cost more than a cheap row's work
 # (a legal-action mask: ~140 ns a row in the call against ~30 in the work, measured on Roll Through the Ages at
-# B = 256). The heavier rows (init, advance, encode) stay calls: inlining types a body once per entry using it
-# (the encoders' rows inlined too: core + observation 1.03-1.19x faster, the compile of all five games 1.41x
-# longer, so not done).
-INLINED = ("apply_row", "fill_mask", "apply_mask_row", "observe_row", "score_of")
+# B = 256). The heavier rows (init, advance, encode, and Attika's one-pass apply_mask_row) stay calls: inlining
+# types a body once per entry using it. Measured in CPU seconds of a cold compile: the encoders' rows inlined
+# made core + observation 1.03-1.19x faster but the compile of all five games 1.41x longer; Attika's
+# apply_mask_row inlined into its two entries cost its "play" part 305 s against 234 s as a call; init_row and
+# advance_row inlined saved 3% of Hadara's (not worth a second convention).
+INLINED = ("apply_row", "fill_mask", "observe_row", "score_of")
 
 
 def _params(function: Any) -> list[str]:
@@ -165,6 +167,8 @@ def generate(name: str) -> str:
     for role in INLINED:
         if role in r:
             emit(f"{role} = inline_copy(K.{role})")
+    if "apply_mask_row" in r:
+        emit("apply_mask_row = K.apply_mask_row  # (a call: large, see INLINED)")
 
     def body(*lines: str) -> None:
         out.extend("    " + line for line in lines)

@@ -15,9 +15,9 @@ NUM_INVARIANTS = 21
 # the row functions inlined into the loops below (envs/codegen.py, INLINED)
 apply_row = inline_copy(K.apply_row)
 fill_mask = inline_copy(K.fill_mask)
-apply_mask_row = inline_copy(K.apply_mask_row)
 observe_row = inline_copy(K.observe_row)
 score_of = inline_copy(K.score_of)
+apply_mask_row = K.apply_mask_row  # (a call: large, see INLINED)
 
 
 # --- init
