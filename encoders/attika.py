@@ -90,7 +90,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
+from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_flags, seat_of
 from meeple.envs.attika.data import (
     AMPHORAE, BUILDINGS_PER_PLAYER, CARDS_PER_LANDSCAPE, COPIES, COST, DEC_CHOOSE_ROTATION, DEC_PAY,
     DEC_PENDING_REVEAL, DEC_PLACE_TILE, FIELDS_PER_TILE, FLOWER, IS_MAIN, LAND_NONE, LAND_SHRINE, LAND_SYMBOL,
@@ -289,12 +289,9 @@ def _vectors(v, b, row, base, me, P, explicit_pay, group_settlement, max_rounds)
     dec = np.int64(v.decision[b])
     hand = v.own_hand[b]
     # --- per seat ---
-    for slot in range(SEATS):
-        row[base + VEC.present + slot] = 1.0 if slot < P else 0.0
+    seat_flags(v, b, row, me, P, SEATS, base + VEC.present, base + VEC.is_start_player, base + VEC.is_to_play)
     for slot in range(P):
         q = seat_of(me, slot, P)
-        row[base + VEC.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-        row[base + VEC.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
         row[base + VEC.hand_size + slot] = _clip(v.hand_size[b, q] / HAND_SCALE)
         for t in range(NUM_TYPES):
             row[base + VEC.display + slot * NUM_TYPES + t] = v.display[b, q, t] * INV_COPIES[t]

@@ -113,6 +113,19 @@ def seat_of(me, slot, P):
     return q - P if q >= P else q
 
 
+@kernel(inline="always")
+def seat_flags(v, b, row, me, P, seats, present, is_start_player, is_to_play):
+    """The blocks most per-seat layouts open with, by slot (`seat_of`; slot 0 the viewer me), into a zeroed
+    row at the given offsets: `present` 1 for the P seats and 0 for the padding slots up to `seats`;
+    `is_start_player` 1 for the start player; `is_to_play` 1 for the seat to play while the row is live."""
+    for slot in range(seats):
+        row[present + slot] = 1.0 if slot < P else 0.0
+    for slot in range(P):
+        q = seat_of(me, slot, P)
+        row[is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
+        row[is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
+
+
 class Encoder:
     """Base class: subclasses set `name`, `blocks` and `row` (the name of their module's row kernel), and
     `row_args` if the row kernel takes arguments; `encode` and the fused AEC step run the generated entry

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_of
+from meeple.encoders.base import Encoder, block_offsets, encoder_of_kind, seat_flags, seat_of
 from meeple.envs import threads
 from meeple.envs.carpe_diem import kernels as K
 from meeple.envs.carpe_diem.data import (
@@ -280,18 +280,29 @@ def _units_available(v, b, p, card):
     return K.green_units(v, b, p, card)
 
 
+@kernel(inline="always")
+def _scoring_flags(v, b, row, at, sp):
+    """Whether row b is in a scoring turn (a circle space being resolved, a card decision pending); if so,
+    the first three scoring_ctx values at `at` (1; second card; higher slot first), the kinds writing the
+    fourth (units) each in its own scale."""
+    scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
+                           or v.decision[b] == DEC_CARD_BREAD)
+    if scoring:
+        row[at] = 1.0
+        row[at + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
+        row[at + 2] = 1.0 if v.first_high[b] else 0.0
+    return scoring
+
+
 @kernel
 def encode_full_row(v, b, row):
     """Fill the zeroed observation row of view row b, each block at its FULL_BLOCKS offset `AT_FULL.<block>`."""
     P = v.coins.shape[1]
     me = np.int64(v.viewer[b])
     # --- per seat ---
-    for slot in range(SEATS):
-        row[AT_FULL.present + slot] = 1.0 if slot < P else 0.0
+    seat_flags(v, b, row, me, P, SEATS, AT_FULL.present, AT_FULL.is_start_player, AT_FULL.is_to_play)
     for slot in range(P):
         q = seat_of(me, slot, P)
-        row[AT_FULL.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-        row[AT_FULL.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
         row[AT_FULL.board + slot * NUM_BOARDS + np.int64(v.board[b, q])] = 1.0
         sp = np.int64(v.patrician[b, q])
         if sp >= 0:
@@ -406,12 +417,8 @@ def encode_full_row(v, b, row):
     sp = np.int64(v.cur_space[b])
     if sp >= 0:
         row[AT_FULL.cur_space + sp] = 1.0
-    scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
-                           or v.decision[b] == DEC_CARD_BREAD)
+    scoring = _scoring_flags(v, b, row, AT_FULL.scoring_ctx, sp)
     if scoring:
-        row[AT_FULL.scoring_ctx] = 1.0
-        row[AT_FULL.scoring_ctx + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
-        row[AT_FULL.scoring_ctx + 2] = 1.0 if v.first_high[b] else 0.0
         row[AT_FULL.scoring_ctx + 3] = _clip(v.units[b] / UNITS_SCALE)
     if scoring and v.decision[b] != DEC_CARD_ORDER:
         card = K.current_card(v, b)
@@ -609,28 +616,29 @@ def _onehot(row, k, n, idx):
 
 
 @kernel(inline="always")
+def _copy(row, k, n, values):
+    """row[k .. k + n - 1] = values[0 .. n - 1]."""
+    uk = np.uint64(k)
+    for i in range(n):
+        row[uk + np.uint64(i)] = values[np.uint64(i)]
+
+
+@kernel(inline="always")
 def _code(row, base, t, rot):
     """The CODE values of tile t turned rot, or zeros for t < 0."""
-    ub = np.uint64(base)
     if t >= 0:
-        tile = COMPACT_TILE[t, rot]
-        for i in range(CODE):
-            row[ub + np.uint64(i)] = tile[np.uint64(i)]
+        _copy(row, base, CODE, COMPACT_TILE[t, rot])
     else:
-        for i in range(CODE):
-            row[ub + np.uint64(i)] = 0.0
+        _fill(row, base, CODE, 0.0)
 
 
 @kernel(inline="always")
 def _card_code(row, base, card):
-    ub = np.uint64(base)
+    """The CARD_CODE values of card, or zeros for card < 0."""
     if card >= 0:
-        code = CARD_CODES[card]
-        for i in range(CARD_CODE):
-            row[ub + np.uint64(i)] = code[np.uint64(i)]
+        _copy(row, base, CARD_CODE, CARD_CODES[card])
     else:
-        for i in range(CARD_CODE):
-            row[ub + np.uint64(i)] = 0.0
+        _fill(row, base, CARD_CODE, 0.0)
 
 
 @kernel(inline="always")
@@ -797,12 +805,8 @@ def encode_compact_row(v, b, row):
         row[AT.discs + 2 * rel + 1] = max(row[AT.discs + 2 * rel + 1], now)
     sp = np.int64(v.cur_space[b])
     _onehot(row, AT.cur_space, NUM_CIRCLE_SPACES, sp)
-    scoring = sp >= 0 and (v.decision[b] == DEC_CARD_ORDER or v.decision[b] == DEC_CARD_UNITS
-                           or v.decision[b] == DEC_CARD_BREAD)
+    scoring = _scoring_flags(v, b, row, AT.scoring_ctx, sp)
     if scoring:
-        row[AT.scoring_ctx] = 1.0
-        row[AT.scoring_ctx + 1] = 1.0 if v.card_seq[b] == 1 else 0.0
-        row[AT.scoring_ctx + 2] = 1.0 if v.first_high[b] else 0.0
         row[AT.scoring_ctx + 3] = _clip(v.units[b] * (1.0 / UNITS_SCALE))
     else:
         _fill(row, AT.scoring_ctx, 4, 0.0)

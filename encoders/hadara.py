@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, block_offsets, seat_flags, seat_of
 from meeple.envs.hadara import kernels as K
 from meeple.envs.hadara.data import (
     BUST_REQUIREMENT, CARD_COLOUR, CARD_EPOCH, CARD_RANK, COLONIES_IN_TIER,
@@ -105,12 +105,9 @@ def encode_row(v, b, row, advanced, pile_top):
     P = v.coins.shape[1]
     me = np.int64(v.viewer[b])
     e_now = np.int64(v.epoch[b])
-    for slot in range(SEATS):
-        row[AT.present + slot] = 1.0 if slot < P else 0.0
+    seat_flags(v, b, row, me, P, SEATS, AT.present, AT.is_start_player, AT.is_to_play)
     for slot in range(P):
         q = seat_of(me, slot, P)
-        row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
-        row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
         row[AT.coins + slot] = _clip(v.coins[b, q] / COIN_SCALE)
         for t in range(NUM_TRACKS):
             row[AT.tracks + slot * NUM_TRACKS + t] = _clip(v.tracks[b, q, t] / TRACK_SCALE)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.encoders.base import Encoder, block_offsets, seat_of
+from meeple.encoders.base import Encoder, block_offsets, seat_flags, seat_of
 from meeple.envs.jit import kernel
 from meeple.envs.utopia import kernels as K
 from meeple.envs.utopia.data import (
@@ -92,12 +92,9 @@ def encode_row(v, b, row):
     """Fill the zeroed observation row of view row b, each block at its BLOCKS offset `AT.<block>`."""
     P = v.score.shape[1]
     me = np.int64(v.viewer[b])  # int64: int8 seats and values join block offsets below
-    for slot in range(SEATS):
-        row[AT.present + slot] = 1.0 if slot < P else 0.0
+    seat_flags(v, b, row, me, P, SEATS, AT.present, AT.is_start_player, AT.is_to_play)
     for slot in range(P):
         q = seat_of(me, slot, P)
-        row[AT.is_to_play + slot] = 1.0 if q == v.to_play[b] and not v.done[b] else 0.0
-        row[AT.is_start_player + slot] = 1.0 if q == v.start_player[b] else 0.0
         row[AT.score + slot] = _clip(v.score[b, q] / SCORE_SCALE)
         row[AT.rank + slot * MAX_PLAYERS + np.int64(K.rank_position(v, b, q))] = 1.0
         row[AT.acted + slot] = 1.0 if v.acted[b, q] else 0.0

@@ -499,6 +499,61 @@ def lowest_bit(x):
     return np.int64(DEBRUIJN32_INDEX[(((x & -x) * DEBRUIJN32) & 0xFFFFFFFF) >> 27])
 
 
+# --- counts, multisets and small tuples ----------------------------------------------------------------
+
+@kernel(inline="always")
+def count_equal(values, x):
+    """How many items of the 1-D array `values` equal x (the seats owning something, the slots of a kind)."""
+    n = 0
+    for i in range(values.shape[0]):
+        if values[i] == x:
+            n += 1
+    return n
+
+
+@kernel(inline="always")
+def count_at_least(values, x):
+    """How many items of the 1-D array `values` are >= x (with x = 0: the filled slots of a row of ids, -1 empty)."""
+    n = 0
+    for i in range(values.shape[0]):
+        if values[i] >= x:
+            n += 1
+    return n
+
+
+@kernel(inline="always")
+def append_copies(arr, off, n, item, count):
+    """Write `count` copies of item at arr[off + n], arr[off + n + 1], ... and return the new length n: a
+    multiset (per-kind counts) written out as a list, to shuffle and deal (`tally_items` reads it back)."""
+    for _ in range(count):
+        arr[off + n] = item
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def tally_items(counts, arr, off, i, count):
+    """counts[item] += 1 for the `count` list items arr[off + i], arr[off + i + 1], ...; returns the position
+    after them: a dealt list read back into per-kind counts (`append_copies` wrote it)."""
+    for _ in range(count):
+        counts[arr[off + i]] += 1
+        i += 1
+    return i
+
+
+@kernel(inline="always")
+def set_item4(k, value, x0, x1, x2, x3):
+    """(x0, x1, x2, x3) with item k (0..2; any other k: item 3) replaced by value: four scalars a kernel keeps
+    in registers (per side, per landscape) indexed at run time, where a small array would need memory."""
+    if k == 0:
+        return value, x1, x2, x3
+    if k == 1:
+        return x0, value, x2, x3
+    if k == 2:
+        return x0, x1, value, x3
+    return x0, x1, x2, value
+
+
 # --- action choice ---------------------------------------------------------------------------------
 
 @kernel(inline="always")

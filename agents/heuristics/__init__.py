@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.agents.random_agent import legal_or_random
 from meeple.envs.base import Field, make_scratch
 
 
@@ -44,19 +45,25 @@ class TunedHeuristic:
         return self._scratch[P]
 
     def act(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
-        """(B,) int64 actions: `_fill` writes each row's choice; rows whose logic picked an illegal
-        action get a random legal one instead and are counted in `fallbacks`."""
+        """(B,) int64 actions: `_fill` writes each live row's choice (done rows play 0); a row whose
+        logic picked an illegal action gets a random legal one instead (`legal_or_random`) and is
+        counted in `fallbacks`."""
         mask = game.legal_action_mask(state)
-        B = mask.shape[0]
-        out = np.empty(B, dtype=np.int64)
-        fallback = np.empty(B, dtype=np.bool_)
-        self._fill(game, state, mask, rng.random(B), out, fallback)
-        self.fallbacks += int(fallback.sum())
+        B, A = mask.shape
+        u = rng.random(B)  # drawn on every call, whether a fallback needs it or not
+        out = np.zeros(B, dtype=np.int64)
+        self._fill(game, state, mask, out)
+        legal = (out >= 0) & (out < A)
+        legal[legal] = mask[np.flatnonzero(legal), out[legal]]
+        for b in np.flatnonzero(~legal & ~np.asarray(state.done, dtype=np.bool_)):
+            a = int(out[b])
+            out[b] = legal_or_random(mask[b], a, u[b])
+            self.fallbacks += int(out[b] != a)
         return out
 
-    # the game's kernel: KERNEL(mask, u, out, fallback, params, *kernel_args(game), *scratch, *observed fields)
-    # fills out (B,) with each row's action and fallback (B,) (`legal_or_random`); a class attribute read
-    # through the class (a numba dispatcher read through an instance would be bound as a method)
+    # the game's kernel: KERNEL(mask, out, params, *kernel_args(game), *scratch, *observed fields) writes
+    # out[b] (B,), the logic's action, for each row b not done (it leaves done rows alone); a class
+    # attribute read through the class (a numba dispatcher read through an instance would be bound as a method)
     KERNEL: Any = None
     VIEW_FIELDS: tuple[str, ...] | None = None  # the View fields KERNEL reads, in order (None: the whole View)
 
@@ -70,8 +77,7 @@ class TunedHeuristic:
         view = game.observe(state, state.to_play)
         return view if self.VIEW_FIELDS is None else tuple(getattr(view, name) for name in self.VIEW_FIELDS)
 
-    def _fill(self, game: Any, state: Any, mask: np.ndarray, u: np.ndarray, out: np.ndarray,
-              fallback: np.ndarray) -> None:
-        """Run the game's heuristic kernel: fill out (B,) and fallback (B,); u (B,) uniforms for fallbacks."""
-        type(self).KERNEL(mask, u, out, fallback, self.params, *self.kernel_args(game), *self.scratch(game),
+    def _fill(self, game: Any, state: Any, mask: np.ndarray, out: np.ndarray) -> None:
+        """Run the game's heuristic kernel: out[b] (B,) the logic's action in each row not done."""
+        type(self).KERNEL(mask, out, self.params, *self.kernel_args(game), *self.scratch(game),
                           *self.observed(game, state))

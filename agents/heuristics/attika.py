@@ -66,7 +66,6 @@ from typing import Any
 import numpy as np
 
 from meeple.agents.heuristics import TunedHeuristic
-from meeple.agents.random_agent import legal_or_random
 from meeple.envs.attika.data import (
     ACTION_AMPHORA_CARD, ACTION_END_TURN, ACTION_PAY, ACTION_REVEAL, ACTION_ROTATE, ACTION_SELECT, ACTION_SLOT,
     ACTION_STORE, ACTION_SUBSTITUTE, BUILDING_GROUP, BUILDINGS_PER_PLAYER, COST, DEC_BUILD_MODE,
@@ -181,23 +180,9 @@ def _bfs(v, b, p, src, dist, dq, virt, nodes):
         dist[nodes[i]] = INF
     head = MID
     tail = MID
-    for d in range(6):
-        n = NEIGHBOURS[src, d]
-        if n < 0:
-            continue
-        c = _step_cost(v, b, p, n, virt)
-        if c < INF and c < dist[n]:
-            dist[n] = c
-            if c == 0:
-                head -= 1
-                dq[head] = n
-            else:
-                dq[tail] = n
-                tail += 1
-    while head < tail:
-        x = dq[head]
-        head += 1
-        dx = dist[x]
+    x = src  # expanded first at distance 0 (a slot: never queued, its own distance never set)
+    dx = 0
+    while True:
         for d in range(6):
             n = NEIGHBOURS[x, d]
             if n < 0:
@@ -212,6 +197,11 @@ def _bfs(v, b, p, src, dist, dq, virt, nodes):
             else:
                 dq[tail] = n
                 tail += 1
+        if head == tail:
+            break
+        x = dq[head]
+        head += 1
+        dx = dist[x]
 
 
 @kernel
@@ -235,6 +225,18 @@ def _connect(v, b, p, P, w):
             w.pair[i, j] = c
             if c < best:
                 best = c
+    return best
+
+
+@kernel(inline="always")
+def _opponents_connect(v, b, p, P, w):
+    """The lowest `_connect` of p's opponents: the buildings the closest of them still needs."""
+    best = INF
+    for o in range(P):
+        if o != p:
+            co = _connect(v, b, o, P, w)
+            if co < best:
+                best = co
     return best
 
 
@@ -543,12 +545,7 @@ def _tile_centre_value(v, b, p, P, h, c_now, opp_now, params, w):
         val += params[_TILE] * (c_now - c)
     elif c < INF:
         val += params[_TILE] * 10.0
-    opp = INF
-    for o in range(P):
-        if o != p:
-            co = _connect(v, b, o, P, w)
-            if co < opp:
-                opp = co
+    opp = _opponents_connect(v, b, p, P, w)
     if opp_now < INF and opp < INF:
         val -= params[_TILE_OPP] * (opp_now - opp)
     for j in range(FIELDS_PER_TILE):
@@ -609,12 +606,7 @@ def _best_rotation(v, b, p, x, h):
 
 @kernel
 def _tile_action(v, b, p, P, c_now, mask_row, flat, params, w):
-    opp_now = INF
-    for o in range(P):
-        if o != p:
-            co = _connect(v, b, o, P, w)
-            if co < opp_now:
-                opp_now = co
+    opp_now = _opponents_connect(v, b, p, P, w)
     best = NEVER
     best_h = -1
     for h in range(NUM_SLOTS):
@@ -662,24 +654,15 @@ def _pay_action(v, b, p, mask_row, flat):
 # --- entry point --------------------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, flat, group_settlement, *arrays):
-    """out[b] = the heuristic's action for the seat to play in row b, from that seat's View.
-
-    Args:
-        mask: (B, A) legal actions; u: (B,) uniforms for the fallback; out: (B,) int64 written.
-        fallback: (B,) bool written: True where the logic chose an illegal action and a random legal
-            one was taken instead (never expected; the tests check it).
-        params: `DEFAULT_PARAMS` layout; flat: the flat action encoding; group_settlement: the
-            settlement reading of a connected group.
-        arrays: the `SCRATCH` arrays, then the `_USED` fields of the View of the seats to play.
-    """
+def heuristic_actions_nb(mask, out, params, flat, group_settlement, *arrays):
+    """The `TunedHeuristic.KERNEL`: out[b] = the action for the seat to play in each live row b, from
+    that seat's View. flat: the flat action encoding; group_settlement: the settlement reading of a
+    connected group; arrays: the `SCRATCH` arrays, then the `_USED` fields of the View."""
     w = _Scratch(*arrays[:_NUM_SCRATCH])
     v = _View(*arrays[_NUM_SCRATCH:])
     P = v.display.shape[1]
     for b in range(v.done.shape[0]):
-        fallback[b] = False
         if v.done[b]:
-            out[b] = 0
             continue
         p = int(v.viewer[b])
         dec = v.decision[b]
@@ -701,8 +684,7 @@ def heuristic_actions_nb(mask, u, out, fallback, params, flat, group_settlement,
                 a = _field_action(v, b, p, t, False, mask[b], flat, group_settlement, params, w)
             elif dec == DEC_CHOOSE_FIELD:
                 a = _field_action(v, b, p, np.int64(v.pending_type[b]), True, mask[b], flat, group_settlement, params, w)
-        out[b] = legal_or_random(mask[b], a, u[b])
-        fallback[b] = out[b] != a
+        out[b] = a
 
 
 class Heuristic(TunedHeuristic):

@@ -55,7 +55,6 @@ from collections import namedtuple
 import numpy as np
 
 from meeple.agents.heuristics import TunedHeuristic
-from meeple.agents.random_agent import legal_or_random
 from meeple.envs.carpe_diem.data import (
     ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
     ACTION_PLACE, ACTION_RETURN, ADMINISTRATOR_STEPS, BAKER_BREAD, FOUNTAIN_CARD_VP, MERCHANT_BONUS_COINS,
@@ -74,7 +73,7 @@ from meeple.envs.carpe_diem.rules import LOC_DEPOT, LOC_DISPLAY, LOC_SUPPLY, Vie
 from meeple.envs.base import I32, I64, Field
 from meeple.envs.jit import best_legal, kernel
 from meeple.envs.carpe_diem.kernels import (
-    LINE_MASK, countable, find_root, green_units, neighbour, pay_goods, red_units_payable, union_district, walk,
+    LINE_MASK, countable, district_components, green_units, neighbour, pay_goods, red_units_payable, walk,
 )
 
 # the View fields the kernels read, passed as *fields (fewer arguments per helper: less compile time)
@@ -420,27 +419,8 @@ def _setup_district(v, b, p, ctx, w):
         if loc == LOC_SUPPLY or loc == LOC_DEPOT or loc == LOC_DISPLAY:
             w.avail[t // 64] |= np.uint64(1) << np.uint64(t % 64)
     ctx[_X_NAVAIL] = _popcount64(w.avail[0]) + _popcount64(w.avail[1])
-    union_district(tiles, rots, par)  # the rules kernels' union-find
-    for cell in range(NUM_CELLS):
-        t = tiles[cell]
-        if t < 0:
-            continue
-        rot = rots[cell]
-        for q in range(NUM_PORTS):
-            lab = ROT_PORTS[t, rot, q]
-            if lab == 0:
-                continue
-            node = NUM_PORTS * cell + q
-            r = find_root(par, node)
-            w.root[node] = r
-            w.ckind[r] = LABEL_FEATURE[lab]
-            w.cells[r] |= np.int64(1) << np.int64(cell)
-            nb = neighbour(cell, PORT_SIDE[q])
-            if nb >= 0 and tiles[nb] < 0:
-                w.opn[r] += 1
-                w.ocells[r] |= np.int64(1) << np.int64(nb)
-            if lab == 1 and ROT_SEGMENT_ROOT[t, rot, q] == q:
-                w.chim[r] += TILE_CHIMNEYS[t]
+    # the rules kernels' union-find and components (open ports: those facing an empty cell)
+    district_components(tiles, rots, par, w.cells, w.opn, w.chim, False, w.root, w.ckind, w.ocells)
     # empty cells: side codes, fitting tiles, fill chances; the frontier
     shovel = BOARD_SHOVEL[v.board[b, p]]
     empty_district = tiles[shovel] < 0
@@ -926,25 +906,15 @@ def _scoring_action(v, b, p, P, dec, mask_row, params, ctx, w):
 # --- entry point --------------------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
-    """out[b] = the heuristic's action for the seat to play in row b, from that seat's View.
-
-    Args:
-        mask: (B, A) legal actions; u: (B,) uniforms for the fallback; out: (B,) int64 written.
-        fallback: (B,) bool written: True where the logic chose an illegal action and a random
-            legal one was taken instead (never expected; the tests check it).
-        params: `DEFAULT_PARAMS` layout.
-        arrays: the `SCRATCH` arrays, then the `_USED` fields of the View of the seats to play
-            (`game.observe(state, state.to_play)`).
-    """
+def heuristic_actions_nb(mask, out, params, *arrays):
+    """The `TunedHeuristic.KERNEL`: out[b] = the action for the seat to play in each live row b, from
+    that seat's View. arrays: the `SCRATCH` arrays, then the `_USED` fields of the View."""
     w = _Scratch(*arrays[:_NUM_SCRATCH])
     v = _View(*arrays[_NUM_SCRATCH:])
     ctx = w.ctx  # the per-row context, passed on alone to the helpers that read nothing else
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
-        fallback[b] = False
         if v.done[b]:
-            out[b] = 0
             continue
         p = int(v.viewer[b])
         dec = v.decision[b]
@@ -973,8 +943,7 @@ def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
                 a = _display_action(v, b, p, mask[b], ctx, w, params)
             elif dec == DEC_FOUNTAIN_RETURN:
                 a = _fountain_action(v, b, p, mask[b], ctx, w, params)
-        out[b] = legal_or_random(mask[b], a, u[b])
-        fallback[b] = out[b] != a
+        out[b] = a
 
 
 class Heuristic(TunedHeuristic):

@@ -56,7 +56,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from meeple.agents.random_agent import legal_or_random
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.hadara.data import (
     NUM_ACTIONS,
@@ -720,23 +719,14 @@ def _seal_action(v, b, p, mask_row, w, params):
 # --- entry point ----------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
-    """out[b] = the heuristic's action for the seat to play in row b, from that seat's View.
-
-    Args:
-        mask: (B, A) legal actions; u: (B,) uniforms for the fallback; out: (B,) int64 written.
-        fallback: (B,) bool written: True where the logic chose an illegal action and a random
-            legal one was taken instead (never expected; the tests check it).
-        params: `DEFAULT_PARAMS` layout.
-        arrays: the `SCRATCH` arrays, then the View of the seats to play (`game.observe(state, state.to_play)`).
-    """
+def heuristic_actions_nb(mask, out, params, *arrays):
+    """The `TunedHeuristic.KERNEL`: out[b] = the action for the seat to play in each live row b, from
+    that seat's View. arrays: the `SCRATCH` arrays, then the whole View."""
     w = _Scratch(*arrays[:_NUM_SCRATCH])
     v = _View(*arrays[_NUM_SCRATCH:])
     P = v.coins.shape[1]
     for b in range(v.coins.shape[0]):
-        fallback[b] = False
         if v.done[b]:
-            out[b] = 0
             continue
         p = int(v.viewer[b])
         sec = v.decision[b]
@@ -760,8 +750,7 @@ def heuristic_actions_nb(mask, u, out, fallback, params, *arrays):
             a = _feed_action(v, b, p, mask[b], w, params)
         elif sec == DEC_B_SEALS:
             a = _seal_action(v, b, p, mask[b], w, params)
-        out[b] = legal_or_random(mask[b], a, u[b])
-        fallback[b] = out[b] != a
+        out[b] = a
 
 
 class Heuristic(TunedHeuristic):

@@ -42,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from meeple.agents.random_agent import legal_or_random
 from meeple.agents.heuristics import TunedHeuristic
 from meeple.envs.base import I64, Field
 from meeple.envs.jit import kernel
 from meeple.envs.roll_through_the_ages.state import State
 from meeple.envs.roll_through_the_ages.kernels import (
-    cities_of, coins_per_die, collect_goods, completed_monuments_of, dice_yield, goods_value, monument_done, score_of,
+    cities_of, coins_per_die, collect_goods, completed_monuments_of, dice_faces, dice_yield, goods_value, monument_done,
+    score_of,
 )
 from meeple.envs.roll_through_the_ages.data import (
     ACTION_ACCEPT, ACTION_BUILD_CITY, ACTION_BUILD_MONUMENT, ACTION_BUY_DEV, ACTION_DECLINE,
@@ -56,7 +56,7 @@ from meeple.envs.roll_through_the_ages.data import (
     ACTION_MARK_REROLL, ACTION_PASS, ACTION_PAY_FOOD, ACTION_PAY_GOOD, ACTION_ROLL, AGRICULTURE,
     ARCHITECTURE, CARAVANS, CITY_THRESHOLDS, COINAGE, COINS7, DEVELOPMENT_COST, DEVELOPMENT_POINTS,
     DROUGHT_POINTS, DROUGHT_SKULLS, EMPIRE, ENGINEERING_WORKERS_PER_STONE, FOOD3, FOOD_MAX, FW2,
-    FW_FOOD_CHOSEN, FW_WORKERS_CHOSEN, GOOD1, GOODS_LIMIT, GOODS_VALUE, GRANARIES,
+    GOOD1, GOODS_LIMIT, GOODS_VALUE, GRANARIES,
     GRANARIES_COINS_PER_FOOD, GREAT_WALL, INVASION_POINTS, INVASION_SKULLS, IRRIGATION, MASONRY,
     MAX_DICE, MAX_ROLLS, MEDICINE, MONUMENT_FIRST, MONUMENT_LATER, MONUMENT_WORKERS, NO_DIE,
     NUM_DEVELOPMENTS, NUM_FACES, NUM_GOODS, NUM_MONUMENTS, NUM_TRADE_TYPES, PESTILENCE_POINTS,
@@ -609,24 +609,7 @@ def _leadership_action(s, b, w, params):
 @kernel
 def _choose_fw_action(s, b, w, params):
     """CHOOSE_FW: the best food/worker split of the undecided FW2 dice; decide the next one."""
-    n_food = 0
-    n_workers = 0
-    fw_food = 0
-    fw_workers = 0
-    undecided = 0
-    for i in range(MAX_DICE):
-        f = s.dice[b, i]
-        if f == FOOD3:
-            n_food += 1
-        elif f == WORKERS3:
-            n_workers += 1
-        elif f == FW2:
-            if s.fw_choice[b, i] == FW_FOOD_CHOSEN:
-                fw_food += 1
-            elif s.fw_choice[b, i] == FW_WORKERS_CHOSEN:
-                fw_workers += 1
-            else:
-                undecided += 1
+    _, n_food, _, _, n_workers, fw_food, fw_workers, undecided = dice_faces(s, b)  # the rules' count
     best_k = 0
     best_v = -1e18
     for k in range(undecided + 1):  # the smallest best k, so later steps keep the same split
@@ -763,25 +746,18 @@ def _respond_action(s, b):
 # --- entry point ----------------------------------------------------------------------------
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, in_play, *arrays):
-    """out[b] = the heuristic's action for the seat to play in row b.
+def heuristic_actions_nb(mask, out, params, in_play, *arrays):
+    """The `TunedHeuristic.KERNEL`: out[b] = the action for the seat to play in each live row b.
 
-    Args:
-        mask: (B, A) legal actions; u: (B,) uniforms for the fallback.
-        out: (B,) int64 written; fallback: (B,) bool written: True where the logic chose an illegal
-            action and a random legal one was taken instead (never expected; the tests check it).
-        params: `DEFAULT_PARAMS` layout; in_play: (7,) monuments in play.
-        arrays: the `SCRATCH` arrays (kernels never allocate), rebuilt into the named `w`, then the batched
-            State's arrays, rebuilt into `s`. Taking them as plain arrays rather than the NamedTuples keeps
-            numba's on-disk cache usable: a signature naming the generated State class got a new cache key
-            in every process, so every run recompiled (14 s).
+    in_play: (7,) monuments in play. arrays: the `SCRATCH` arrays (kernels never allocate), rebuilt into
+    the named `w`, then the batched State's arrays, rebuilt into `s`. Taking them as plain arrays rather
+    than the NamedTuples keeps numba's on-disk cache usable: a signature naming the generated State class
+    got a new cache key in every process, so every run recompiled (14 s).
     """
     w = _Scratch(*arrays[:_NUM_SCRATCH])
     s = State(*arrays[_NUM_SCRATCH:])
     for b in range(s.done.shape[0]):
-        fallback[b] = False
         if s.done[b]:
-            out[b] = 0
             continue
         p = int(s.active[b])
         phase = s.decision[b]
@@ -804,8 +780,7 @@ def heuristic_actions_nb(mask, u, out, fallback, params, in_play, *arrays):
                 a = _build_action(s, b, p, mask[b], w, params)
             elif phase == DEC_BUY:
                 a = _buy_action(s, b, p, w, params)
-        out[b] = legal_or_random(mask[b], a, u[b])
-        fallback[b] = out[b] != a
+        out[b] = a
 
 
 class Heuristic(TunedHeuristic):

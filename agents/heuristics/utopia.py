@@ -37,7 +37,6 @@ from __future__ import annotations
 import numpy as np
 
 from meeple.agents.heuristics import TunedHeuristic
-from meeple.agents.random_agent import legal_or_random
 from meeple.envs.base import Field
 from meeple.envs.jit import best_legal, kernel
 from meeple.envs.utopia import kernels as K
@@ -270,18 +269,14 @@ def _row_values(v, b, mask_row, w, values, sub, scale):
 
 
 @kernel
-def heuristic_actions_nb(mask, u, out, fallback, params, values, sub, scale, *fields):
-    """out[b]: the heuristic's action in row b (its View), fallback[b] if it was illegal."""
+def heuristic_actions_nb(mask, out, params, values, sub, scale, *fields):
+    """The `TunedHeuristic.KERNEL`: out[b] = the action in each live row b, from its View."""
     v = View(*fields)
     for b in range(mask.shape[0]):
-        fallback[b] = False
         if v.done[b]:
-            out[b] = 0
             continue
         _row_values(v, b, mask[b], params, values, sub, scale)
-        a = best_legal(mask[b], values)
-        out[b] = legal_or_random(mask[b], a, u[b])
-        fallback[b] = out[b] != a
+        out[b] = best_legal(mask[b], values)
 
 
 class Heuristic(TunedHeuristic):

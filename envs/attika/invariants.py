@@ -23,6 +23,7 @@ from meeple.envs.attika.kernels import (
     tile_centre_ok, unrevealed,
 )
 from meeple.envs.base import Invariant
+from meeple.envs.invariant_helpers import cards_conserved
 from meeple.envs.jit import invariant
 
 # --- the map ----------------------------------------------------------------------------------------------
@@ -288,14 +289,7 @@ def payment_queue_payable(s, b):
 @invariant
 def landscape_cards_conserved(s, b):
     """15 cards of each landscape between the hands, the draw pile and the discard pile."""
-    P = s.hand.shape[1]
-    for k in range(NUM_LANDSCAPES):
-        n = s.draw_pile[b, k] + s.discard[b, k]
-        for q in range(P):
-            n += s.hand[b, q, k]
-        if n != CARDS_PER_LANDSCAPE:
-            return False
-    return True
+    return cards_conserved(s.draw_pile[b], s.discard[b], s.hand[b], CARDS_PER_LANDSCAPE, -1)
 
 
 @invariant

@@ -34,7 +34,7 @@ from meeple.envs.attika.data import (
     ROAD_COST, ROTATED_FACE, ROTATIONS, SETUP_CENTRES, SETUP_TILES, SHRINE_SLOTS, STACK_SIZE, TILE_PLACED,
     TILE_REMOVED, TILE_STACK, TILE_UP, WINDOW_SIDE,
 )
-from meeple.envs.jit import kernel, lowest_bit, prefetch_row, splitmix_uniform, uniform_index
+from meeple.envs.jit import count_equal, kernel, lowest_bit, prefetch_row, set_item4, splitmix_uniform, uniform_index
 
 
 # --- chance --------------------------------------------------------------------------------------------
@@ -777,10 +777,7 @@ def _lay_tile(s, b, x, h, k):
 def _draw_tile(s, b, stream):
     """Turn over the top tile of the tile stack (a uniform draw: its order is unknowable); -1 if the
     stack is empty."""
-    n = 0
-    for x in range(NUM_TILES):
-        if s.tile_state[b, x] == TILE_STACK:
-            n += 1
+    n = count_equal(s.tile_state[b], TILE_STACK)
     if n == 0:
         return -1
     i = _draw_index(stream, n)
@@ -921,14 +918,7 @@ def _pay_feasible(s, b, p, paid, substitute):
     r0, r1, r2, r3 = s.pay_spec[b, 0], s.pay_spec[b, 1], s.pay_spec[b, 2], s.pay_spec[b, 3]
     g = s.pay_front[b] + s.pay_any[b]
     if paid >= 0:
-        if paid == 0:
-            n0 -= 1
-        elif paid == 1:
-            n1 -= 1
-        elif paid == 2:
-            n2 -= 1
-        else:
-            n3 -= 1
+        n0, n1, n2, n3 = set_item4(paid, s.hand[b, p, paid] - 1, n0, n1, n2, n3)
         if min(n0, n1, n2, n3) < 0:
             return False
     if unit < 0:
@@ -939,14 +929,7 @@ def _pay_feasible(s, b, p, paid, substitute):
     else:
         if paid >= 0 and paid != unit:
             return False
-        if unit == 0:
-            r0 -= 1
-        elif unit == 1:
-            r1 -= 1
-        elif unit == 2:
-            r2 -= 1
-        else:
-            r3 -= 1
+        r0, r1, r2, r3 = set_item4(unit, s.pay_spec[b, unit] - 1, r0, r1, r2, r3)
         if substitute:
             g += 2
     return affordable(n0, n1, n2, n3, r0, r1, r2, r3, g)

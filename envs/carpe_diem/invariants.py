@@ -37,7 +37,8 @@ from meeple.envs.carpe_diem.state import (
     CARD_GAIN_MAX, CARD_VP_STEPS_MAX, LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_REMOVED, LOC_STORED,
     LOC_SUPPLY, NUM_NODES, W_LIST, W_LIST2, W_OPEN, W_PARENT,
 )
-from meeple.envs.jit import invariant, kernel
+from meeple.envs.invariant_helpers import counts_within, is_permutation, tally
+from meeple.envs.jit import count_at_least, count_equal, invariant, kernel
 
 # --- helpers ---------------------------------------------------------------------------------------
 
@@ -86,34 +87,21 @@ def _fountain_cards(s, b, p):
 
 
 @invariant
-def _count_tile_places(s, b, work):
-    """work[W_LIST + t] = the places tile t is in: depot, display, pending, district slots, and its tile_loc
-    if that is a place without a slot (stored, supply, removed). Tile ids are read as int64: W_LIST + an int8
-    id overflows with NUMBA_DISABLE_JIT."""
-    P = s.track.shape[1]
-    for t in range(NUM_TILES):
-        work[W_LIST + t] = 0
+def _count_tile_places(s, b, places):
+    """places[t] (work[W_LIST + t]) = the places tile t is in: depot, display, pending, district slots, and its
+    tile_loc if that is a place without a slot (stored, supply, removed)."""
+    places[:] = 0
     for d in range(NUM_SPACES):
-        for j in range(DEPOT_SLOTS):
-            t = np.int64(s.depot[b, d, j])
-            if t >= 0:
-                work[W_LIST + t] += 1
-    for i in range(DISPLAY_SLOTS):
-        t = np.int64(s.display[b, i])
-        if t >= 0:
-            work[W_LIST + t] += 1
-    t = np.int64(s.tile_pending[b])
-    if t >= 0:
-        work[W_LIST + t] += 1
-    for p in range(P):
-        for cell in range(NUM_CELLS):
-            t = np.int64(s.cell_tile[b, p, cell])
-            if t >= 0:
-                work[W_LIST + t] += 1
+        tally(s.depot[b, d], places)
+    tally(s.display[b], places)
+    if s.tile_pending[b] >= 0:
+        places[s.tile_pending[b]] += 1
+    for p in range(s.track.shape[1]):
+        tally(s.cell_tile[b, p], places)
     for t in range(NUM_TILES):
         loc = s.tile_loc[b, t]
         if loc == LOC_STORED or loc == LOC_SUPPLY or loc == LOC_REMOVED:
-            work[W_LIST + t] += 1
+            places[t] += 1
 
 
 @invariant
@@ -154,12 +142,23 @@ def _landscape_goods(s, b, p, work, cellmask, out):
 
 
 @kernel(inline="always")
+def _tiles_at(s, b, loc):
+    """(light tiles, dark tiles) whose tile_loc is loc."""
+    light = 0
+    dark = 0
+    for t in range(NUM_TILES):
+        if s.tile_loc[b, t] == loc:
+            if t >= NUM_LIGHT:
+                dark += 1
+            else:
+                light += 1
+    return light, dark
+
+
+@kernel(inline="always")
 def _cards_resolved(s, b, q):
     """The scoring cards q has resolved: two per disc it placed, less those of its scoring turn in progress."""
-    resolved = 0
-    for sp in range(NUM_CIRCLE_SPACES):
-        if s.circle_owner[b, sp] == q:
-            resolved += 2
+    resolved = 2 * count_equal(s.circle_owner[b], q)
     if q == s.to_play[b] and s.cur_space[b] >= 0:
         resolved -= 2 if s.decision[b] == DEC_CARD_ORDER else 2 - np.int64(s.card_seq[b])
     return resolved
@@ -269,11 +268,9 @@ def display_holds_dark_tiles(s, b):
 @invariant
 def every_tile_in_one_place(s, b, work):
     """Every tile is in exactly one place: one slot, or (stored, supply, removed) its tile_loc alone."""
-    _count_tile_places(s, b, work)
-    for t in range(NUM_TILES):
-        if work[W_LIST + t] != 1:
-            return False
-    return True
+    places = work[W_LIST:W_LIST + NUM_TILES]
+    _count_tile_places(s, b, places)
+    return counts_within(places, 1, 1)
 
 
 @invariant
@@ -319,11 +316,7 @@ def districts_begin_on_the_shovel(s, b):
     """A district with a tile has one on its shovel cell (the first tile goes there)."""
     P = s.track.shape[1]
     for p in range(P):
-        any_tile = False
-        for cell in range(NUM_CELLS):
-            if s.cell_tile[b, p, cell] >= 0:
-                any_tile = True
-        if any_tile and s.cell_tile[b, p, BOARD_SHOVEL[s.board[b, p]]] < 0:
+        if count_at_least(s.cell_tile[b, p], 0) > 0 and s.cell_tile[b, p, BOARD_SHOVEL[s.board[b, p]]] < 0:
             return False
     return True
 
@@ -392,12 +385,9 @@ def at_most_two_fountain_cards_of_a_kind(s, b):
     """Hands, returned cards and a pending draw hold at most FOUNTAIN_COPIES cards of each kind."""
     P = s.track.shape[1]
     for k in range(NUM_FOUNTAIN_KINDS):
-        n = 0
+        n = count_equal(s.fountain_drawn[b], k)
         for p in range(P):
             n += s.fountain_hand[b, p, k] + s.fountain_returned[b, p, k]
-        for i in range(2):
-            if s.fountain_drawn[b, i] == k:
-                n += 1
         if n > FOUNTAIN_COPIES:
             return False
     return True
@@ -495,11 +485,7 @@ def units_match_the_current_card(s, b):
 @invariant
 def score_order_is_a_permutation(s, b):
     """score_order lists every seat once."""
-    P = s.track.shape[1]
-    seats = np.int64(0)
-    for i in range(P):
-        seats |= np.int64(1) << np.int64(s.score_order[b, i])
-    return seats == (np.int64(1) << np.int64(P)) - 1
+    return is_permutation(s.score_order[b], 0)
 
 
 # --- snapshot: craftsman picks, patricians, rotations --------------------------------------------------
@@ -616,14 +602,7 @@ def supply_matches_the_phase(s, b):
     """Phases 1-3 each deal 28 light tiles, phase 4 the 28 dark tiles not on the display: the rest are in
     the supply."""
     ph = np.int64(s.phase[b])
-    light_supply = 0
-    dark_supply = 0
-    for t in range(NUM_TILES):
-        if s.tile_loc[b, t] == LOC_SUPPLY:
-            if t >= NUM_LIGHT:
-                dark_supply += 1
-            else:
-                light_supply += 1
+    light_supply, dark_supply = _tiles_at(s, b, LOC_SUPPLY)
     dealt_light = 0 if s.decision[b] == DEC_START_SPACE else min(ph + 1, NUM_PHASES - 1)
     if light_supply != NUM_LIGHT - LIGHT_PER_PHASE * dealt_light:
         return False
@@ -640,14 +619,7 @@ def removed_tiles_match_the_phase(s, b):
     _, _, removed_now = _depot_takes(s, b)
     if not _in_turns(s.decision[b]):
         removed_now = 0  # counted with the phases that are over
-    light_removed = 0
-    dark_removed = 0
-    for t in range(NUM_TILES):
-        if s.tile_loc[b, t] == LOC_REMOVED:
-            if t >= NUM_LIGHT:
-                dark_removed += 1
-            else:
-                light_removed += 1
+    light_removed, dark_removed = _tiles_at(s, b, LOC_REMOVED)
     per_phase = (DEPOT_SLOTS - P) * NUM_SPACES
     if light_removed != per_phase * min(over, NUM_PHASES - 1) + (removed_now if ph < NUM_PHASES - 1 else 0):
         return False
@@ -668,10 +640,8 @@ def tiles_held_match_turns_and_display_picks(s, b):
         taken = ROUNDS_PER_PHASE * over
         if turns:
             taken += np.int64(s.round[b]) + (1 if pos < s.turn[b] else 0) + (1 if pos == s.turn[b] and _after_take(dec) else 0)
-        held = np.int64(s.stored[b, q]) + (1 if s.tile_pending[b] >= 0 and s.to_play[b] == q else 0)
-        for cell in range(NUM_CELLS):
-            if s.cell_tile[b, q, cell] >= 0:
-                held += 1
+        held = (np.int64(s.stored[b, q]) + (1 if s.tile_pending[b] >= 0 and s.to_play[b] == q else 0)
+                + count_at_least(s.cell_tile[b, q], 0))
         if held < taken:
             return False
         extra += held - taken

@@ -40,7 +40,8 @@ from meeple.envs.carpe_diem.data import (
     VILLA_VP,
 )
 from meeple.envs.jit import (
-    SQUARE_DC, SQUARE_DR, find_root, kernel, shuffle_prefix, shuffle_stream, square_neighbour, uniform_index, union_roots,
+    SQUARE_DC, SQUARE_DR, append_copies, count_at_least, find_root, kernel, set_item4, shuffle_prefix, shuffle_stream,
+    square_neighbour, tally_items, uniform_index, union_roots,
 )
 
 from meeple.envs.carpe_diem.state import (  # noqa: F401  (W_* offsets are used below)
@@ -83,8 +84,8 @@ def neighbour(cell, side):
 def union_district(tiles, rots, parent):
     """Union-find over the (8 * cell + port) nodes of one district: the ports of one
     segment are joined, and so are ports facing each other across placed neighbours. Only the nodes
-    of placed cells are reset and joined (nodes of empty cells are never read). Shared with the
-    heuristic, which runs it on a View's district."""
+    of placed cells are reset and joined (nodes of empty cells are never read). The first pass of
+    `district_components`."""
     for cell in range(NUM_CELLS):
         if tiles[cell] >= 0:
             for n in range(NUM_PORTS * cell, NUM_PORTS * cell + NUM_PORTS):
@@ -103,6 +104,43 @@ def union_district(tiles, rots, parent):
                 union_roots(parent, NUM_PORTS * cell + q, NUM_PORTS * nb + PORT_MATCH[q])
 
 
+@kernel(inline="always")
+def district_components(tiles, rots, parent, cells, open_ports, chimneys, frame_open, root, kind, open_cells):
+    """The feature instances of one district: `union_district` into parent, then per instance, indexed by its
+    root node r, the bit set of its cells into cells[r], its open ports into open_ports[r] (ports facing an
+    empty cell, and with frame_open those facing the frame) and its villa chimneys into chimneys[r], added to
+    what the caller zeroed. Unless None, also root[node] = r for every port with a feature, kind[r] the
+    instance's feature kind and open_cells[r] the bit set of the empty cells its ports face. Shared by
+    `_analyze` (an instance touching the frame is never complete) and the heuristic (on a View's district)."""
+    union_district(tiles, rots, parent)
+    for cell in range(NUM_CELLS):
+        t = tiles[cell]
+        if t < 0:
+            continue
+        rot = rots[cell]
+        for q in range(NUM_PORTS):
+            lab = ROT_PORTS[t, rot, q]
+            if lab == 0:
+                continue
+            node = NUM_PORTS * cell + q
+            r = find_root(parent, node)
+            if root is not None:
+                root[node] = r
+            if kind is not None:
+                kind[r] = LABEL_FEATURE[lab]
+            cells[r] |= np.int64(1) << np.int64(cell)
+            nb = neighbour(cell, PORT_SIDE[q])
+            if nb < 0:
+                if frame_open:
+                    open_ports[r] += 1
+            elif tiles[nb] < 0:
+                open_ports[r] += 1
+                if open_cells is not None:
+                    open_cells[r] |= np.int64(1) << np.int64(nb)
+            if lab == 1 and ROT_SEGMENT_ROOT[t, rot, q] == q:  # one villa segment per tile: its chimneys once
+                chimneys[r] += TILE_CHIMNEYS[t]
+
+
 # --- district analysis --------------------------------------------------------------------------
 
 @kernel
@@ -114,7 +152,6 @@ def _analyze(s, b, p, work, cellmask, new_cell):
     tiles = s.cell_tile[b, p]
     rots = s.cell_rot[b, p]
     parent = work[W_PARENT:W_PARENT + NUM_NODES]
-    union_district(tiles, rots, parent)
     for cell in range(NUM_CELLS):  # nodes of empty cells are never read
         if tiles[cell] >= 0:
             for n in range(NUM_PORTS * cell, NUM_PORTS * cell + NUM_PORTS):
@@ -129,12 +166,10 @@ def _analyze(s, b, p, work, cellmask, new_cell):
     chim_total = np.int64(0)
     # np.int64 casts of table values below: with NUMBA_DISABLE_JIT, python int + int8 stays int8 and
     # overflows (e.g. W_NEW_KIND + kind, 8 * cell + port); the JIT computes in int64 anyway
-    # unions: within a segment, and across facing ports of placed neighbours
     for cell in range(NUM_CELLS):
         t = tiles[cell]
         if t < 0:
             continue
-        rot = rots[cell]
         chim_total += TILE_CHIMNEYS[t]
         ctr = TILE_CENTRE[t]
         if ctr > 0:  # centre buildings are complete on placement
@@ -142,23 +177,9 @@ def _analyze(s, b, p, work, cellmask, new_cell):
             s.completed[b, p, k] += 1
             if cell == new_cell:
                 work[W_NEW_KIND + k] += 1
-    # per component: cells, open ports, chimneys
-    for cell in range(NUM_CELLS):
-        t = tiles[cell]
-        if t < 0:
-            continue
-        rot = rots[cell]
-        for q in range(NUM_PORTS):
-            lab = ROT_PORTS[t, rot, q]
-            if lab == 0:
-                continue
-            r = find_root(parent, NUM_PORTS * cell + q)
-            cellmask[r] |= np.int64(1) << np.int64(cell)
-            nb = neighbour(cell, PORT_SIDE[q])
-            if nb < 0 or tiles[nb] < 0:
-                work[W_OPEN + r] += 1
-            if lab == 1 and ROT_SEGMENT_ROOT[t, rot, q] == q:  # one villa segment per tile: its chimneys once
-                work[W_CHIM + r] += TILE_CHIMNEYS[t]
+    # the unions, then per component: cells, open ports (the frame too), chimneys
+    district_components(tiles, rots, parent, cellmask, work[W_OPEN:W_OPEN + NUM_NODES], work[W_CHIM:W_CHIM + NUM_NODES],
+                        True, None, None, None)
     villa_vp = 0
     for i in range(NUM_TASKS_PER_PLAYER):
         s.task_done[b, p, i] = False
@@ -439,14 +460,7 @@ def _cell_requirements(s, b, p, cell):
         elif tiles[nb] >= 0:
             touching = True
             req = SIDE_IN[tiles[nb], s.cell_rot[b, p, nb], (side + 2) % 4]
-        if side == 0:
-            r0 = req
-        elif side == 1:
-            r1 = req
-        elif side == 2:
-            r2 = req
-        else:
-            r3 = req
+        r0, r1, r2, r3 = set_item4(side, req, r0, r1, r2, r3)
     return touching, r0, r1, r2, r3
 
 
@@ -524,9 +538,7 @@ def _fountain_draw(s, b, u, work):
         left = FOUNTAIN_COPIES
         for q in range(P):
             left -= s.fountain_hand[b, q, k] + s.fountain_returned[b, q, k]
-        for _ in range(left):
-            work[W_LIST + n] = k
-            n += 1
+        n = append_copies(work, W_LIST, n, k, left)
     shuffle_prefix(work, W_LIST, n, 2, u, b, U_STEP_FOUNTAIN)
     s.fountain_drawn[b, 0] = work[W_LIST]
     s.fountain_drawn[b, 1] = work[W_LIST + 1]
@@ -571,20 +583,12 @@ def _place(s, b, p, cell, rot, u, work, cellmask):
 
 @kernel
 def _display_count(s, b):
-    n = 0
-    for i in range(DISPLAY_SLOTS):
-        if s.display[b, i] >= 0:
-            n += 1
-    return n
+    return count_at_least(s.display[b], 0)
 
 
 @kernel
 def _depot_count(s, b, d):
-    n = 0
-    for j in range(DEPOT_SLOTS):
-        if s.depot[b, d, j] >= 0:
-            n += 1
-    return n
+    return count_at_least(s.depot[b, d], 0)
 
 
 # --- flow ---------------------------------------------------------------------------------------------
@@ -1092,9 +1096,7 @@ def determinize_row(s, b, me, seed, work, stream):
             for i in range(2):
                 if s.fountain_drawn[b, i] == k:
                     unseen -= 1
-        for _ in range(unseen):
-            work[W_LIST + n] = k
-            n += 1
+        n = append_copies(work, W_LIST, n, k, unseen)
     shuffle_stream(work, W_LIST, n, stream)
     i = 0
     for q in range(P):
@@ -1107,12 +1109,8 @@ def determinize_row(s, b, me, seed, work, stream):
             gave += s.fountain_returned[b, q, k]
             s.fountain_hand[b, q, k] = 0
             s.fountain_returned[b, q, k] = 0
-        for _ in range(held):
-            s.fountain_hand[b, q, work[W_LIST + i]] += 1
-            i += 1
-        for _ in range(gave):
-            s.fountain_returned[b, q, work[W_LIST + i]] += 1
-            i += 1
+        i = tally_items(s.fountain_hand[b, q], work, W_LIST, i, held)
+        i = tally_items(s.fountain_returned[b, q], work, W_LIST, i, gave)
     if other_draw:
         s.fountain_drawn[b, 0] = work[W_LIST + i]
         s.fountain_drawn[b, 1] = work[W_LIST + i + 1]

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from meeple.envs.base import Invariant
-from meeple.envs.jit import invariant, kernel
+from meeple.envs.invariant_helpers import counts_within, distinct, filled_to, tally
+from meeple.envs.jit import count_at_least, count_equal, invariant, kernel
 from meeple.envs.hadara.data import (
     BUY_REQUIREMENT, BUY_REQUIREMENT_COINS_PER_POINT, CARD_ABILITY, CARD_COLOUR, CARD_EPOCH, COLONIES_IN_TIER,
     COLONY_TIER, DEC_A_BUST, DEC_A_COLONY, DEC_A_DRAFT, DEC_A_TILE, DEC_B_BUST, DEC_B_COLONY, DEC_B_FEED,
@@ -103,26 +104,25 @@ def _coins_still_to_gain(s, b, p, acquired):
 def _count_places(s, b, where):
     """where[card] = the places holding the card: the public discard, inner stacks, outer piles, drawn
     pairs, face-down sales and tableaux."""
-    P = s.coins.shape[1]
     for card in range(NUM_CARDS):
         where[card] = 1 if s.removed[b, card] else 0
     for c in range(NUM_COLOURS):
-        for i in range(s.inner.shape[2]):
-            if s.inner[b, c, i] >= 0:
-                where[s.inner[b, c, i]] += 1
-        for i in range(s.outer.shape[2]):
-            if s.outer[b, c, i] >= 0:
-                where[s.outer[b, c, i]] += 1
-    for p in range(P):
-        for i in range(2):
-            if s.drawn[b, p, i] >= 0:
-                where[s.drawn[b, p, i]] += 1
-        for i in range(SOLD_SLOTS):
-            if s.sold_a[b, p, i] >= 0:
-                where[s.sold_a[b, p, i]] += 1
-        for slot in range(MAX_TABLEAU):
-            if s.tableau[b, p, slot] >= 0:
-                where[s.tableau[b, p, slot]] += 1
+        tally(s.inner[b, c], where)
+        tally(s.outer[b, c], where)
+    for p in range(s.coins.shape[1]):
+        tally(s.drawn[b, p], where)
+        tally(s.sold_a[b, p], where)
+        tally(s.tableau[b, p], where)
+
+
+@kernel(inline="always")
+def _cards_of(pile, colour, epoch):
+    """Every card of pile (-1: an empty slot) has this colour and epoch."""
+    for i in range(pile.shape[0]):
+        card = pile[i]
+        if card >= 0 and (CARD_COLOUR[card] != colour or CARD_EPOCH[card] != epoch):
+            return False
+    return True
 
 
 @kernel(inline="always")
@@ -145,28 +145,17 @@ def done_exactly_at_game_over(s, b):
 def piles_filled_up_to_their_counts(s, b):
     """Inner stacks and outer piles hold cards exactly in their first count slots, -1 beyond."""
     for c in range(NUM_COLOURS):
-        for i in range(s.inner.shape[2]):
-            if (s.inner[b, c, i] >= 0) != (i < s.inner_count[b, c]):
-                return False
-        for i in range(s.outer.shape[2]):
-            if (s.outer[b, c, i] >= 0) != (i < s.outer_count[b, c]):
-                return False
+        if not (filled_to(s.inner[b, c], s.inner_count[b, c]) and filled_to(s.outer[b, c], s.outer_count[b, c])):
+            return False
     return True
 
 
 @invariant
 def piles_hold_their_colour_of_this_epoch(s, b):
     """Every card of an inner stack or outer pile has the pile's colour and is of the current epoch."""
-    e_now = s.epoch[b]
     for c in range(NUM_COLOURS):
-        for i in range(s.inner.shape[2]):
-            card = s.inner[b, c, i]
-            if card >= 0 and (CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now):
-                return False
-        for i in range(s.outer.shape[2]):
-            card = s.outer[b, c, i]
-            if card >= 0 and (CARD_COLOUR[card] != c or CARD_EPOCH[card] != e_now):
-                return False
+        if not (_cards_of(s.inner[b, c], c, s.epoch[b]) and _cards_of(s.outer[b, c], c, s.epoch[b])):
+            return False
     return True
 
 
@@ -209,10 +198,7 @@ def tableau_within_the_slots_used(s, b):
 def each_card_in_one_place(s, b, where):
     """No card is in two places (the discard, a stack, a pile, a pair, a face-down sale, a tableau)."""
     _count_places(s, b, where)
-    for card in range(NUM_CARDS):
-        if where[card] > 1:
-            return False
-    return True
+    return counts_within(where, 0, 1)
 
 
 @invariant
@@ -262,9 +248,11 @@ def dealt_cards_conserved(s, b, where, deck_cards, deck_count):
 def colony_stacks_filled_up_to_their_counts(s, b):
     """Each tier's stack holds colonies of its tier exactly in its first colony_count slots, -1 beyond."""
     for t in range(NUM_TIERS):
+        if not filled_to(s.colony_stack[b, t], s.colony_count[b, t]):
+            return False
         for i in range(s.colony_stack.shape[2]):
             cid = s.colony_stack[b, t, i]
-            if (cid >= 0) != (i < s.colony_count[b, t]) or (cid >= 0 and COLONY_TIER[cid] != t):
+            if cid >= 0 and COLONY_TIER[cid] != t:
                 return False
     return True
 
@@ -283,13 +271,8 @@ def taken_colonies_have_ids_of_their_tier(s, b):
 @invariant
 def colonies_accounted_for(s, b):
     """N colonies per tier between the stack and the players (the game uses N of each tier)."""
-    P = s.coins.shape[1]
     for t in range(NUM_TIERS):
-        n = s.colony_count[b, t]
-        for p in range(P):
-            if s.colony_id[b, p, t] >= 0:
-                n += 1
-        if n != P:
+        if s.colony_count[b, t] + count_at_least(s.colony_id[b, :, t], 0) != s.coins.shape[1]:
             return False
     return True
 
@@ -300,14 +283,7 @@ def colony_ids_distinct(s, b):
     for t in range(NUM_TIERS):
         for i in range(COLONIES_IN_TIER):
             cid = COLONIES_IN_TIER * t + i
-            cnt = 0
-            for j in range(s.colony_stack.shape[2]):
-                if s.colony_stack[b, t, j] == cid:
-                    cnt += 1
-            for p in range(s.coins.shape[1]):
-                if s.colony_id[b, p, t] == cid:
-                    cnt += 1
-            if cnt > 1:
+            if count_equal(s.colony_stack[b, t], cid) + count_equal(s.colony_id[b, :, t], cid) > 1:
                 return False
     return True
 
@@ -399,21 +375,13 @@ def coins_not_negative(s, b):
 @invariant
 def start_cards_distinct(s, b):
     """Each player has his own start card (initiative)."""
-    for p in range(s.coins.shape[1]):
-        for q in range(p):
-            if s.start_card[b, q] == s.start_card[b, p]:
-                return False
-    return True
+    return distinct(s.start_card[b])
 
 
 @invariant
 def board_order_a_permutation(s, b):
     """The five board segments have five different colours."""
-    for i in range(NUM_COLOURS):
-        for j in range(i):
-            if s.board_order[b, i] == s.board_order[b, j]:
-                return False
-    return True
+    return distinct(s.board_order[b])
 
 
 # --- derived caches -----------------------------------------------------------------------------
@@ -615,11 +583,7 @@ def cards_kept_within_the_acquisitions(s, b):
     10 per epoch)."""
     _, resolved = _rounds_drawn_resolved(s.decision[b], s.round[b])
     for p in range(s.coins.shape[1]):
-        sold = 0
-        for i in range(SOLD_SLOTS):
-            if s.sold_a[b, p, i] >= 0:
-                sold += 1
-        if s.n_slots[b, p] + sold > _acquisitions_so_far(s, b, p, resolved):
+        if s.n_slots[b, p] + count_at_least(s.sold_a[b, p], 0) > _acquisitions_so_far(s, b, p, resolved):
             return False
     return True
 

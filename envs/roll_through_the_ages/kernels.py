@@ -265,12 +265,10 @@ def coins_per_die(coinage):
     return 12 if coinage else 7
 
 
-@kernel
-def _collect_and_disasters(s, b, p):
-    """Automatic resolution (3a goods, 3b food, 3c feeding, 3d disasters) and the worker and coin totals
-    for building and buying, once the dice are final."""
-    P = s.food.shape[1]
-    solo = P == 1
+@kernel(inline="always")
+def dice_faces(s, b):
+    """Row b's dice by face: (GOOD1, FOOD3, SKULL, COINS7, WORKERS3 dice, FW2 dice chosen as food, FW2 dice
+    chosen as workers, FW2 dice not chosen yet). Shared with the heuristic."""
     n_good = 0
     n_food = 0
     n_skull = 0
@@ -278,6 +276,7 @@ def _collect_and_disasters(s, b, p):
     n_workers = 0
     fw_food = 0
     fw_workers = 0
+    fw_open = 0
     for i in range(MAX_DICE):
         f = s.dice[b, i]
         if f == GOOD1:
@@ -293,8 +292,21 @@ def _collect_and_disasters(s, b, p):
         elif f == FW2:
             if s.fw_choice[b, i] == FW_FOOD_CHOSEN:
                 fw_food += 1
-            else:
+            elif s.fw_choice[b, i] == FW_WORKERS_CHOSEN:
                 fw_workers += 1
+            else:
+                fw_open += 1
+    return n_good, n_food, n_skull, n_coins, n_workers, fw_food, fw_workers, fw_open
+
+
+@kernel
+def _collect_and_disasters(s, b, p):
+    """Automatic resolution (3a goods, 3b food, 3c feeding, 3d disasters) and the worker and coin totals
+    for building and buying, once the dice are final."""
+    P = s.food.shape[1]
+    solo = P == 1
+    n_good, n_food, n_skull, n_coins, n_workers, fw_food, fw_workers, fw_open = dice_faces(s, b)
+    fw_workers += fw_open  # every FW2 die not taken as food gives workers
     devs = s.developments[b, p]
     collect_goods(s.goods[b, p], n_good + 2 * n_skull, devs[QUARRYING])  # 3a
     # 3b: food, capped at 15 at collection, before feeding; Agriculture +1 per food die, FW2 food included

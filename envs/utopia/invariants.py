@@ -10,6 +10,7 @@ the recorded gains, the stamp counter one past the latest stamp) rather than by 
 from __future__ import annotations
 
 from meeple.envs.base import Invariant
+from meeple.envs.invariant_helpers import cards_conserved, distinct, is_permutation
 from meeple.envs.jit import invariant
 from meeple.envs.utopia.data import (
     BASES, CARDS_PER_CIV, DEC_BUILD, DEC_CONVERT, DEC_DISCARD, DEC_GAME_OVER, DEC_PICK, DEC_TURN, DEC_WONDER,
@@ -179,13 +180,7 @@ def guests_only_in_phase_1(s, b):
 @invariant
 def action_cards_conserved(s, b):
     """Hands + draw pile + discards + a pending converted card = 10 cards of every civilization."""
-    for c in range(NUM_CIVS):
-        n = s.pile[b, c] + s.discard[b, c] + (1 if s.convert_from[b] == c else 0)
-        for q in range(s.score.shape[1]):
-            n += s.hand[b, q, c]
-        if n != CARDS_PER_CIV:
-            return False
-    return True
+    return cards_conserved(s.pile[b], s.discard[b], s.hand[b], CARDS_PER_CIV, s.convert_from[b])
 
 
 @invariant
@@ -225,10 +220,7 @@ def conversion_spent_a_privilege(s, b):
 @invariant
 def prestige_scale_is_a_permutation(s, b):
     """The five civilizations stand on the five values 1..5 of the prestige scale, one each."""
-    seen = 0
-    for c in range(NUM_CIVS):
-        seen |= 1 << (s.scale[b, c] - 1)
-    return seen == (1 << NUM_CIVS) - 1
+    return is_permutation(s.scale[b], 1)
 
 
 @invariant
@@ -268,11 +260,8 @@ def stamps_distinct_and_counter_one_past_the_latest(s, b):
     """No two players share an arrival stamp, and the stamp counter is one past the latest stamp."""
     last = -1
     for q in range(s.score.shape[1]):
-        for r in range(q):
-            if s.stamp[b, q] == s.stamp[b, r]:
-                return False
         last = max(last, s.stamp[b, q])
-    return s.stamp_counter[b] == last + 1
+    return distinct(s.stamp[b]) and s.stamp_counter[b] == last + 1
 
 
 @invariant

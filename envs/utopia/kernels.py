@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from meeple.envs.jit import kernel, lowest_bit, shuffle_prefix, shuffle_stream, uniform_at, uniform_index
+from meeple.envs.jit import (
+    append_copies, count_equal, kernel, lowest_bit, shuffle_prefix, shuffle_stream, tally_items, uniform_at, uniform_index,
+)
 from meeple.envs.utopia.data import (
     ACTION_ADD, ACTION_DISCARD, ACTION_DROP, ACTION_END, ACTION_LAND, ACTION_MONUMENT, ACTION_PLACE,
     ACTION_PRIVILEGE, ACTION_RAISE, ACTION_REMOVE, ACTION_SEA, ACTION_SELECT, ACTION_SPECIAL, ACTION_WONDER,
@@ -116,23 +118,12 @@ def supply(s, b, p, c):
 @kernel
 def bases_used(s, b, p):
     """p's constructions (monuments and wonders): one base each."""
-    n = 0
-    for d in range(NUM_DISTRICTS):
-        if s.mon_owner[b, d] == p:
-            n += 1
-    for i in range(NUM_ISLANDS):
-        if s.wonder_owner[b, i] == p:
-            n += 1
-    return n
+    return count_equal(s.mon_owner[b], p) + count_equal(s.wonder_owner[b], p)
 
 
 @kernel
 def monuments_built(s, b, c):
-    n = 0
-    for d in range(NUM_DISTRICTS):
-        if s.mon_civ[b, d] == c:
-            n += 1
-    return n
+    return count_equal(s.mon_civ[b], c)
 
 
 @kernel(inline="always")
@@ -627,6 +618,16 @@ def _pay(s, b, p, c, n):
     s.discard[b, c] += n
 
 
+@kernel(inline="always")
+def _move_princes(s, b, p, ck, edges, e):
+    """LAND_MOVE / SEA_MOVE: pay one card of civilization c and move k1 + 1 of p's princes of c from the first
+    district of edges[e] to the second (ck = 2 c + k1)."""
+    c, k1 = divmod(ck, 2)
+    _pay(s, b, p, c, 1)
+    s.princes[b, p, c, edges[e, 0]] -= k1 + 1
+    s.princes[b, p, c, edges[e, 1]] += k1 + 1
+
+
 @kernel
 def _apply_action(s, b, a, u, col, work):
     p = s.to_play[b]
@@ -654,16 +655,10 @@ def _apply_action(s, b, a, u, col, work):
         _wonder_removals(s, b, p, s.wonder_island[b], c + 1)
     elif a < ACTION_SEA:  # LAND_MOVE
         ck, e = divmod(a - ACTION_LAND, NUM_LAND_EDGES)
-        c, k1 = divmod(ck, 2)
-        _pay(s, b, p, c, 1)
-        s.princes[b, p, c, LAND_EDGES[e, 0]] -= k1 + 1
-        s.princes[b, p, c, LAND_EDGES[e, 1]] += k1 + 1
+        _move_princes(s, b, p, ck, LAND_EDGES, e)
     elif a < ACTION_ADD:  # SEA_MOVE
         ck, r = divmod(a - ACTION_SEA, NUM_SEA_ROUTES)
-        c, k1 = divmod(ck, 2)
-        _pay(s, b, p, c, 1)
-        s.princes[b, p, c, SEA_ROUTES[r, 0]] -= k1 + 1
-        s.princes[b, p, c, SEA_ROUTES[r, 1]] += k1 + 1
+        _move_princes(s, b, p, ck, SEA_ROUTES, r)
     elif a < ACTION_REMOVE:  # ADD_PRINCE: the monument's owner gains 1 unless he adds it himself
         c, d = divmod(a - ACTION_ADD, NUM_DISTRICTS)
         _pay(s, b, p, c, 1)
@@ -823,9 +818,7 @@ def _deal_unseen(s, b, me, work, stream):
     n = 0
     for c in range(NUM_CIVS):
         k = CARDS_PER_CIV - s.hand[b, me, c] - s.discard[b, c] - (1 if s.convert_from[b] == c else 0)
-        for _ in range(k):
-            work[W_LIST + n] = c
-            n += 1
+        n = append_copies(work, W_LIST, n, c, k)
     shuffle_stream(work, W_LIST, n, stream)
     i = 0
     for q in range(P):
@@ -833,14 +826,10 @@ def _deal_unseen(s, b, me, work, stream):
             continue
         for c in range(NUM_CIVS):
             s.hand[b, q, c] = 0
-        for _ in range(s.hand_size[b, q]):
-            s.hand[b, q, work[W_LIST + i]] += 1
-            i += 1
+        i = tally_items(s.hand[b, q], work, W_LIST, i, s.hand_size[b, q])
     for c in range(NUM_CIVS):
         s.pile[b, c] = 0
-    while i < n:
-        s.pile[b, work[W_LIST + i]] += 1
-        i += 1
+    tally_items(s.pile[b], work, W_LIST, i, n - i)
 
 
 @kernel
