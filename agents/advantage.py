@@ -231,7 +231,8 @@ def fit_advantages(net: Any, optimizer: Any, data: dict[str, np.ndarray], epochs
     """`epochs` passes of minibatch steps of `advantage_loss` over `data` (the arrays of `load_shard`) in an
     order drawn from `rng`; the last epoch's mean losses. `on_batch()` runs after every step (it may raise)."""
     import torch
-    from torch import nn
+
+    from meeple.agents.net import minibatch_epochs
 
     n = len(data["obs"])
     keys = ("obs", "candidates", "diff", "se", "value")
@@ -239,30 +240,12 @@ def fit_advantages(net: Any, optimizer: Any, data: dict[str, np.ndarray], epochs
     tensors["candidates"] = tensors["candidates"].long()
     tensors["diff"] = torch.nan_to_num(tensors["diff"])  # unused slots (masked out by the candidates anyway)
     tensors["se"] = torch.nan_to_num(tensors["se"])
-    stats = {"adv_mse": float("nan"), "value_mse": float("nan"), "loss": float("nan")}
-    net.train()
-    try:
-        for _ in range(epochs):
-            sums, batches = {"adv_mse": 0.0, "value_mse": 0.0, "loss": 0.0}, 0
-            order = torch.from_numpy(rng.permutation(n))
-            for start in range(0, n, batch_size):
-                idx = order[start:start + batch_size]
-                loss, parts = advantage_loss(net, *(tensors[k][idx] for k in keys), se_eps=se_eps,
-                                             value_coef=value_coef)
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
-                optimizer.step()
-                for key in ("adv_mse", "value_mse"):
-                    sums[key] += parts[key]
-                sums["loss"] += float(loss.detach())
-                batches += 1
-                if on_batch is not None:
-                    on_batch()
-            stats = {k: v / max(batches, 1) for k, v in sums.items()}
-    finally:
-        net.eval()
-    return stats
+
+    def loss_of(idx: Any) -> tuple[Any, dict[str, float]]:
+        return advantage_loss(net, *(tensors[k][idx] for k in keys), se_eps=se_eps, value_coef=value_coef)
+
+    return minibatch_epochs(net, optimizer, n, epochs, batch_size, rng, loss_of, ("adv_mse", "value_mse"),
+                            max_grad_norm, on_batch, initial=float("nan"))
 
 
 # --- shards ---------------------------------------------------------------------------------------

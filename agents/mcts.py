@@ -34,6 +34,7 @@ it is the stronger player on Roll Through the Ages (README).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -87,6 +88,21 @@ class ScoreEvaluator:
 
 def _ints(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, dtype=np.int64)
+
+
+def _act_where_choice(game: Any, state: Any, choose: Callable[[Any, np.ndarray], np.ndarray]) -> np.ndarray:
+    """(B,) int64 actions of a searching agent's `act`: for the b rows that are not finished and have at least
+    two legal actions, `choose(root, mask)` with their states (all of `state` when that is every row) and their
+    (b, A) legal masks; in the others the only legal action (any when finished). `choose` is not called when
+    there is no such row."""
+    mask = np.asarray(game.legal_action_mask(state), dtype=np.bool_)
+    actions = np.argmax(mask, axis=1).astype(np.int64)  # the only legal action, or any when done
+    search = ~np.asarray(state.done, dtype=np.bool_) & (mask.sum(axis=1) > 1)
+    rows = np.flatnonzero(search)
+    if rows.size:
+        root = state if rows.size == mask.shape[0] else core.take(state, rows)
+        actions[rows] = choose(root, mask[rows])
+    return actions
 
 
 class MCTSAgent:
@@ -193,18 +209,12 @@ class MCTSAgent:
     def act(self, game: Any, state: Any, rng: np.random.Generator | None = None) -> np.ndarray:
         """(B,) int64: the most visited legal root action per row (ties: lowest index)."""
         rng = self.rng if rng is None else rng
-        mask = np.asarray(game.legal_action_mask(state), dtype=np.bool_)
-        B = mask.shape[0]
-        actions = np.argmax(mask, axis=1).astype(np.int64)  # the only legal action, or any when done
-        search = ~np.asarray(state.done, dtype=np.bool_) & (mask.sum(axis=1) > 1)
-        rows = np.flatnonzero(search)
-        if rows.size == 0:
-            return actions
-        root = state if rows.size == B else core.take(state, rows)
-        visits = self._search(game, root, rng)  # (b, A) root-child visit counts
-        visits = np.where(mask[rows], visits, -1)
-        actions[rows] = np.argmax(visits, axis=1)
-        return actions
+
+        def most_visited(root: Any, mask: np.ndarray) -> np.ndarray:
+            visits = self._search(game, root, rng)  # (b, A) root-child visit counts
+            return np.argmax(np.where(mask, visits, -1), axis=1)
+
+        return _act_where_choice(game, state, most_visited)
 
     def _search(self, game: Any, root: Any, rng: np.random.Generator) -> np.ndarray:
         """Run the simulations for every row of `root`; return (B, A) visit counts of root children."""
@@ -478,14 +488,7 @@ class RolloutAgent:
     def act(self, game: Any, state: Any, rng: np.random.Generator | None = None) -> np.ndarray:
         """(B,) int64: per row the base policy's move, or a candidate shown better (class docstring)."""
         rng = self.rng if rng is None else rng
-        mask = np.asarray(game.legal_action_mask(state), dtype=np.bool_)
-        actions = np.argmax(mask, axis=1).astype(np.int64)  # the only legal action, or any when done
-        search = ~np.asarray(state.done, dtype=np.bool_) & (mask.sum(axis=1) > 1)
-        rows = np.flatnonzero(search)
-        if rows.size:
-            root = state if rows.size == mask.shape[0] else core.take(state, rows)
-            actions[rows] = self._choose(game, root, mask[rows], rng)
-        return actions
+        return _act_where_choice(game, state, lambda root, mask: self._choose(game, root, mask, rng))
 
     def _policy(self, game: Any, state: Any, rng: np.random.Generator) -> np.ndarray:
         if self.rollout_agent is None:

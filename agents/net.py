@@ -69,6 +69,7 @@ import json
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -885,22 +886,38 @@ def fit(net: PolicyValueNet, optimizer: torch.optim.Optimizer, data: dict[str, n
     `on_batch()` is called after every step (a progress bar)."""
     n = len(data["obs"])
     tensors = {k: torch.from_numpy(np.ascontiguousarray(data[k])) for k in ("obs", "mask", "policy", "value")}
+
+    def loss_of(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        return net_loss(net, tensors["obs"][idx], tensors["mask"][idx], tensors["policy"][idx], tensors["value"][idx],
+                        value_coef)
+
+    return minibatch_epochs(net, optimizer, n, epochs, batch_size, rng, loss_of, ("ce", "value_mse"), max_grad_norm,
+                            on_batch)
+
+
+def minibatch_epochs(net: nn.Module, optimizer: torch.optim.Optimizer, n: int, epochs: int, batch_size: int,
+                     rng: np.random.Generator, loss_of: Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, float]]],
+                     parts: tuple[str, ...], max_grad_norm: float, on_batch: Any = None,
+                     initial: float = 0.0) -> dict[str, float]:
+    """`epochs` passes of minibatch steps over `n` rows, each pass in an order drawn from `rng`, the net in train
+    mode meanwhile (eval mode after, whatever happens): `loss_of(idx)` is (the loss of the rows `idx`, a dict
+    holding its float `parts`); each step clips the gradient norm to `max_grad_norm`, then `on_batch()` (if
+    given) runs, e.g. a progress bar (it may raise). Returns the last epoch's mean of every part and of "loss",
+    in that order (every one `initial` when `epochs` is 0): what `fit` and `fit_advantages` share."""
+    stats = dict.fromkeys((*parts, "loss"), initial)
     net.train()
-    stats = {"ce": 0.0, "value_mse": 0.0, "loss": 0.0}
     try:
         for _ in range(epochs):
-            sums, batches = {"ce": 0.0, "value_mse": 0.0, "loss": 0.0}, 0
+            sums, batches = dict.fromkeys((*parts, "loss"), 0.0), 0
             order = torch.from_numpy(rng.permutation(n))
             for start in range(0, n, batch_size):
-                idx = order[start:start + batch_size]
-                loss, parts = net_loss(net, tensors["obs"][idx], tensors["mask"][idx], tensors["policy"][idx],
-                                       tensors["value"][idx], value_coef)
+                loss, values = loss_of(order[start:start + batch_size])
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
                 optimizer.step()
-                sums["ce"] += parts["ce"]
-                sums["value_mse"] += parts["value_mse"]
+                for key in parts:
+                    sums[key] += values[key]
                 sums["loss"] += float(loss.detach())
                 batches += 1
                 if on_batch is not None:

@@ -42,7 +42,6 @@ included): a bad one exits with code 2 and a one-line message naming it.
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -56,18 +55,14 @@ import tyro
 from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_at_least, check_game, check_range,
                               check_run_paths)
 from meeple.cli.console import check_folder, clock, wait_for_compile
+from meeple.cli.trainers import (TrainerArgs, check_hidden, check_seed, check_time_limit, make_run_folder,
+                                 run_trainer)
 
 
 @dataclass
-class Args:
+class Args(TrainerArgs):  # inherits --game, --num-players and --variant, listed after --algo (TrainerArgs)
     algo: str = "advantage"
     """advantage (this trainer), exit or ppo (`meeple train --help`)"""
-    game: str = "roll_through_the_ages"
-    """registered game (a key of meeple.envs.GAMES)"""
-    num_players: int = 2
-    """players per game"""
-    variant: str = "{}"
-    """the game's variant flags as JSON, e.g. '{"trade": true}'"""
     exp_name: str = ""
     """run name; default advantage_<game>_<P>p_s<seed>_<date-time>; needed with --resume"""
     run_dir: str = "runs"
@@ -178,14 +173,9 @@ def validate_args(args: Args) -> None:
 
     if not args.playouts <= args.max_playouts <= STREAM_STRIDE:
         raise ArgsError(f"--max-playouts must be in [--playouts, {STREAM_STRIDE}], got {args.max_playouts}")
-    if not 0 <= args.seed < 2**32:
-        raise ArgsError(f"--seed must be in [0, 2**32), got {args.seed}")
-    if not (args.time_limit_minutes >= 0 and math.isfinite(args.time_limit_minutes)):
-        raise ArgsError(f"--time-limit-minutes must be a positive number of minutes, or 0 for no limit, "
-                        f"got {args.time_limit_minutes}")
-    if not args.hidden or any(width < 1 for width in args.hidden):
-        raise ArgsError(f"--hidden needs at least one layer and every layer at least 1 unit, got "
-                        f"{' '.join(map(str, args.hidden)) or 'nothing'}")
+    check_seed(args)
+    check_time_limit(args)
+    check_hidden(args)
     for name in ("learning_rate", "max_grad_norm", "se_eps", "eval_every_minutes", "label_prob"):
         check_range(args, name, 0.0, 1.0 if name == "label_prob" else float("inf"), lo_open=True)
     for name in ("margin", "race_z", "weight_decay", "value_coef"):
@@ -358,10 +348,8 @@ def train(args: Args, stop: Any) -> dict:
 
     session_t0 = time.perf_counter()
     started = time.strftime("%Y-%m-%dT%H:%M:%S")
-    args.run_name = args.exp_name or (f"advantage_{args.game}_{args.num_players}p_s{args.seed}_"
-                                      f"{time.strftime('%Y%m%d-%H%M%S')}")
-    run = Path(args.run_dir) / args.run_name
-    for folder in (run, run / "shards", run / "checkpoint"):
+    run = make_run_folder(args, "advantage_")
+    for folder in (run / "shards", run / "checkpoint"):
         folder.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.torch_threads)
     game = make(args.game, num_players=args.num_players, **json.loads(args.variant))
@@ -506,12 +494,7 @@ def train(args: Args, stop: Any) -> dict:
         raise
     # --- the end of the session: a last evaluation of what the run holds now, and its clock ---
     if stop.reason is None and (not state["curve"] or state["curve"][-1]["labelled_states"] != state["labelled_states"]):
-        try:
-            stop.immediate = True  # a signal stops the evaluation at once
-            run_eval()
-        except Interrupted:
-            pass
-        stop.immediate = False
+        stop.interruptible(run_eval)  # a signal stops the evaluation at once
     session["stopped_by"] = stopped_by
     checkpoint(saved_net=False)
     print(f"done: {state['shards']} shards, {state['labelled_states']:,} labelled states, {state['hours']:.3f} h in "
@@ -526,15 +509,7 @@ def train(args: Args, stop: Any) -> dict:
 def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Parses the command line (`argv`, default sys.argv[1:]) and trains; returns the exit code: 0, 2 for a bad
     argument (one `error:` line on stderr), 130 when a second signal stopped it at once."""
-    try:
-        main(tyro.cli(Args, args=argv, prog=prog))
-    except ArgsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as exc:
-        print(f"{exc or 'interrupt'}; the last checkpoint is as it was (continue with --resume)", file=sys.stderr)
-        return 130
-    return 0
+    return run_trainer(Args, main, argv, prog, "the last checkpoint is as it was (continue with --resume)")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,6 @@ code 2 and a one-line message naming it.
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from collections import deque
@@ -56,18 +55,14 @@ from tqdm.auto import tqdm
 from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_agent_specs, check_at_least, check_game,
                               check_range, check_run_paths)
 from meeple.cli.console import check_folder, clock, interactive, wait_for_compile
+from meeple.cli.trainers import (TrainerArgs, check_hidden, check_seed, check_time_limit, make_run_folder,
+                                 run_trainer)
 
 
 @dataclass
-class Args:
+class Args(TrainerArgs):  # inherits --game, --num-players and --variant, listed after --algo (TrainerArgs)
     algo: str = "exit"
     """exit (this trainer) or ppo (`meeple train --help`)"""
-    game: str = "roll_through_the_ages"
-    """registered game (a key of meeple.envs.GAMES)"""
-    num_players: int = 2
-    """players per game"""
-    variant: str = "{}"
-    """the game's variant flags as JSON, e.g. '{"trade": true}'"""
     exp_name: str = ""
     """run name; default exit_<game>_<P>p_s<seed>_<date-time>"""
     run_dir: str = "runs"
@@ -187,16 +182,11 @@ def validate_args(args: Args) -> None:
                    "warm_start_holdout_games")
     if args.warm_start_holdout_games > 0 and args.warm_start_games == 0:
         raise ArgsError("--warm-start-holdout-games needs a warm start (--warm-start-games > 0)")
-    if not 0 <= args.seed < 2**32:
-        raise ArgsError(f"--seed must be in [0, 2**32), got {args.seed}")
-    if not (args.time_limit_minutes >= 0 and math.isfinite(args.time_limit_minutes)):
-        raise ArgsError(f"--time-limit-minutes must be a positive number of minutes, or 0 for no limit, "
-                        f"got {args.time_limit_minutes}")
+    check_seed(args)
+    check_time_limit(args)
     if args.hint not in ("", "heuristic"):
         raise ArgsError(f"--hint must be heuristic or empty, got {args.hint!r}")
-    if not args.hidden or any(width < 1 for width in args.hidden):
-        raise ArgsError(f"--hidden needs at least one layer and every layer at least 1 unit, got "
-                        f"{' '.join(map(str, args.hidden)) or 'nothing'}")
+    check_hidden(args)
     for name in ("learning_rate", "max_grad_norm", "noise_alpha"):
         check_range(args, name, 0.0, lo_open=True)
     for name in ("c_uct", "temperature", "weight_decay", "value_coef", "selfplay_weight", "snapshot_weight"):
@@ -390,9 +380,7 @@ def train(args: Args, stop: Any) -> dict:
     from meeple.cli.train import Interrupted, RunBar
     from meeple.envs import make
 
-    args.run_name = args.exp_name or f"exit_{args.game}_{args.num_players}p_s{args.seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-    run = Path(args.run_dir) / args.run_name
-    run.mkdir(parents=True, exist_ok=True)
+    run = make_run_folder(args, "exit_")
     variant = json.loads(args.variant)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
@@ -598,12 +586,7 @@ def train(args: Args, stop: Any) -> dict:
     # --- save and final eval (a second signal during the save raises: atomic_write keeps the old file) ---
     save_net(net, run / "net.safetensors")
     if stop.reason is None and (not curve or curve[-1]["round"] != totals["rounds"]):
-        try:
-            stop.immediate = True  # nothing to save but the summary: a signal stops the evaluation at once
-            run_eval()
-        except Interrupted:
-            pass
-        stop.immediate = False
+        stop.interruptible(run_eval)  # nothing to save but the summary: a signal stops the evaluation at once
     writer.close()
     summary = {
         "args": asdict(args), "game": game.info.name, "config": asdict(game.config), "net": net.header,
@@ -633,15 +616,7 @@ def train(args: Args, stop: Any) -> dict:
 def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Parses the command line (`argv`, default sys.argv[1:]) and trains; returns the exit code: 0, 2 for a bad
     argument (one `error:` line on stderr), 130 when stopped before anything could be saved."""
-    try:
-        main(tyro.cli(Args, args=argv, prog=prog))
-    except ArgsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as exc:
-        print(f"{exc or 'interrupt'}; nothing (more) saved, existing files left as they were", file=sys.stderr)
-        return 130
-    return 0
+    return run_trainer(Args, main, argv, prog, "nothing (more) saved, existing files left as they were")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -50,20 +51,17 @@ from meeple.agents.io import (ArgsError, atomic_write, atomic_write_text, check_
                               check_range, check_run_paths)
 from meeple.agents.policy import FrozenPolicyAgent, evaluate_policy, imitation_steps, warm_start
 from meeple.cli.console import Ticker, check_folder, interactive, wait_for_compile
+from meeple.cli.trainers import TrainerArgs, check_seed, check_time_limit, make_run_folder, run_trainer
 from meeple.envs.selfplay import SelfPlayVecEnv
 
 
 @dataclass
-class Args:
+class Args(TrainerArgs):  # inherits --game and --variant, listed around --num-players (TrainerArgs)
     algo: str = "ppo"
     """ppo (this trainer), exit (expert iteration: search + a policy-value net; `--algo exit --help`) or advantage
     (a hinted net that learns where to leave the heuristic, from paired playouts; `--algo advantage --help`)"""
-    game: str = "roll_through_the_ages"
-    """registered game (a key of meeple.envs.GAMES)"""
     num_players: int = 2
     """players per game; the learner takes each seat in turn"""
-    variant: str = "{}"
-    """the game's variant flags as JSON, e.g. '{"trade": true}'"""
     exp_name: str = ""
     """run name; default <game>_<P>p_s<seed>_<date-time>"""
     run_dir: str = "runs"
@@ -179,6 +177,16 @@ class StopRequest:
                       flush=True)
                 return
         raise Interrupted(f"{reason}: stopped at once")
+
+    def interruptible(self, work: Callable[[], object]) -> None:
+        """`work()` (a trainer's last evaluation, after the save) with a signal stopping it at once: the Interrupted
+        is caught, so what follows (the summary) still runs; then a first signal asks for a safe point again."""
+        try:
+            self.immediate = True
+            work()
+        except Interrupted:
+            pass
+        self.immediate = False
 
 
 class SelfPlayCallback(BaseCallback):
@@ -359,14 +367,11 @@ def validate_args(args: Args) -> None:
     check_at_least(args, 1, "n_envs", "n_steps", "n_epochs", "total_timesteps", "eval_every", "eval_games",
                    "torch_threads", "imitation_epochs", "imitation_batch_size", "bc_batches")
     check_at_least(args, 0, "snapshot_every", "max_snapshots", "imitation_steps", "checkpoint_rollouts")
-    if not 0 <= args.seed < 2**32:  # numpy's legacy seeding takes 32 bits
-        raise ArgsError(f"--seed must be in [0, 2**32), got {args.seed}")
+    check_seed(args)
     rollout = args.n_envs * args.n_steps
     if not 2 <= args.batch_size <= rollout:  # advantages are normalised per minibatch: one sample has no std
         raise ArgsError(f"--batch-size must be in [2, n_envs * n_steps = {rollout}], got {args.batch_size}")
-    if not (args.time_limit_minutes >= 0 and math.isfinite(args.time_limit_minutes)):  # 0 is the documented "no limit"
-        raise ArgsError(f"--time-limit-minutes must be a positive number of minutes, or 0 for no limit, "
-                        f"got {args.time_limit_minutes}")
+    check_time_limit(args)
     check_range(args, "checkpoint_minutes", 0.0)
     for name in ("learning_rate", "imitation_lr", "clip_range", "max_grad_norm"):
         check_range(args, name, 0.0, lo_open=True)
@@ -419,9 +424,7 @@ def run_stoppable(train: Any, args: Any) -> dict:
 
 
 def train(args: Args, stop: StopRequest) -> dict:
-    args.run_name = args.exp_name or f"{args.game}_{args.num_players}p_s{args.seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-    run = Path(args.run_dir) / args.run_name
-    run.mkdir(parents=True, exist_ok=True)
+    run = make_run_folder(args)
     variant = json.loads(args.variant)
 
     # --- seeding ---
@@ -478,12 +481,7 @@ def train(args: Args, stop: StopRequest) -> dict:
     stop.immediate = False
     save_model(model, run / "model.zip")
     if stop.reason is None and (not curve or curve[-1]["timesteps"] != model.num_timesteps):
-        try:
-            stop.immediate = True  # nothing to save but the summary: stop the evaluation at once
-            callback.run_eval()
-        except Interrupted:
-            pass
-        stop.immediate = False
+        stop.interruptible(callback.run_eval)  # nothing to save but the summary: stop the evaluation at once
     stopped_by = stop.reason or ("time_limit" if callback.stopped_by_time else "total_timesteps")
     timing = env.timing
     summary = {
@@ -547,15 +545,8 @@ def run_cli(argv: list[str] | None = None, prog: str | None = None) -> int:
         from meeple.cli import advantage
 
         return advantage.run_cli(argv, prog)
-    try:
-        main(tyro.cli(Args, args=argv, prog=prog))
-    except ArgsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as exc:  # Interrupted: before the model existed, or a second signal during the final save
-        print(f"{exc or 'interrupt'}; nothing (more) saved, existing files left as they were", file=sys.stderr)
-        return 130
-    return 0
+    # 130 for an Interrupted: before the model existed, or a second signal during the final save
+    return run_trainer(Args, main, argv, prog, "nothing (more) saved, existing files left as they were")
 
 
 if __name__ == "__main__":

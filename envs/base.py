@@ -342,6 +342,21 @@ def _encoder_kinds_of(rules: type) -> tuple[str, ...]:
     return ()
 
 
+class FixedActions:
+    """A mixin before `RulesBase` (`class Game(base.FixedActions, base.RulesBase)`) for a game whose
+    `configure` only takes `info(num_players)`, the fixed `NUM_ACTIONS` and their names from its data
+    module, and whose one kernel configuration value is the `auto_forced` flag of its Config."""
+
+    def configure(self) -> None:
+        data = import_module(self.kernels.__name__.rsplit(".", 1)[0] + ".data")
+        self.info = data.info(self.num_players)
+        self.num_actions = data.NUM_ACTIONS
+        self.action_names = data.action_names(data.NUM_ACTIONS)
+
+    def kernel_config(self) -> dict:
+        return {"auto_forced": bool(self.config.auto_forced)}
+
+
 class RulesBase(ABC):
     """The lifecycle shared by every game's rules core; see `meeple.envs.core.Game` for the protocol.
 

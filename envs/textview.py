@@ -6,7 +6,8 @@ of every game fits both, the detail view (`score_sheet(..., detail=True)`) may b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,24 @@ def fit_width(lines: Iterable[str], width: int = TERMINAL_WIDTH) -> list[str]:
 def player(p: int, seat: int | None = None) -> str:
     """'player_p', with ' (you)' when p is the viewer's seat."""
     return f"player_{p}" + (" (you)" if seat is not None and p == seat else "")
+
+
+def seat_marks(state: Any, row: int, p: int, *extra: tuple[str, Any], start: str = "start") -> list[str]:
+    """The marks beside player p's name: `start` for the start player, "to play" for the seat to play in a
+    game that is not over, then the mark of every (mark, on) of `extra` that is on ("WINNER", "you")."""
+    marks = [start] if p == int(state.start_player[row]) else []
+    if p == int(state.to_play[row]) and not state.done[row]:
+        marks.append("to play")
+    return marks + [mark for mark, on in extra if on]
+
+
+def move_line(actor: int, seat: int | None, move: Callable[[], str], secret: str | None = None) -> str:
+    """The line a step's narration opens with: 'player_a: <move()>'; for a move that is the actor's secret
+    (`secret` given), 'player_a <secret>' to any other reader (another seat or a spectator). `move` is
+    called only when its text is read."""
+    if secret is not None and actor != seat:
+        return f"{player(actor, seat)} {secret}"
+    return f"{player(actor, seat)}: {move()}"
 
 
 def amounts(values: Sequence[int] | np.ndarray, names: Sequence[str]) -> str:

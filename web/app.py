@@ -21,6 +21,7 @@ Every refusal is JSON {"error": "..."} with a 4xx status; a request that is refu
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from meeple.web import library as library_module
 from meeple.web.errors import ApiError, public_message
 from meeple.web.library import RecordLibrary
 from meeple.web.limits import API_RATE, COSTLY_RATE, Rate, RateLimiter, retry_after
-from meeple.web.play import MAX_PLAY_BYTES, PlayStore
+from meeple.web.play import MAX_PLAY_BYTES, PlaySession, PlayStore
 from meeple.web.specs import MAX_MCTS_SIMULATIONS, PLAYABLE_AGENTS, ModelIndex
 from meeple.web.views import game_options, parse_seat
 
@@ -210,11 +211,15 @@ def create_app(records_dir: str | Path | None = None, models_dir: str | Path | N
         with session.lock:
             return jsonify(session.view()), 201
 
-    @app.get("/api/play/<game_id>")
-    def game_view(game_id: str) -> Response:
+    def with_game(game_id: str, answer: Callable[[PlaySession], Any]) -> Any:
+        """`answer(session)` for the live game `game_id` (404 when there is none), holding the game's lock."""
         session = store.get(game_id)
         with session.lock:
-            return jsonify(session.view())
+            return answer(session)
+
+    @app.get("/api/play/<game_id>")
+    def game_view(game_id: str) -> Response:
+        return with_game(game_id, lambda session: jsonify(session.view()))
 
     @app.post("/api/play/<game_id>/move")
     def move(game_id: str) -> Response:
@@ -228,16 +233,12 @@ def create_app(records_dir: str | Path | None = None, models_dir: str | Path | N
 
     @app.get("/api/play/<game_id>/picture.png")
     def game_picture(game_id: str) -> Response:
-        session = store.get(game_id)
-        with session.lock:
-            return png_response(session.picture_png())
+        return with_game(game_id, lambda session: png_response(session.picture_png()))
 
     @app.get("/api/play/<game_id>/record")
     def game_record(game_id: str) -> Response:
-        session = store.get(game_id)
-        with session.lock:
-            record = session.record()
-        name = f"{record['game']}-{record['config']['num_players']}p-{session.created:%Y%m%d-%H%M%S}.json"
+        record, created = with_game(game_id, lambda session: (session.record(), session.created))
+        name = f"{record['game']}-{record['config']['num_players']}p-{created:%Y%m%d-%H%M%S}.json"
         response = Response(json.dumps(record, separators=(",", ":")) + "\n", mimetype="application/json")
         response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
         return response

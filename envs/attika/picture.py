@@ -16,6 +16,7 @@ from meeple.envs.attika.data import (
     ROTATED_FACE, SLOT_Q, SLOT_R, TILE_PLACED, TILE_STACK,
 )
 from meeple.envs.attika.render import GROUP_SHORT, TILE_NAMES, TYPE_CODES, _occupied, status_text
+from meeple.envs.textview import seat_marks
 
 # --- RGB picture --------------------------------------------------------------------------------------------
 
@@ -253,13 +254,7 @@ def _box(draw: Any, box: tuple, text: str, fill: tuple, ink: tuple, font: Any, o
 def _panel_player(draw: Any, s: Any, row: int, p: int, seat: int | None, x: int, boxes: PlayerBoxes, font: Any,
                   small: Any) -> None:
     y = boxes.top
-    marks = []
-    if p == int(s.start_player[row]):
-        marks.append("start")
-    if p == int(s.to_play[row]) and not s.done[row]:
-        marks.append("to play")
-    if p == int(s.winner[row]):
-        marks.append("WINNER")
+    marks = seat_marks(s, row, p, ("WINNER", p == int(s.winner[row])))
     draw.ellipse([x, y + 2, x + 14, y + 16], fill=SEAT_RGB[p], outline=INK)
     draw.text((x + 20, y), f"player_{p}" + (f"  ({', '.join(marks)})" if marks else ""), fill=INK, font=font)
     draw.text((x + PANEL_W - 20, y + 1), f"placed {int(s.placed[row, p])}/30   settlements {int(s.settlements[row, p])}",

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from meeple.envs import core
-from meeple.envs.textview import fit_width
+from meeple.envs.textview import fit_width, seat_marks
 from meeple.envs.attika import data, kernels
 from meeple.envs.attika.data import (
     ACTION_AMPHORA_CARD, ACTION_END_TURN, ACTION_PAY, ACTION_REVEAL, ACTION_ROTATE, ACTION_SELECT, ACTION_SLOT,
@@ -320,13 +320,7 @@ def map_lines(state: Any, row: int) -> list[str]:
 
 def _player_lines(game: Any, state: Any, row: int, p: int, seat: int | None, detail: bool = True) -> list[str]:
     s = state
-    marks = []
-    if p == int(s.start_player[row]):
-        marks.append("start player")
-    if p == int(s.to_play[row]) and not s.done[row]:
-        marks.append("to play")
-    if p == int(s.winner[row]):
-        marks.append("WINNER")
+    marks = seat_marks(s, row, p, ("WINNER", p == int(s.winner[row])), start="start player")
     n_cards = int(s.hand[row, p].sum())
     hand = f"{cards_text(s.hand[row, p])} ({n_cards} cards)" if seat == p else f"{n_cards} cards"
     stacks = " ".join(str(int(s.stack_size[row, p, k])) for k in range(NUM_STACKS))

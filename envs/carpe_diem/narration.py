@@ -17,7 +17,7 @@ import numpy as np
 from meeple.envs.carpe_diem import data
 from meeple.envs.carpe_diem.data import DECISION_NAMES, FEATURE_NAMES, GOOD_NAMES, NUM_SPACES, TILE_NAMES
 from meeple.envs.carpe_diem.render import FOUNTAIN_TEXT
-from meeple.envs.textview import changes, join, player, transition
+from meeple.envs.textview import changes, join, move_line, player, transition
 
 
 def _player_changes(before: Any, after: Any, row: int, p: int) -> str:
@@ -52,10 +52,9 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     decision = int(before.decision[row])
-    if decision == data.DEC_FOUNTAIN_RETURN and actor != seat:  # the kind returned is the actor's secret
-        lines = [f"{player(actor, seat)} returns a fountain card to the bottom of the deck"]
-    else:
-        lines = [f"{player(actor, seat)}: {game.action_to_str(before, action, row)}"]
+    # the kind returned is the actor's secret
+    secret = "returns a fountain card to the bottom of the deck" if decision == data.DEC_FOUNTAIN_RETURN else None
+    lines = [move_line(actor, seat, lambda: game.action_to_str(before, action, row), secret)]
     t = int(after.tile_pending[row])
     if t >= 0 and t != int(before.tile_pending[row]):
         lines.append(f"{player(int(after.to_play[row]), seat)} holds tile {TILE_NAMES[t]} to build")

@@ -18,6 +18,7 @@ from meeple.envs.carpe_diem.data import (
 )
 from meeple.envs.carpe_diem.data import FEATURE_SHORT, NUM_FOUNTAIN_KINDS
 from meeple.envs.carpe_diem.render import FEATURE_CHAR, GOOD_LETTERS, KIND_CHAR, card_short
+from meeple.envs.textview import seat_marks
 
 # --- RGB picture --------------------------------------------------------------------------------------------
 
@@ -166,11 +167,7 @@ def draw_tile(draw: Any, x: float, y: float, size: float, t: int, rot: int) -> N
 def _draw_district(draw: Any, game: Any, s: Any, row: int, p: int, score: int) -> None:
     font, small = _font(14), _font(13)
     x0, y0 = district_origin(p)
-    marks = []
-    if p == int(s.start_player[row]):
-        marks.append("start")
-    if p == int(s.to_play[row]) and not s.done[row]:
-        marks.append("to play")
+    marks = seat_marks(s, row, p)
     board = int(s.board[row, p])
     draw.ellipse([x0, y0 + 2, x0 + 13, y0 + 15], fill=SEAT_RGB[p], outline=INK)
     draw.text((x0 + 19, y0), f"player_{p}  {score} VP  board {board + 1}" + (f"  ({', '.join(marks)})" if marks else ""),

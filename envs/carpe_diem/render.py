@@ -28,7 +28,7 @@ import numpy as np
 
 from meeple.envs import core
 from meeple.envs.carpe_diem import data, kernels
-from meeple.envs.textview import fit_width
+from meeple.envs.textview import fit_width, seat_marks
 from meeple.envs.carpe_diem.data import (
     ACTION_COUNT, ACTION_DISPLAY, ACTION_MOVE_CCW, ACTION_MOVE_CW, ACTION_ORDER_HIGH, ACTION_ORDER_LOW,
     ACTION_PLACE, ACTION_RETURN, ACTION_SCORE_SPACE, ACTION_SPACE, ACTION_STORE, ACTION_TAKE, CARD_GAIN,
@@ -329,11 +329,7 @@ def district_lines(state: Any, row: int, p: int) -> list[str]:
 
 def _player_info(game: Any, state: Any, row: int, p: int, score: int) -> list[str]:
     s = state
-    marks = []
-    if p == int(s.start_player[row]):
-        marks.append("start player")
-    if p == int(s.to_play[row]) and not s.done[row]:
-        marks.append("to play")
+    marks = seat_marks(s, row, p, start="start player")
     parts = game.score_parts(core.take(s, [row]))
     lines = [f"player_{p}" + (f" ({', '.join(marks)})" if marks else "") + f"  board {int(s.board[row, p]) + 1}"]
     if s.done[row]:
@@ -389,17 +385,11 @@ def _scoring_area(game: Any, state: Any, row: int) -> list[str]:
     return lines
 
 
-def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
-    """Central board, scoring area, track and every district: public information only, plus with
-    `seat=p` that player's own fountain cards (held, returned, a draw in progress).
-
-    The default view fits a terminal (`compact_sheet`); `detail=True` gives the full sheet with every
-    district as a text grid beside its player's details."""
-    if not detail:
-        return compact_sheet(game, state, row, seat)
+def _head_lines(game: Any, state: Any, row: int, scores: np.ndarray) -> list[str]:
+    """The lines both sheets open with: the phase and round, who is to play (or the final VP), the tile to
+    build and the circle space being scored."""
     s = state
     P = game.num_players
-    scores = game.scores(core.take(s, [row]))[0]
     dec = int(s.decision[row])
     phase, rnd = int(s.phase[row]), int(s.round[row])
     where = "scoring round" if rnd >= data.ROUNDS_PER_PHASE else f"round {rnd + 1}/7"
@@ -417,6 +407,21 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, de
         first, second = (c, a) if s.first_high[row] else (a, c)
         lines.append(f"scoring on circle space {sp}: {card_text(int(s.card_slot[row, first]))} then "
                      f"{card_text(int(s.card_slot[row, second]))}" + (f"; units {int(s.units[row])}" if dec == data.DEC_CARD_BREAD else ""))
+    return lines
+
+
+def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
+    """Central board, scoring area, track and every district: public information only, plus with
+    `seat=p` that player's own fountain cards (held, returned, a draw in progress).
+
+    The default view fits a terminal (`compact_sheet`); `detail=True` gives the full sheet with every
+    district as a text grid beside its player's details."""
+    if not detail:
+        return compact_sheet(game, state, row, seat)
+    s = state
+    P = game.num_players
+    scores = game.scores(core.take(s, [row]))[0]
+    lines = _head_lines(game, s, row, scores)
     lines.append("Circle of depots (spaces 0-6, cw = increasing):")
     for d in range(NUM_SPACES):
         who = [f"player_{p}" for p in range(P) if s.patrician[row, p] == d]
@@ -490,23 +495,7 @@ def compact_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) 
     s = state
     P = game.num_players
     scores = game.scores(core.take(s, [row]))[0]
-    dec = int(s.decision[row])
-    phase, rnd = int(s.phase[row]), int(s.round[row])
-    where = "scoring round" if rnd >= data.ROUNDS_PER_PHASE else f"round {rnd + 1}/7"
-    lines = [f"Carpe Diem — {P} players, phase {phase + 1}/4, {where}"]
-    if s.done[row]:
-        lines.append("Game over; final VP " + ", ".join(f"player_{p} {int(scores[p])}" for p in range(P)))
-    else:
-        lines.append(f"player_{int(s.to_play[row])} to play: {DECISION_NAMES[dec]}; start player player_{int(s.start_player[row])}")
-    t = int(s.tile_pending[row])
-    if t >= 0:
-        lines.append(f"tile to build: {tile_text(t)}")
-    if int(s.cur_space[row]) >= 0:
-        sp = int(s.cur_space[row])
-        a, c = (int(x) for x in CIRCLE_SLOTS[sp])
-        first, second = (c, a) if s.first_high[row] else (a, c)
-        lines.append(f"scoring on circle space {sp}: {card_text(int(s.card_slot[row, first]))} then "
-                     f"{card_text(int(s.card_slot[row, second]))}" + (f"; units {int(s.units[row])}" if dec == data.DEC_CARD_BREAD else ""))
+    lines = _head_lines(game, s, row, scores)
     empty = []  # depots without tiles share one line, with the patricians standing there
     for d in range(NUM_SPACES):
         who = [f"p{p}" for p in range(P) if s.patrician[row, p] == d]
@@ -530,8 +519,7 @@ def compact_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None) 
     lines.extend(_scoring_area(game, s, row))
     parts = game.score_parts(core.take(s, [row]))
     for p in range(P):
-        marks = [m for m, on in (("start", p == int(s.start_player[row])), ("to play", p == int(s.to_play[row]) and not s.done[row]),
-                                 ("you", p == seat)) if on]
+        marks = seat_marks(s, row, p, ("you", p == seat))
         goods = " ".join(f"{GOOD_NAMES[g]} {int(s.goods[row, p, g])}" for g in range(NUM_GOODS))
         pat = int(s.patrician[row, p])
         discs = [f"{sp}" for sp in range(data.NUM_CIRCLE_SPACES) if s.circle_owner[row, sp] == p]

@@ -50,16 +50,8 @@ class Config(base.GameConfig):
     """"rank": core.rank_returns by (VP, tie-break) in [-1, 1]; "score_diff": (own VP - best opponent VP) / 100."""
 
 
-class CarpeDiem(base.RulesBase):
+class CarpeDiem(base.FixedActions, base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
-
-    def configure(self) -> None:
-        self.info = data.info(self.num_players)
-        self.num_actions = data.NUM_ACTIONS
-        self.action_names = data.action_names(data.NUM_ACTIONS)
-
-    def kernel_config(self) -> dict:
-        return {"auto_forced": bool(self.config.auto_forced)}
 
     def validate(self, state: State, history: bool = True) -> None:
         """ValueError (`base.InvalidState`) unless `state` is a position the rules can reach: the base checks

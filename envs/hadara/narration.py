@@ -17,7 +17,7 @@ import numpy as np
 
 from meeple.envs.hadara import data, kernels, render
 from meeple.envs.hadara.data import CARD_NAMES, COLOUR_NAMES, DECISION_NAMES, EPOCH_NAMES, TRACK_NAMES
-from meeple.envs.textview import changes, join, player, transition
+from meeple.envs.textview import changes, join, move_line, player, transition
 
 # decisions whose choice is a hidden commitment (state field `pending` is private)
 SECRET_DECISIONS = (data.DEC_A_DRAFT, data.DEC_SETUP_SIDE)
@@ -65,11 +65,10 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     decision = int(before.decision[row])
-    if decision in SECRET_DECISIONS and actor != seat:
-        lines = [f"{player(actor, seat)} commits a hidden {'draft choice' if decision == data.DEC_A_DRAFT else 'start-card side'}"]
-    else:
-        # action_to_str speaks to the mover ("you draw ..."); here others read it too
-        lines = [f"{player(actor, seat)}: {render.action_to_str(game, before, action, row, you=actor == seat)}"]
+    secret = (f"commits a hidden {'draft choice' if decision == data.DEC_A_DRAFT else 'start-card side'}"
+              if decision in SECRET_DECISIONS else None)
+    # action_to_str speaks to the mover ("you draw ..."); here others read it too
+    lines = [move_line(actor, seat, lambda: render.action_to_str(game, before, action, row, you=actor == seat), secret)]
     if after.rotation[row] >= 0 and after.rotation[row] != before.rotation[row]:
         lines.append(f"the wheel is set to rotation {int(after.rotation[row])}")
     for c in range(data.NUM_COLOURS):

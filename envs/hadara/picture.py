@@ -24,9 +24,11 @@ from meeple.envs import core
 from meeple.envs.hadara import data, kernels
 from meeple.envs.hadara.data import (
     BUST_REQUIREMENT, BUST_REWARD, BUST_VP, CARD_COLOUR, CARD_NAMES, CARD_PRICE, CARD_VP, COLONY_ALLY_COST,
-    COLONY_FRONT_VP, COLONY_NAMES, COLONY_PLUNDER, COLONY_TIER_REQUIREMENT, COLOUR_NAMES, DECISION_NAMES,
-    EPOCH_NAMES, MAX_SILVER, NUM_BUSTS, NUM_COLOURS, NUM_TIERS, NUM_TRACKS, TRACK_NAMES,
+    COLONY_FRONT_VP, COLONY_NAMES, COLONY_PLUNDER, COLONY_TIER_REQUIREMENT, COLOUR_NAMES, MAX_SILVER, NUM_BUSTS,
+    NUM_COLOURS, NUM_TIERS, NUM_TRACKS, TRACK_NAMES,
 )
+from meeple.envs.hadara.render import section_text, turn_text
+from meeple.envs.textview import seat_marks
 
 WIDTH = 1100
 HEADER_H = 54  # the title, the status and, in a seat's view, its drawn pair
@@ -125,19 +127,11 @@ def _drawing_position(s: Any, row: int, p: int, P: int) -> int:
 
 def _header(draw: Any, game: Any, s: Any, row: int, vp: np.ndarray, fonts: dict) -> None:
     P = game.num_players
-    sec = int(s.decision[row])
-    title = f"Hadara   epoch {EPOCH_NAMES[int(s.epoch[row])]}/III   section {DECISION_NAMES[sec]}"
-    if sec in (data.DEC_A_DRAFT, data.DEC_A_TILE):
-        title += f"   draft round {int(s.round[row]) + 1}/5"
-    if sec in (data.DEC_B_PICK, data.DEC_B_TILE):
-        title += f"   phase-B turns left {data.PHASE_B_TURNS_PER_PLAYER * P - int(s.pick[row])}"
-    draw.text((12, 8), title, fill=INK, font=fonts["big"])
+    draw.text((12, 8), "Hadara   " + section_text(game, s, row, "   ", picture=True), fill=INK, font=fonts["big"])
     if s.done[row]:
         status = "Game over: " + ", ".join(f"player_{p} {int(vp[p])} VP ({int(s.coins[row, p])} coins)" for p in range(P))
     else:
-        status = f"player_{int(s.to_play[row])} to play; start player player_{int(s.start_player[row])}"
-        if s.rotation[row] >= 0:
-            status += f"; wheel rotation {int(s.rotation[row])}"
+        status = turn_text(s, row)
     draw.text((12, 30), status, fill=INK, font=fonts["font"])
 
 
@@ -206,13 +200,7 @@ def _panel(draw: Any, game: Any, s: Any, row: int, p: int, seat: int | None, vp:
     font, small = fonts["font"], fonts["small"]
     x0, y0 = panel_origin(p)
     draw.rectangle([x0, y0, x0 + PANEL_W, y0 + PANEL_H], fill=PANEL_RGB, outline=MUTED)
-    marks = []
-    if p == int(s.start_player[row]):
-        marks.append("start")
-    if p == int(s.to_play[row]) and not s.done[row]:
-        marks.append("to play")
-    if s.committed[row, p]:
-        marks.append("committed")
+    marks = seat_marks(s, row, p, ("committed", s.committed[row, p]))
     _seat_disc(draw, x0 + 14, y0 + 14, p)
     side = int(s.start_side[row, p])
     head = (f"player_{p}   {vp} VP   {int(s.coins[row, p])} coins   initiative {int(s.start_card[row, p]) + 1}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from meeple.envs.hadara import data, kernels
-from meeple.envs.textview import fit_width
+from meeple.envs.textview import fit_width, seat_marks
 from meeple.envs.hadara.data import (
     ACTION_BUST, ACTION_COLONY, ACTION_DRAFT, ACTION_FEED_PAY, ACTION_GOLD, ACTION_PICK,
     ACTION_REMOVE, ACTION_SIDE, ACTION_SILVER, ACTION_TILE, ACTION_WHEEL, CARD_NAMES, COLOUR_LETTERS,
@@ -162,6 +162,27 @@ def _seal_prices(state: Any, row: int, p: int) -> tuple[int, int]:
     return int(silver), int(gold)
 
 
+def section_text(game: Any, state: Any, row: int, sep: str = ", ", picture: bool = False) -> str:
+    """The epoch, the section and how far it has come (the draft round in phase A, the turns left in
+    phase B), `sep` between them; `picture=True` words them as the picture's title ("epoch II/III",
+    "draft round 2/5")."""
+    s = state
+    sec = int(s.decision[row])
+    text = f"epoch {EPOCH_NAMES[int(s.epoch[row])]}{'/III' if picture else ''}{sep}section {DECISION_NAMES[sec]}"
+    if sec in (data.DEC_A_DRAFT, data.DEC_A_TILE):
+        text += f"{sep}{'draft round' if picture else 'round'} {int(s.round[row]) + 1}/5"
+    if sec in (data.DEC_B_PICK, data.DEC_B_TILE):
+        text += f"{sep}phase-B turns left {data.PHASE_B_TURNS_PER_PLAYER * game.num_players - int(s.pick[row])}"
+    return text
+
+
+def turn_text(state: Any, row: int) -> str:
+    """Who is to play, the start player and the wheel's rotation once it is set (a game not over)."""
+    s = state
+    return (f"player_{int(s.to_play[row])} to play; start player player_{int(s.start_player[row])}"
+            + (f"; wheel rotation {int(s.rotation[row])}" if s.rotation[row] >= 0 else ""))
+
+
 def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, detail: bool = False) -> str:
     """Every player's board, the piles and the section: public information only, plus with `seat=p`
     that player's own secrets (its drawn pair, its pending commitment, the cards of its face-down sales).
@@ -171,18 +192,11 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, de
     s = state
     P = game.num_players
     vp = game.scores(state)[row]
-    sec = int(s.decision[row])
-    head = f"Hadara — epoch {EPOCH_NAMES[int(s.epoch[row])]}, section {DECISION_NAMES[sec]}"
-    if sec in (data.DEC_A_DRAFT, data.DEC_A_TILE):
-        head += f", round {int(s.round[row]) + 1}/5"
-    if sec in (data.DEC_B_PICK, data.DEC_B_TILE):
-        head += f", phase-B turns left {5 * P - int(s.pick[row])}"
-    lines = [head]
+    lines = ["Hadara — " + section_text(game, s, row)]
     if s.done[row]:
         lines.append(f"Game over; VP {vp.tolist()}, coins {s.coins[row].tolist()}")
     else:
-        lines.append(f"player_{int(s.to_play[row])} to play; start player player_{int(s.start_player[row])}"
-                     + (f"; wheel rotation {int(s.rotation[row])}" if s.rotation[row] >= 0 else ""))
+        lines.append(turn_text(s, row))
     board = " ".join(COLOUR_LETTERS[int(c)] for c in s.board_order[row])
     inner = " ".join(f"{COLOUR_LETTERS[c]}:{int(s.inner_count[row, c])}" for c in range(5))
     colonies = "colony stacks: " + " ".join(f"tier{t}({data.COLONY_TIER_REQUIREMENT[t]}):{int(s.colony_count[row, t])}"
@@ -204,15 +218,7 @@ def score_sheet(game: Any, state: Any, row: int = 0, seat: int | None = None, de
     if detail:
         lines.append(colonies)
     for p in range(P):
-        marks = []
-        if p == s.start_player[row]:
-            marks.append("start")
-        if p == s.to_play[row] and not s.done[row]:
-            marks.append("to play")
-        if s.committed[row, p]:
-            marks.append("committed")
-        if p == seat:
-            marks.append("you")
+        marks = seat_marks(s, row, p, ("committed", s.committed[row, p]), ("you", p == seat))
         side = int(s.start_side[row, p])
         lines.append(f"== player_{p}{' (' + ', '.join(marks) + ')' if marks else ''}: {int(vp[p])} VP, "
                      f"{int(s.coins[row, p])} coins, initiative {int(s.start_card[row, p]) + 1}"

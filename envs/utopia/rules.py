@@ -44,16 +44,8 @@ class Config(base.GameConfig):
     """"rank": core.rank_returns by (score, arrival on the track) in [-1, 1]; "score_diff": (own - best other) / 100."""
 
 
-class Utopia(base.RulesBase):
+class Utopia(base.FixedActions, base.RulesBase):
     """The rules core for one configuration; see `meeple.envs.core.Game` for the protocol."""
-
-    def configure(self) -> None:
-        self.info = data.info(self.num_players)
-        self.num_actions = data.NUM_ACTIONS
-        self.action_names = data.action_names(data.NUM_ACTIONS)
-
-    def kernel_config(self) -> dict:
-        return {"auto_forced": bool(self.config.auto_forced)}
 
     def tiebreak_key(self, state: State) -> np.ndarray:
         """(B, P) int64, higher wins a score tie: who reached the score first (the lower arrival stamp)."""

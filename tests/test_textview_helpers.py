@@ -1,0 +1,34 @@
+"""The shared text-view helpers of `envs/textview.py` that the games' views and narrations call."""
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from meeple.envs.textview import move_line, seat_marks
+
+
+def _state(start: int, to_play: int, done: bool) -> SimpleNamespace:
+    return SimpleNamespace(start_player=np.array([start], np.int8), to_play=np.array([to_play], np.int8),
+                           done=np.array([done]))
+
+
+def test_seat_marks_start_to_play_and_extras_in_order():
+    s = _state(start=1, to_play=1, done=False)
+    assert seat_marks(s, 0, 1) == ["start", "to play"]
+    assert seat_marks(s, 0, 1, ("WINNER", False), ("you", True), start="start player") == ["start player", "to play", "you"]
+    assert seat_marks(s, 0, 0) == []
+    assert seat_marks(s, 0, 0, ("committed", np.bool_(True))) == ["committed"]
+    assert seat_marks(_state(start=0, to_play=1, done=True), 0, 1) == []  # nobody is to play once the game is over
+
+
+def test_move_line_hides_a_secret_move_from_everyone_but_the_actor():
+    def move() -> str:
+        calls.append(1)
+        return "draft card 3"
+
+    calls: list[int] = []
+    assert move_line(0, None, move) == "player_0: draft card 3"
+    assert move_line(0, 0, move, secret="commits a hidden draft choice") == "player_0 (you): draft card 3"
+    assert move_line(0, 1, move, secret="commits a hidden draft choice") == "player_0 commits a hidden draft choice"
+    assert move_line(0, None, move, secret="commits a hidden draft choice") == "player_0 commits a hidden draft choice"
+    assert len(calls) == 2  # the move's text is worked out only when it is read
