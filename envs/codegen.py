@@ -136,8 +136,8 @@ class _Game:
         return [n for n in self.arg_order if n in names]
 
 
-def _signature(name: str, *params: str) -> str:
-    return f"{DECORATOR}\ndef {name}({', '.join([*params, '*fields'])}):"
+def _signature(name: str, *params: str, cold: bool = False) -> str:
+    return f"{DECORATOR}{'(cold=True)' if cold else ''}\ndef {name}({', '.join([*params, '*fields'])}):"
 
 
 def _call(function: str, *args: str) -> str:
@@ -173,9 +173,10 @@ def generate(name: str) -> str:
     def body(*lines: str) -> None:
         out.extend("    " + line for line in lines)
 
-    def entry(title: str, name_: str, lead: list[str], args: list[str], doc: str, lines: list[str]) -> None:
+    def entry(title: str, name_: str, lead: list[str], args: list[str], doc: str, lines: list[str],
+              cold: bool = False) -> None:
         emit(f"\n\n# --- {title}")
-        emit(_signature(name_, *lead, *args))
+        emit(_signature(name_, *lead, *args, cold=cold))
         body(f'"""{doc}"""', "s = State(*fields)", *lines)
 
     entry("init", "init_nb", ["u"], g.union(r["init_row"]), "Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT).",
@@ -226,7 +227,8 @@ def generate(name: str) -> str:
             lines += [f"    if not {_call('I.' + inv, 's', 'b', *params)}:", f"        err[b] = {k + 1}", "        continue"]
         entry("validate", "validate_nb", ["err"], g.union(*(p for _, p in g.invariants)),
               "err[b] = 0 if row b keeps every invariant, else 1 + the index of the first broken one in "
-              "invariants.INVARIANTS (in order: later ones may rely on earlier ones).", lines)
+              "invariants.INVARIANTS (in order: later ones may rely on earlier ones).", lines,
+              cold=True)  # (run on loads and checks, not per step: envs/numba_hooks.py, "lower LLVM level")
     view = ", ".join(g.view_from_state)
     for kind, row, params in g.encoders:
         emit(f"\n\n# --- encoder {kind!r}: {row}")

@@ -47,13 +47,16 @@ def kernel(fn: Any = None, *, python: Any = None, **options: Any) -> Any:
 
     `python=f`: the plain-Python version to run instead of the kernel's own source when the kernel is not
     compiled (NUMBA_DISABLE_JIT, or while `meeple.envs.compile` compiles it in the background), for a
-    kernel whose source only means something compiled (an LLVM intrinsic, intended uint64 wrap-around)."""
+    kernel whose source only means something compiled (an LLVM intrinsic, intended uint64 wrap-around).
+    `cold=True`: a kernel that runs rarely (a validation), whose machine code LLVM optimizes at the level
+    of a helper (`numba_hooks`: "helpers at a lower LLVM level")."""
     if fn is None:
         return lambda f: kernel(f, python=python, **options)
     if numba_config.DISABLE_JIT:
         return python or fn
+    cold = options.pop("cold", False)
     dispatcher = njit(**KERNEL_OPTIONS, **options)(fn)
-    adopt(dispatcher, python)
+    adopt(dispatcher, python, cold)
     return dispatcher
 
 

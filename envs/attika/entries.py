@@ -105,7 +105,7 @@ def determinize_nb(viewer, seeds, stream, counts, *fields):
 
 
 # --- validate
-@kernel
+@kernel(cold=True)
 def validate_nb(err, explicit_pay, group_settlement, max_rounds, queue, label, bits, counts, *fields):
     """err[b] = 0 if row b keeps every invariant, else 1 + the index of the first broken one in invariants.INVARIANTS (in order: later ones may rely on earlier ones)."""
     s = State(*fields)

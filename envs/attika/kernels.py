@@ -395,7 +395,7 @@ def _count_sites(s, b, p, t, row, base, first_only):
     return count, last
 
 
-@kernel(inline="always")
+@kernel  # (a call: inlined into the mask, the one-pass step and `_forced`, it made "play" compile 40% longer)
 def _selectable(s, b, p):
     """Bit set of the display types p may select now (some field takes them).
 

@@ -105,7 +105,7 @@ def determinize_nb(viewer, seeds, work, stream, *fields):
 
 
 # --- validate
-@kernel
+@kernel(cold=True)
 def validate_nb(err, work, cellmask, completed, task_done, chimneys, villa_vp, *fields):
     """err[b] = 0 if row b keeps every invariant, else 1 + the index of the first broken one in invariants.INVARIANTS (in order: later ones may rely on earlier ones)."""
     s = State(*fields)

@@ -105,7 +105,7 @@ def determinize_nb(viewer, seeds, deck_cards, deck_count, seen, pool, stream, *f
 
 
 # --- validate
-@kernel
+@kernel(cold=True)
 def validate_nb(err, advanced, deck_cards, deck_count, where, v_tracks, v_colour_count, v_ability_count, v_free_tiles, *fields):
     """err[b] = 0 if row b keeps every invariant, else 1 + the index of the first broken one in invariants.INVARIANTS (in order: later ones may rely on earlier ones)."""
     s = State(*fields)
