@@ -9,8 +9,8 @@ range checks of `validate`, the View routing and the scratch memory from it.
 
 Kernel calling convention: a game writes what one row does (`kernels.py`: `init_row`, `apply_row`,
 `fill_mask`, ...) and its consistency rules as named invariants (`invariants.py`); the batch entry points
-(`init_nb`, `apply_nb`, `apply_mask_nb`, `legal_action_mask_nb`, `advance_nb`, `scores_nb`, `observe_nb`,
-`determinize_nb`, `validate_nb` and the encoders' `encode_<kind>_nb` / `step_observe_<kind>_nb`) are generated
+(`init_nb`: init or advance; `step_nb`: apply, mask, or both; `scores_nb`, `observe_nb`, `determinize_nb`,
+`validate_nb` and the encoders' `encode_<kind>_nb` / `step_observe_<kind>_nb`) are generated
 into `entries.py` from them and the field table (`envs/codegen.py`). Every entry point is
 
     <entry>_nb(<inputs and outputs>, <the kernel arguments it uses>, *state_fields)
@@ -452,6 +452,10 @@ class RulesBase(ABC):
         self._view_ranges = FieldRanges((Field("viewer", (), I8, 0, "P-1"), *view_fields), self.num_players, CHEAP_FACTS,
                                         self.PLAYERS[1])
         self._apply_mask = self.FUSED_MASK
+        # `step_nb`'s "no actions" / "no mask" (arrays of no rows, of the types the real ones have)
+        self._no_actions = np.empty(0, dtype=np.int64)
+        self._no_uniforms = np.empty((0, 1))
+        self._no_mask = np.empty((0, self.num_actions), dtype=np.bool_)
         public = [i for src, i in self.CLASSES.view_sources if src == 1]
         self._public_fields = operator.itemgetter(*public) if len(public) > 1 else (lambda state: (state[public[0]],))
 
@@ -495,11 +499,12 @@ class RulesBase(ABC):
             self._chunk_scratch.append(make_scratch(self.CLASSES.Scratch, self.SCRATCH, self.num_players))
         return (*self.kernel_args[:len(self.kernel_args) - len(self.scratch)], *self._chunk_scratch[chunk])
 
-    def run_kernel(self, entry: str, rows: tuple, state: Any) -> None:
+    def run_kernel(self, entry: str, rows: tuple, state: Any, cost: str | None = None) -> None:
         """entries.<entry>(*rows, *its kernel arguments, *state): `rows` are the arrays with a batch axis
-        before the kernel arguments (actions, uniforms, outputs). Large batches are split into row chunks run
-        on every core (`envs.threads`); the results are the same as one serial call. A read outside an
-        array is a ValueError (`_kernel`)."""
+        before the kernel arguments (actions, uniforms, outputs; an array of no rows, or a flag, is passed as
+        is to every chunk). Large batches are split into row chunks run on every core (`envs.threads`),
+        when the serial time per row measured for `cost` (default: the entry's name) says it pays; the
+        results are the same as one serial call. A read outside an array is a ValueError (`_kernel`)."""
         kernel = getattr(self.entries, entry)
         B = state[0].shape[0]
         if B < threads.serial_below:
@@ -507,10 +512,12 @@ class RulesBase(ABC):
             return
 
         def chunk(t: int, lo: int, hi: int) -> None:
-            kernel(*[r[lo:hi] for r in rows], *self.args_of(entry, t), *[f[lo:hi] for f in state])
+            kernel(*[r[lo:hi] if isinstance(r, np.ndarray) and len(r) else r for r in rows], *self.args_of(entry, t),
+                   *[f[lo:hi] for f in state])
 
-        cost = self._row_costs.get(entry) or self._row_costs.setdefault(entry, threads.RowCost())
-        self._kernel(cost.run, entry, B, lambda: kernel(*rows, *self.args_of(entry), *state), chunk)
+        key = cost or entry
+        cost_of_rows = self._row_costs.get(key) or self._row_costs.setdefault(key, threads.RowCost())
+        self._kernel(cost_of_rows.run, entry, B, lambda: kernel(*rows, *self.args_of(entry), *state), chunk)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
@@ -536,7 +543,7 @@ class RulesBase(ABC):
         if u.shape[1] < self.UNIFORMS_AT_INIT:
             u = extend_uniforms(u, self.UNIFORMS_AT_INIT)
         state = self.empty(u.shape[0])
-        self.run_kernel("init_nb", (u,), state)
+        self.run_kernel("init_nb", (u, False), state)
         return state
 
     def legal_action_mask(self, state: Any) -> np.ndarray:
@@ -549,10 +556,10 @@ class RulesBase(ABC):
     def _mask_into(self, state: Any, mask: np.ndarray) -> None:
         """The legal-action mask of a checked state into `mask` (B, A)."""
         if state[0].shape[0] < threads.serial_below:  # the direct call: run_kernel's bookkeeping counts at B = 1
-            self._kernel(self.entries.legal_action_mask_nb, "legal_action_mask_nb", mask, *self.args_of("legal_action_mask_nb"),
-                         *state)
+            self._kernel(self.entries.step_nb, "step_nb", self._no_actions, self._no_uniforms, mask,
+                         *self.args_of("step_nb"), *state)
         else:
-            self.run_kernel("legal_action_mask_nb", (mask,), state)
+            self.run_kernel("step_nb", (self._no_actions, self._no_uniforms, mask), state, cost="mask")
 
     # Legality is checked on every public step against a mask computed here for that state: no mask a
     # caller hands in is believed, since an array the caller holds may have been edited, or may belong to
@@ -625,26 +632,25 @@ class RulesBase(ABC):
         entries = self.entries
         if next_mask is None:
             if B < threads.serial_below:  # the direct call (see legal_action_mask)
-                self._kernel(entries.apply_nb, "apply_nb", actions, u, *self.args_of("apply_nb"), *state)
+                self._kernel(entries.step_nb, "step_nb", actions, u, self._no_mask, *self.args_of("step_nb"), *state)
             else:
-                self.run_kernel("apply_nb", (actions, u), state)
+                self.run_kernel("step_nb", (actions, u, self._no_mask), state, cost="apply")
         elif self._apply_mask or B == 1:
             # one pass over each row; at one row (search, the self-play env) also one call instead of two,
             # which saves unboxing every field again
             if B < threads.serial_below:
-                self._kernel(entries.apply_mask_nb, "apply_mask_nb", actions, u, next_mask,
-                             *self.args_of("apply_mask_nb"), *state)
+                self._kernel(entries.step_nb, "step_nb", actions, u, next_mask, *self.args_of("step_nb"), *state)
             else:
-                self.run_kernel("apply_mask_nb", (actions, u, next_mask), state)
+                self.run_kernel("step_nb", (actions, u, next_mask), state, cost="apply and mask")
         else:
             self._apply(state, actions, u, None)
-            self.run_kernel("legal_action_mask_nb", (next_mask,), state)
+            self._mask_into(state, next_mask)
 
     @property
     def fused_step_mask(self) -> bool:
         """True if a step that also computes the new mask (`Batch.step`) does both in the same pass over
         each row (the game's `FUSED_MASK`); otherwise, at batch size one, the step and then
-        the mask in one compiled call (`apply_mask_nb`), and above it the two kernels one after the other."""
+        the mask in one compiled call (`step_nb` with both), and above it the two passes one after the other."""
         return self._apply_mask
 
     def apply(self, state: Any, actions: np.ndarray, u: np.ndarray) -> Any:
@@ -794,7 +800,7 @@ class RulesBase(ABC):
         new = clone(state)
         u = np.full((B, self.UNIFORMS_PER_STEP), 0.5) if u is None else u
         u = self.check_uniforms(u, B, self.UNIFORMS_MIN_WIDTH or self.UNIFORMS_PER_STEP)
-        self.run_kernel("advance_nb", (u,), new)
+        self.run_kernel("init_nb", (u, True), new)
         return new
 
     def check_actions(self, actions: Any, batch: int) -> np.ndarray:

@@ -179,35 +179,42 @@ def generate(name: str) -> str:
         emit(_signature(name_, *lead, *args, cold=cold))
         body(f'"""{doc}"""', "s = State(*fields)", *lines)
 
-    entry("init", "init_nb", ["u"], g.union(r["init_row"]), "Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT).",
-          ["for b in range(s.done.shape[0]):", "    " + _call("K.init_row", "s", "b", "u", *r["init_row"])])
-    entry("apply", "apply_nb", ["actions", "u"], g.union(r["apply_row"]),
-          "Apply one legal action per live row, then its automatic steps; finished rows are untouched.",
-          ["for b in range(s.done.shape[0]):", "    if not s.done[b]:",
-           "        " + _call("apply_row", "s", "b", "actions[b]", "u", *r["apply_row"])])
+    entry("init or advance", "init_nb", ["u", "advance"], g.union(r["init_row"], r["advance_row"]),
+          "Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT); with `advance`, instead recompute every "
+          "row's derived fields and run its automatic steps\n    (positions set by hand). (One entry for both: "
+          "each entry compiles its own copy of the rules they share.)",
+          ["for b in range(s.done.shape[0]):", "    if advance:",
+           "        " + _call("K.advance_row", "s", "b", "u", *r["advance_row"]), "    else:",
+           "        " + _call("K.init_row", "s", "b", "u", *r["init_row"])])
+
     def mask_lines(b: str) -> list[str]:
         return [f"if s.done[{b}]:", f"    mask[{b}, :] = True", "else:", f"    mask[{b}, :] = False",
                 "    " + _call("fill_mask", "s", b, f"mask[{b}]", *r["fill_mask"])]
 
     def fused(b: str) -> list[str]:
-        """Apply and the new mask of row `b` (the body of apply_mask_nb's loop)."""
+        """Apply and the new mask of row `b` (the body of step_observe's loop, and of step_nb's with both)."""
         if "apply_mask_row" in r:
             return [f"if s.done[{b}]:", f"    mask[{b}, :] = True", "else:",
                     "    " + _call("apply_mask_row", "s", b, f"actions[{b}]", "u", "mask", *r["apply_mask_row"])]
         return [f"if not s.done[{b}]:", "    " + _call("apply_row", "s", b, f"actions[{b}]", "u", *r["apply_row"]),
                 *mask_lines(b)]
 
-    entry("legal-action mask", "legal_action_mask_nb", ["mask"], g.union(r["fill_mask"]),
-          "mask (B, A): the legal actions of every row's actor; finished rows all True.",
-          ["for b in range(s.done.shape[0]):", *["    " + line for line in mask_lines("b")]])
     prefetch = ["    if b + 1 < B:", "        K.prefetch(s, b + 1)"] if "prefetch" in r else []
-    fused_args = g.union(r["apply_mask_row"]) if "apply_mask_row" in r else g.union(r["apply_row"], r["fill_mask"])
-    entry("apply, then the new mask, row by row", "apply_mask_nb", ["actions", "u", "mask"], fused_args,
-          "`apply_nb`, then `legal_action_mask_nb` of the new state, in one pass over the rows.",
-          ["B = s.done.shape[0]", "for b in range(B):", *prefetch, *["    " + line for line in fused("b")]])
-    entry("advance", "advance_nb", ["u"], g.union(r["advance_row"]),
-          "Recompute every row's derived fields, then run its automatic steps (positions set by hand).",
-          ["for b in range(s.done.shape[0]):", "    " + _call("K.advance_row", "s", "b", "u", *r["advance_row"])])
+    step_args = g.union(r["apply_row"], r["fill_mask"], r.get("apply_mask_row", []))
+    apply_only = ["if not s.done[b]:", "    " + _call("apply_row", "s", "b", "actions[b]", "u", *r["apply_row"])]
+    if "apply_mask_row" in r:
+        rows = ["if apply and with_mask:", *["    " + line for line in fused("b")], "elif apply:",
+                *["    " + line for line in apply_only], "elif with_mask:", *["    " + line for line in mask_lines("b")]]
+    else:
+        rows = ["if apply:", *["    " + line for line in apply_only], "if with_mask:",
+                *["    " + line for line in mask_lines("b")]]
+    entry("step: apply, the legal-action mask, or both", "step_nb", ["actions", "u", "mask"], step_args,
+          "Apply actions[b] to every live row (then its automatic steps; finished rows are untouched) unless actions "
+          "has no rows,\n    then write every row's legal-action mask into mask (B, A) (finished rows all True) "
+          "unless mask has no rows: the step,\n    the mask, or both in one pass over the rows. (One entry for the "
+          "three: each entry compiles its own copy of the rules.)",
+          ["B = s.done.shape[0]", "apply = actions.shape[0] > 0", "with_mask = mask.shape[0] > 0", "for b in range(B):",
+           *prefetch, *["    " + line for line in rows]])
     entry("scores", "scores_nb", ["out"], g.union(r["score_of"]), "out (B, P): every seat's score.",
           ["for b in range(s.done.shape[0]):", "    for p in range(out.shape[1]):",
            "        out[b, p] = " + _call("score_of", "s", "b", "p", *r["score_of"])])
@@ -238,8 +245,9 @@ def generate(name: str) -> str:
              "    row = begin_row(out, b, scratch)", "    " + _call(row, "v", "b", "row", *params),
              "    end_row(out, b, scratch)", "end_rows(scratch)")
         enc = [f"enc_{p}" for p in params]
-        game_args = g.union(fused_args, r.get("observe_row", []))
-        # the loop bodies of apply_mask_nb, observe_nb and encode_<kind>_nb, not calls of those entries: a kernel
+        game_args = g.union(r["apply_mask_row"] if "apply_mask_row" in r else g.union(r["apply_row"], r["fill_mask"]),
+                            r.get("observe_row", []))
+        # the loop bodies of step_nb, observe_nb and encode_<kind>_nb, not calls of those entries: a kernel
         # called from a kernel is compiled again for its star arguments as typed there; and a loop over the one
         # row rather than a constant row 0, which numba would type as a literal and compile every row function
         # again for

@@ -79,7 +79,7 @@ _last_poll = _last_retry = 0.0
 def cache_is_cold(entries: Any) -> bool:
     """Whether numba's cache has no machine code for the game's step kernel. warm.py compiles every kernel of
     a game together, so the step kernel stands for all of them."""
-    return not numba_hooks.has_cached_code(entries.apply_nb)
+    return not numba_hooks.has_cached_code(entries.step_nb)
 
 
 def _quiet() -> bool:
@@ -93,7 +93,7 @@ def _say(message: str) -> None:
 
 def _lock_path(entries: Any, game: str) -> str:
     """One lock per game and cache location (and kernel sources: a new version compiles anew)."""
-    where = numba_hooks.cache_path(entries.apply_nb)
+    where = numba_hooks.cache_path(entries.step_nb)
     key = hashlib.sha256(where.encode() + numba_hooks.kernel_sources_fingerprint()).hexdigest()[:16]
     return os.path.join(tempfile.gettempdir(), f"meeple-compile-{os.getuid()}-{key}-{game}.lock")
 
@@ -125,7 +125,7 @@ def start(entries: Any, game: str, label: str) -> None:
         return
     if not cache_is_cold(entries):
         return
-    where = numba_hooks.cache_path(entries.apply_nb)
+    where = numba_hooks.cache_path(entries.step_nb)
     if mode == "wait" or fcntl is None:
         _say(f"compiling the {label} kernels for first use (up to a minute or two, once; later runs load them "
              f"from {where}; scripts/warm_cache.py compiles every game ahead)")

@@ -58,7 +58,7 @@ def _play(name: str) -> None:
         for _ in range(12):
             mask = game.legal_action_mask(state)
             state = step_own(game, state, sample_masked(mask, rng), mask, rng=rng)
-        one = game.batch(rng, 1)  # the one-row step that returns the next mask (apply_mask_nb: Batch, search)
+        one = game.batch(rng, 1)  # the one-row step that returns the next mask (step_nb with both: Batch, search)
         for _ in range(4):
             one.step(sample_masked(one.mask, rng))
         encoder.encode(game.observe(state, state.to_play))

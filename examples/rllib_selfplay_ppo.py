@@ -166,7 +166,7 @@ class CompileKernelsFirst(RLlibCallback):
         seconds = warm(env_context["game"], "play")
         env_runner.meeple_start_up = {
             "node": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address(),
-            "cache": numba_hooks.cache_path(game.entries.apply_nb), "cold": cold, "kernels_s": seconds,
+            "cache": numba_hooks.cache_path(game.entries.step_nb), "cold": cold, "kernels_s": seconds,
             "ready_at": time.time(), "first_step_at": None,
         }
 

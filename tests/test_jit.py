@@ -264,11 +264,11 @@ def test_cache_entries_are_stamped_with_every_kernel_source():
     from meeple.envs import numba_hooks
     from meeple.envs.hadara import entries
     if jit.numba_config.DISABLE_JIT:  # plain Python functions: nothing is compiled, so nothing is cached
-        assert not hasattr(entries.apply_nb, "_cache")
+        assert not hasattr(entries.step_nb, "_cache")
         return
-    stamp = entries.apply_nb._cache._cache_file._source_stamp
+    stamp = entries.step_nb._cache._cache_file._source_stamp
     assert stamp[1] == numba_hooks.kernel_sources_fingerprint()
-    assert type(entries.apply_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
+    assert type(entries.step_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
 
 
 def test_lowest_bit_is_the_index_of_the_lowest_set_bit():

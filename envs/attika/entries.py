@@ -20,60 +20,46 @@ score_of = inline_copy(K.score_of)
 apply_mask_row = K.apply_mask_row  # (a call: large, see INLINED)
 
 
-# --- init
+# --- init or advance
 @kernel
-def init_nb(u, stream, *fields):
-    """Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT)."""
+def init_nb(u, advance, stream, auto_forced, flat, explicit_pay, group_settlement, max_rounds, queue, label, bits, *fields):
+    """Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT); with `advance`, instead recompute every row's derived fields and run its automatic steps
+    (positions set by hand). (One entry for both: each entry compiles its own copy of the rules they share.)"""
     s = State(*fields)
     for b in range(s.done.shape[0]):
-        K.init_row(s, b, u, stream)
-
-
-# --- apply
-@kernel
-def apply_nb(actions, u, stream, auto_forced, flat, explicit_pay, group_settlement, max_rounds, queue, label, *fields):
-    """Apply one legal action per live row, then its automatic steps; finished rows are untouched."""
-    s = State(*fields)
-    for b in range(s.done.shape[0]):
-        if not s.done[b]:
-            apply_row(s, b, actions[b], u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
-
-
-# --- legal-action mask
-@kernel
-def legal_action_mask_nb(mask, flat, *fields):
-    """mask (B, A): the legal actions of every row's actor; finished rows all True."""
-    s = State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            mask[b, :] = True
+        if advance:
+            K.advance_row(s, b, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits)
         else:
-            mask[b, :] = False
-            fill_mask(s, b, mask[b], flat)
+            K.init_row(s, b, u, stream)
 
 
-# --- apply, then the new mask, row by row
+# --- step: apply, the legal-action mask, or both
 @kernel
-def apply_mask_nb(actions, u, mask, stream, auto_forced, flat, explicit_pay, group_settlement, max_rounds, queue, label, *fields):
-    """`apply_nb`, then `legal_action_mask_nb` of the new state, in one pass over the rows."""
+def step_nb(actions, u, mask, stream, auto_forced, flat, explicit_pay, group_settlement, max_rounds, queue, label, *fields):
+    """Apply actions[b] to every live row (then its automatic steps; finished rows are untouched) unless actions has no rows,
+    then write every row's legal-action mask into mask (B, A) (finished rows all True) unless mask has no rows: the step,
+    the mask, or both in one pass over the rows. (One entry for the three: each entry compiles its own copy of the rules.)"""
     s = State(*fields)
     B = s.done.shape[0]
+    apply = actions.shape[0] > 0
+    with_mask = mask.shape[0] > 0
     for b in range(B):
         if b + 1 < B:
             K.prefetch(s, b + 1)
-        if s.done[b]:
-            mask[b, :] = True
-        else:
-            apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
-
-
-# --- advance
-@kernel
-def advance_nb(u, stream, auto_forced, flat, explicit_pay, group_settlement, max_rounds, queue, label, bits, *fields):
-    """Recompute every row's derived fields, then run its automatic steps (positions set by hand)."""
-    s = State(*fields)
-    for b in range(s.done.shape[0]):
-        K.advance_row(s, b, u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label, bits)
+        if apply and with_mask:
+            if s.done[b]:
+                mask[b, :] = True
+            else:
+                apply_mask_row(s, b, actions[b], u, mask, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        elif apply:
+            if not s.done[b]:
+                apply_row(s, b, actions[b], u, auto_forced, flat, explicit_pay, group_settlement, max_rounds, stream, queue, label)
+        elif with_mask:
+            if s.done[b]:
+                mask[b, :] = True
+            else:
+                mask[b, :] = False
+                fill_mask(s, b, mask[b], flat)
 
 
 # --- scores

@@ -22,6 +22,8 @@ satisfied.
 
 from __future__ import annotations
 
+import inspect
+
 from typing import Any
 
 import numpy as np
@@ -121,8 +123,11 @@ def _simulate(game: Any, state: Any, row: int, action: int) -> Any:
     """The row after `action` without the automatic follow-ups (auto_forced off), or None."""
     one = core.clone(core.take(state, [row]))
     u = np.full((1, data.UNIFORMS_PER_STEP), 0.5)
-    # apply_nb's kernel arguments are apply_row's: auto_forced (off here), then its scratch arrays
-    game.entries.apply_nb(np.array([action], dtype=np.int64), u, False, game.scratch.work, game.scratch.cellmask, *one)
+    # step_nb with no mask: the step alone, its kernel arguments by name with auto_forced off
+    step = game.entries.step_nb
+    names = list(inspect.signature(getattr(step, "py_func", step)).parameters)[3:-1]  # (after actions, u, mask)
+    args = [False if name == "auto_forced" else value for name, value in zip(names, game.args_of("step_nb"))]
+    step(np.array([action], dtype=np.int64), u, np.empty((0, game.num_actions), dtype=np.bool_), *args, *one)
     return one
 
 

@@ -19,61 +19,39 @@ observe_row = inline_copy(K.observe_row)
 score_of = inline_copy(K.score_of)
 
 
-# --- init
+# --- init or advance
 @kernel
-def init_nb(u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT)."""
+def init_nb(u, advance, advanced, random_board, auto_forced, deck_cards, deck_count, scratch, *fields):
+    """Fill an empty state from the uniforms u (B, UNIFORMS_AT_INIT); with `advance`, instead recompute every row's derived fields and run its automatic steps
+    (positions set by hand). (One entry for both: each entry compiles its own copy of the rules they share.)"""
     s = State(*fields)
     for b in range(s.done.shape[0]):
-        K.init_row(s, b, u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch)
-
-
-# --- apply
-@kernel
-def apply_nb(actions, u, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """Apply one legal action per live row, then its automatic steps; finished rows are untouched."""
-    s = State(*fields)
-    for b in range(s.done.shape[0]):
-        if not s.done[b]:
-            apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
-
-
-# --- legal-action mask
-@kernel
-def legal_action_mask_nb(mask, *fields):
-    """mask (B, A): the legal actions of every row's actor; finished rows all True."""
-    s = State(*fields)
-    for b in range(s.done.shape[0]):
-        if s.done[b]:
-            mask[b, :] = True
+        if advance:
+            K.advance_row(s, b, u, auto_forced, deck_cards, deck_count, scratch)
         else:
-            mask[b, :] = False
-            fill_mask(s, b, mask[b])
+            K.init_row(s, b, u, advanced, random_board, auto_forced, deck_cards, deck_count, scratch)
 
 
-# --- apply, then the new mask, row by row
+# --- step: apply, the legal-action mask, or both
 @kernel
-def apply_mask_nb(actions, u, mask, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """`apply_nb`, then `legal_action_mask_nb` of the new state, in one pass over the rows."""
+def step_nb(actions, u, mask, auto_forced, deck_cards, deck_count, scratch, *fields):
+    """Apply actions[b] to every live row (then its automatic steps; finished rows are untouched) unless actions has no rows,
+    then write every row's legal-action mask into mask (B, A) (finished rows all True) unless mask has no rows: the step,
+    the mask, or both in one pass over the rows. (One entry for the three: each entry compiles its own copy of the rules.)"""
     s = State(*fields)
     B = s.done.shape[0]
+    apply = actions.shape[0] > 0
+    with_mask = mask.shape[0] > 0
     for b in range(B):
-        if not s.done[b]:
-            apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
-        if s.done[b]:
-            mask[b, :] = True
-        else:
-            mask[b, :] = False
-            fill_mask(s, b, mask[b])
-
-
-# --- advance
-@kernel
-def advance_nb(u, auto_forced, deck_cards, deck_count, scratch, *fields):
-    """Recompute every row's derived fields, then run its automatic steps (positions set by hand)."""
-    s = State(*fields)
-    for b in range(s.done.shape[0]):
-        K.advance_row(s, b, u, auto_forced, deck_cards, deck_count, scratch)
+        if apply:
+            if not s.done[b]:
+                apply_row(s, b, actions[b], u, auto_forced, deck_cards, deck_count, scratch)
+        if with_mask:
+            if s.done[b]:
+                mask[b, :] = True
+            else:
+                mask[b, :] = False
+                fill_mask(s, b, mask[b])
 
 
 # --- scores
