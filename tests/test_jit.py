@@ -332,3 +332,39 @@ def test_compile_only_runs_every_other_kernel_called_from_python_as_python():
     finally:
         numba_hooks.compile_only(None)
     assert other(np.int64(4)) == 7 and other.overloads
+
+
+@pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
+def test_helpers_and_cold_kernels_compile_at_the_lower_llvm_level(monkeypatch):
+    """A kernel compiled because another kernel calls it, or declared cold, runs LLVM's passes at
+    `HELPER_OPT_LEVEL`; a kernel Python calls, at numba's level (its callees' code is optimized again in it)."""
+    from numba.core import config
+
+    from meeple.envs import numba_hooks
+
+    levels: list[tuple[str, int]] = []
+    builder = numba_hooks._numba_pass_builder
+
+    def recording(self, **options):
+        levels.append((compiling[-1], options.get("opt", config.OPT)))
+        return builder(self, **options)
+
+    monkeypatch.setattr(numba_hooks, "_numba_pass_builder", recording)
+    compiling: list[str] = []
+    add, caller, other = _fresh_kernels()
+    for name, dispatcher in (("add", add), ("caller", caller), ("other", other)):
+        compile_ = dispatcher._compiler._inner.compile
+
+        def tracked(args, return_type, name=name, compile_=compile_):
+            compiling.append(name)
+            try:
+                return compile_(args, return_type)
+            finally:
+                compiling.pop()
+
+        monkeypatch.setattr(dispatcher._compiler._inner, "compile", tracked)
+    other._compiler.depth = 2  # as `@kernel(cold=True)` sets it
+    assert caller(np.int64(1)) == 1 + 2 + 3 and other(np.int64(4)) == 7
+    full = {opt for name, opt in levels if name == "caller" and opt > 0}  # (numba's own cheap pass runs at 0)
+    lower = {opt for name, opt in levels if name in ("add", "other") and opt > 0}
+    assert full == {int(config.OPT)} and lower == {numba_hooks.HELPER_OPT_LEVEL}
