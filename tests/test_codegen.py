@@ -9,7 +9,7 @@ import pytest
 from meeple.envs import GAMES, codegen, make, make_encoder, encoder_kinds
 
 # an entry's parameters before its kernel arguments: the arrays each call passes itself
-_OWN = {"u", "actions", "mask", "out", "viewer", "seeds", "err", "obs", "scratch"}
+_OWN = {"u", "actions", "mask", "out", "viewer", "seeds", "err", "obs", "scratch", "advance"}
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
