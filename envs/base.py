@@ -806,13 +806,15 @@ class RulesBase(ABC):
     def check_actions(self, actions: Any, batch: int) -> np.ndarray:
         """(B,) int64 actions, or ValueError naming what is wrong: not integers (floats, strings and bools
         are refused, not truncated or parsed), the wrong count, or out of range. Kernels index with them."""
-        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.ndim == 1:
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.ndim == 1 and actions.flags.c_contiguous:
             out = actions  # the common case, without numpy's conversion overhead (it matters at B = 1)
         else:
             raw = np.asarray(actions)
             if raw.dtype.kind not in "iu":
                 raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
-            out = raw.astype(np.int64, copy=False).reshape(-1)
+            # contiguous: a strided view (a column, every other row) would make numba compile every kernel
+            # that takes actions once more for that layout, tens of seconds, for the same machine code
+            out = np.ascontiguousarray(raw.reshape(-1), dtype=np.int64)
         if out.shape[0] != batch:
             raise ValueError(f"expected {batch} actions, got {out.shape[0]}")
         if (not 0 <= out[0] < self.num_actions) if batch == 1 else first_out_of_range(out, self.num_actions) >= 0:

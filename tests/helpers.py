@@ -7,6 +7,7 @@ in CI and in every pytest-xdist worker alike.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,11 @@ import pytest
 
 from meeple.agents.random_agent import sample_masked
 from meeple.envs import GAMES, core
+
+
+# games per configuration of the random-game invariant sweeps (tests/test_<game>_invariants.py): 1,500 in
+# CI; a longer sweep runs the same checks with more, e.g. MEEPLE_SWEEP_GAMES=20000 pytest tests/test_utopia_invariants.py
+SWEEP_GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "1500"))
 
 
 def config_id(config: dict[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """Attika invariants over many random games, checked with independent numpy code (not the kernels):
-MEEPLE_SWEEP_GAMES games per player count (default 4,000, what CI runs; `benchmarks/soak.py` plays a
+MEEPLE_SWEEP_GAMES games per player count (1,500 by default, what CI runs, `tests/helpers.py`; `benchmarks/soak.py` plays a
 million per game with `validate` after every step), played to the end in one batch each.
 
 Every step: landscape cards and amphorae conserved, a game that ends this step ends by a win or the
@@ -12,8 +12,6 @@ running game and every winner meets one. At the end every game has ended by a wi
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -22,7 +20,8 @@ from meeple.envs.attika import data
 from meeple.envs.attika.rules import Attika
 from meeple.envs.core import take
 
-GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
+from helpers import SWEEP_GAMES as GAMES
+
 MAP_CHECK_EVERY = 10
 FULL_CHECK_EVERY = 20
 SAMPLE = 500

@@ -1,6 +1,6 @@
 """Invariant sweep: thousands of random Carpe Diem games per player count, checked after every step.
 
-The number of games per configuration is MEEPLE_SWEEP_GAMES (default 4,000, what CI runs;
+The number of games per configuration is MEEPLE_SWEEP_GAMES (1,500 by default, what CI runs, `tests/helpers.py`;
 `benchmarks/soak.py` plays a million games per game with `validate` after every step): random
 legal play with `game.step` on one large batch, every game played to its end. Checks, all recomputed
 with numpy from the primary fields (tile ids, districts, tracks, cards), independently of the kernels:
@@ -22,8 +22,6 @@ The rules are summarised in docs/carpe_diem.md.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -34,7 +32,8 @@ from meeple.envs.carpe_diem.rules import (
     LOC_DEPOT, LOC_DISPLAY, LOC_PENDING, LOC_PLACED, LOC_REMOVED, LOC_STORED, LOC_SUPPLY, SCORE_PART_NAMES,
 )
 
-GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
+from helpers import SWEEP_GAMES as GAMES
+
 VALIDATE_EVERY = 50
 DISTRICT_EVERY = 8  # recompute the districts of a subsample every this many steps
 DISTRICT_SAMPLE = 128  # rows per district recomputation during play

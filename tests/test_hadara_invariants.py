@@ -1,15 +1,13 @@
 """Invariant sweep: thousands of random Hadara games per configuration, checked after every step,
 plus a Hadara-specific determinization leak test.
 
-The number of games per configuration is MEEPLE_SWEEP_GAMES (default 4,000, what CI runs;
+The number of games per configuration is MEEPLE_SWEEP_GAMES (1,500 by default, what CI runs, `tests/helpers.py`;
 `benchmarks/soak.py` plays a million games per game with `validate` after every step). Every
 check recomputes its quantity with numpy from the state's primary fields (tableaux, colonies, busts,
 seals, piles), independently of the kernels and their derived caches.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
@@ -18,7 +16,8 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs import core, default_encoder, make
 from meeple.envs.hadara import data
 
-GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
+from helpers import SWEEP_GAMES as GAMES
+
 CONFIGS = [{"num_players": 2}, {"num_players": 3}, {"num_players": 5}, {"num_players": 4, "advanced": True}]
 IDS = ["2p", "3p", "5p", "4p-advanced"]
 

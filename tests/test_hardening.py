@@ -54,6 +54,18 @@ def test_float_string_and_bool_actions_are_rejected_not_truncated(case) -> None:
         game.apply(state, legal.astype(np.float64), u)
 
 
+def test_strided_actions_play_as_contiguous_ones(case) -> None:
+    """A column of an action table (a strided view) plays as the same actions in a contiguous array, and
+    reaches the kernels as one: no second compiled version of the step for another memory layout."""
+    _, _, game, state = case
+    legal = np.argmax(game.legal_action_mask(state), axis=1)
+    table = np.stack([legal, np.zeros_like(legal)], axis=1)
+    u = np.zeros((4, game.uniforms_per_step))
+    assert core.states_equal(game.apply(state, table[:, 0], u), game.apply(state, legal, u))
+    layouts = {signature[0].layout for signature in getattr(game.entries.step_nb, "signatures", ())}
+    assert layouts <= {"C"}, f"step_nb compiled for actions of layouts {sorted(layouts)}"
+
+
 def _illegal_actions(state, mask):
     """One legal action per row, and in the first live row with an illegal action, that action."""
     live = np.flatnonzero(~state.done & ~mask.all(axis=1))

@@ -1,12 +1,10 @@
 """Invariant sweep: thousands of random RTTA games per player count, checked after every step.
 
-The number of games per configuration is MEEPLE_SWEEP_GAMES (default 4,000, what CI runs;
+The number of games per configuration is MEEPLE_SWEEP_GAMES (1,500 by default, what CI runs, `tests/helpers.py`;
 `benchmarks/soak.py` plays a million games per game with `validate` after every step).
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
@@ -15,7 +13,8 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs import make
 from meeple.envs.roll_through_the_ages import data
 
-GAMES = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
+from helpers import SWEEP_GAMES as GAMES
+
 
 
 def reference_scores(s) -> np.ndarray:

@@ -12,15 +12,13 @@ best-ranked player who has not acted), and every game ending within max_game_len
 
     python tests/test_utopia_invariants.py --games 100000    # a longer sweep
 
-The test runs GAMES_PER_COUNT (MEEPLE_SWEEP_GAMES, default 4,000, what CI runs) games per player count
-(about a minute of CPU on the project's machine for all four, split over the CI workers); the script runs
-as many as asked, and `benchmarks/soak.py` plays a million games with `validate` after every step.
+The test runs GAMES_PER_COUNT games per player count (MEEPLE_SWEEP_GAMES: 1,500 by default, what CI runs;
+`tests/helpers.py`); the script runs as many as asked, and `benchmarks/soak.py` plays a million games with `validate` after every step.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import numpy as np
@@ -30,7 +28,8 @@ from meeple.agents.random_agent import sample_masked
 from meeple.envs.utopia import Utopia
 from meeple.envs.utopia import data as D
 
-GAMES_PER_COUNT = int(os.environ.get("MEEPLE_SWEEP_GAMES", "4000"))
+from helpers import SWEEP_GAMES as GAMES_PER_COUNT
+
 BATCH = 2000
 
 
