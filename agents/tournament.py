@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -45,7 +46,7 @@ from tqdm.auto import tqdm
 
 from meeple.agents import make_agent
 from meeple.agents.arena import play_games, summarize, unique_labels
-from meeple.envs import make
+from meeple.envs import core, make
 from meeple.envs import first_use
 
 SEATINGS = ("permutations", "rotations")
@@ -197,3 +198,34 @@ def run_tournament(game_name: str, agent_specs: Sequence[Any], num_players: int 
         "pairwise": pairwise(n, seats, returns) if P > 1 else None,
         "per_game": per_game,
     }
+
+
+# --- time per decision ------------------------------------------------------------------------
+
+def heuristic_positions(game: Any, heuristic: Any, batch: int, moves: int, seed: int) -> Any:
+    """Up to `batch` unfinished positions: 2 x `batch` seeded games of the heuristic in every seat, each
+    advanced by `moves` moves (finished rows wait)."""
+    rng = np.random.default_rng(seed)
+    state = game.init(rng, 2 * batch)
+    for _ in range(moves):
+        live = ~state.done
+        actions = np.argmax(game.legal_action_mask(state), axis=1)  # finished rows: any action, ignored
+        if live.any():
+            actions[live] = heuristic.act(game, core.take(state, np.flatnonzero(live)), rng)
+        state = game.step(state, actions, rng)
+    return core.take(state, np.flatnonzero(~state.done)[:batch])
+
+
+def ms_per_decision(game: Any, agents: list[Any], state: Any, repeats: int, seed: int) -> list[float]:
+    """Each agent's milliseconds per decision on the rows of `state`: a first call on two rows (compiles or
+    loads kernels), then `repeats` calls on every row, agents in turn; the median call / rows."""
+    rows = core.batch_size(state)
+    for agent in agents:
+        agent.act(game, core.take(state, np.arange(min(2, rows))), np.random.default_rng(seed))
+    times: list[list[float]] = [[] for _ in agents]
+    for repeat in range(repeats):
+        for k, agent in enumerate(agents):
+            start = time.perf_counter()
+            agent.act(game, state, np.random.default_rng(seed + 1 + repeat))
+            times[k].append(time.perf_counter() - start)
+    return [1000 * float(np.median(t)) / rows for t in times]

@@ -15,14 +15,12 @@ whatever else the machine runs.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
-from typing import Any
 
-import numpy as np
 import tyro
 
 from meeple.agents import make_agent
+from meeple.agents.tournament import heuristic_positions, ms_per_decision
 from meeple.envs import GAMES, core, make
 
 
@@ -42,35 +40,6 @@ class Args:
     seed: int = 0
     json: str | None = None
     """also write the figures to this JSON file"""
-
-
-def heuristic_positions(game: Any, heuristic: Any, batch: int, moves: int, seed: int) -> Any:
-    """Up to `batch` unfinished positions: 2 x `batch` seeded games of the heuristic in every seat, each
-    advanced by `moves` moves (finished rows wait)."""
-    rng = np.random.default_rng(seed)
-    state = game.init(rng, 2 * batch)
-    for _ in range(moves):
-        live = ~state.done
-        actions = np.argmax(game.legal_action_mask(state), axis=1)  # finished rows: any action, ignored
-        if live.any():
-            actions[live] = heuristic.act(game, core.take(state, np.flatnonzero(live)), rng)
-        state = game.step(state, actions, rng)
-    return core.take(state, np.flatnonzero(~state.done)[:batch])
-
-
-def ms_per_decision(game: Any, agents: list[Any], state: Any, repeats: int, seed: int) -> list[float]:
-    """Each agent's milliseconds per decision on the rows of `state`: a first call on two rows (compiles or
-    loads kernels), then `repeats` calls on every row, agents in turn; the median call / rows."""
-    rows = core.batch_size(state)
-    for agent in agents:
-        agent.act(game, core.take(state, np.arange(min(2, rows))), np.random.default_rng(seed))
-    times: list[list[float]] = [[] for _ in agents]
-    for repeat in range(repeats):
-        for k, agent in enumerate(agents):
-            start = time.perf_counter()
-            agent.act(game, state, np.random.default_rng(seed + 1 + repeat))
-            times[k].append(time.perf_counter() - start)
-    return [1000 * float(np.median(t)) / rows for t in times]
 
 
 def main(args: Args) -> dict:

@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -36,9 +35,7 @@ from meeple.agents import make_agent
 from meeple.agents.mcts import RolloutAgent, ScoreEvaluator
 from meeple.agents.net import NetEvaluator, PolicyValueNet, fit, to_relative, value_targets
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from decision_time import heuristic_positions, ms_per_decision  # noqa: E402  (the same timed calls)
-from meeple.agents.tournament import run_tournament
+from meeple.agents.tournament import heuristic_positions, ms_per_decision, run_tournament
 from meeple.envs import core, first_use, make
 
 

@@ -190,7 +190,8 @@ def baselines_table(results: dict, baselines: dict) -> str:
 
 def nets_table(results: dict, baselines: dict) -> str:
     """The shipped trained nets (agents/baselines/baselines.json), the policy alone."""
-    rows = ["| Agent | Game, players | Training | vs heuristic | vs random | Measured |", "|---|---|---|---|---|---|"]
+    rows = ["| Agent | Game, players | Training | vs heuristic | vs random | With search, vs heuristic | Measured |",
+            "|---|---|---|---|---|---|---|"]
     for name, b in baselines["baselines"].items():
         policy = {p["opponent"]: p for p in b["policy"]}
         h, r = policy.get("heuristic"), policy.get("random")
@@ -202,8 +203,14 @@ def nets_table(results: dict, baselines: dict) -> str:
         else:
             vs_h = "—" if h is None else f"{pct(h['win_rate'], h['win_ci95'])} of {h['games']:,}"
         vs_r = "—" if r is None else f"{pct(r['win_rate'], r['win_ci95'])} of {r['games']:,}"
-        rows.append(f"| `net:{name}` | {title(b['game'])}, {b['num_players']} | {b['train_minutes']:g} min "
-                    f"| {vs_h} | {vs_r} | {b.get('measured', '—')} |")
+        # an advantage run: hours and labelled states (an exit run's minutes are its whole story)
+        training = (f"{b['train_minutes'] / 60:.1f} h, {b['labelled_states']:,} labelled states"
+                    if "labelled_states" in b else f"{b['train_minutes']:g} min")
+        s = next((x for x in b.get("search", ()) if x["opponent"] == "heuristic" and "spec" in x), None)
+        search = "—" if s is None else (f"`{s['spec'].split(':', 2)[2]}`: {pct(s['win_rate'], s['win_ci95'])} of "
+                                       f"{s['games']:,}, {s['ms_per_decision']:g} ms per decision")
+        rows.append(f"| `net:{name}` | {title(b['game'])}, {b['num_players']} | {training} "
+                    f"| {vs_h} | {vs_r} | {search} | {b.get('measured', '—')} |")
     return "\n".join(rows) + ("\n\nSource: `agents/baselines/baselines.json` (written by `scripts/ship_baseline.py`, "
                               "with each net's training command).")
 

@@ -2,14 +2,20 @@
 agents/baselines/baselines.json (the training command, the run's summary, and tournaments measured here).
 
     .venv/bin/python scripts/ship_baseline.py runs/<name> --games 1000 --search-games 400
+    .venv/bin/python scripts/ship_baseline.py runs/<advantage run> --games 2000 --search-games 400 \
+        --search-sims 10 --search-top-k 2
 
 The run folder is one `meeple train --algo exit` wrote (best.safetensors or net.safetensors, and
-summary.json). The shipped file is the net with its weights rounded to float16 (the tournaments play that file, not the run's),
+summary.json) or one `meeple train --algo advantage` wrote (the same nets, manifest.json and
+checkpoint.json: its hours, labelled states and learning curve, summed over its sessions, go into the
+entry). The shipped file is the net with its weights rounded to float16 (the tournaments play that file, not the run's),
 loadable as `net:<game>-<P>p` and `search:<game>-<P>p:...` anywhere meeple is installed. The
 tournaments are `meeple.agents.tournament.run_tournament` (evaluate.py's: every seating, duplicate
 seeding, Wilson 95% intervals): the policy alone against the heuristic and against random
-(--games each), and, with --search-games > 0, `search:<name>:mode=rollout,sims=<--search-sims>` against
-the heuristic and against the heuristic's own rollout agent at the same number of playouts.
+(--games each), and, with --search-games > 0, `search:<name>:mode=rollout,sims=<--search-sims>` (with
+`top_k=<--search-top-k>` when given) against the heuristic and against the heuristic's own rollout agent at
+the same number of playouts, each with its milliseconds per decision (`tournament.ms_per_decision`: 32
+positions of heuristic games, batched as in the tournament).
 A bad argument (a count out of range, a folder without the run's files) exits with code 2 and a one-line message
 naming it, before anything is played or written.
 """
@@ -34,29 +40,70 @@ ROOT = Path(__file__).resolve().parents[1]
 @dataclass
 class Args:
     run: Annotated[tyro.conf.Positional[Path], tyro.conf.arg(metavar="RUN")]
-    """the training run's folder (best.safetensors or net.safetensors, summary.json)"""
+    """the training run's folder (best.safetensors or net.safetensors; summary.json, or manifest.json and
+    checkpoint.json)"""
     games: int = 1000
     """games of the policy against each baseline"""
     search_games: int = 0
     """games of the search against each opponent (0 = no search tournaments)"""
     search_sims: int = 64
     """playouts per decision of the search"""
+    search_top_k: int = 0
+    """the search's candidates: the net's this many best moves besides its own (0 = every legal move)"""
     seed: int = 2026
     """seed of the first tournament (each of the others adds its own offset)"""
     net: Literal["best", "net"] = "best"
     """ship best.safetensors (the run's best evaluation) or net.safetensors (its last net)"""
 
 
+# the files that say which trainer wrote a run folder (besides its nets)
+RUN_FILES = {"exit": ("summary.json",), "advantage": ("manifest.json", "checkpoint.json")}
+
+
+def run_kind(run: Path) -> str | None:
+    """"exit" or "advantage": the trainer whose files the run folder holds; None for neither."""
+    return next((kind for kind, files in RUN_FILES.items() if all((run / f).is_file() for f in files)), None)
+
+
 def validate_args(args: Args) -> None:
     """Raises ArgsError naming the first invalid argument; reads nothing but the run folder's listing."""
     check_at_least(args, 1, "games", "search_sims")
-    check_at_least(args, 0, "search_games", "seed")  # the seed as evaluate.py's: default_rng takes no negative
+    check_at_least(args, 0, "search_games", "seed", "search_top_k")  # the seed as evaluate.py's: default_rng takes no negative
+    if args.search_top_k == 1:
+        raise ArgsError("--search-top-k must be 0 (every legal move) or at least 2, got 1")
     if not args.run.is_dir():
-        raise ArgsError(f"RUN {str(args.run)!r}: no such folder (a `meeple train --algo exit` run folder)")
-    for path in (args.run / f"{args.net}.safetensors", args.run / "summary.json"):
-        if not path.is_file():
-            raise ArgsError(f"RUN {str(args.run)!r}: {path.name} does not exist; is it a `meeple train --algo exit` "
-                            f"run folder?")
+        raise ArgsError(f"RUN {str(args.run)!r}: no such folder (a `meeple train --algo exit` or `--algo advantage` "
+                        f"run folder)")
+    if run_kind(args.run) is None:
+        raise ArgsError(f"RUN {str(args.run)!r}: neither summary.json (an exit run) nor manifest.json and "
+                        f"checkpoint.json (an advantage run) exist; is it a `meeple train` run folder?")
+    if not (args.run / f"{args.net}.safetensors").is_file():
+        raise ArgsError(f"RUN {str(args.run)!r}: {args.net}.safetensors does not exist")
+
+
+def training_record(run: Path, kind: str) -> dict:
+    """The entry's account of the training: its command (the run's own settings), how long it ran and on how
+    much, and its best evaluation; for an advantage run also its learning curve (the net alone against the
+    heuristic over the run's hours and labelled states: docs/training.md draws it)."""
+    local = ("run_name", "run_dir", "exp_name", "progress_bar")  # where the run went, not what it did
+    if kind == "exit":
+        summary = json.loads((run / "summary.json").read_text())
+        train_args = summary["args"]
+        record = {"train_minutes": round(summary["timings"]["total_s"] / 60, 1), "rounds": summary["rounds"],
+                  "decisions": summary["decisions"], "best_eval": summary.get("best")}
+    else:
+        manifest = json.loads((run / "manifest.json").read_text())
+        train_args = {"algo": "advantage", **json.loads((run / "checkpoint.json").read_text())["args"]}
+        curve = json.loads((run / "curve.json").read_text()) if (run / "curve.json").is_file() else []
+        record = {"train_minutes": round(manifest["hours"] * 60, 1), "sessions": len(manifest["sessions"]),
+                  "shards": manifest["shards"], "labelled_states": manifest["labelled_states"],
+                  "playouts": manifest["playouts"], "margin": manifest["margin"], "best_eval": manifest.get("best"),
+                  "curve": [{"hours": p["hours"], "labelled_states": p["labelled_states"], "games": p["games"],
+                             "win_rate": round(p["win_rate"], 4), "win_ci95": [round(x, 4) for x in p["win_ci95"]]}
+                            for p in curve]}
+    command = ["meeple", "train"] + [part for key, value in train_args.items() if key not in local
+                                     for part in _flag(key, value)]
+    return {"train_command": " ".join(shlex.quote(p) for p in command), **record}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,12 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     except ArgsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    net_file, summary_file = args.run / f"{args.net}.safetensors", args.run / "summary.json"
+    net_file = args.run / f"{args.net}.safetensors"
 
+    from meeple.agents import make_agent
     from meeple.agents.net import BASELINES_DIR, load_net, save_net
-    from meeple.agents.tournament import run_tournament
+    from meeple.agents.tournament import heuristic_positions, ms_per_decision, run_tournament
+    from meeple.envs import make
 
-    summary = json.loads(summary_file.read_text())
+    training = training_record(args.run, run_kind(args.run))
     net = load_net(net_file)
     game, players = net.header["game"], int(net.header["num_players"])
     name = f"{game}-{players}p"
@@ -82,11 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     save_net(net, shipped, dtype="F16")
     config = {k: v for k, v in net.header["config"].items() if k != "num_players"}
 
-    def tournament(agents: list[str], games: int, seed: int) -> dict:
+    def tournament(agents: list[str], games: int, seed: int, **extra: object) -> dict:
         t = time.perf_counter()
         result = run_tournament(game, agents, num_players=players, games=games, seed=seed, variant=config)
         me = result["agents"][0]
-        out = {"opponent": agents[1], "games": me["games"], "win_rate": round(me["win_rate"], 4),
+        out = {"opponent": agents[1], **extra, "games": me["games"], "win_rate": round(me["win_rate"], 4),
                "win_ci95": [round(x, 4) for x in me["win_ci95"]], "mean_score": round(me["mean_score"], 2),
                "opponent_mean_score": round(result["agents"][1]["mean_score"], 2),
                "seconds": round(time.perf_counter() - t, 1), "seed": seed}
@@ -97,25 +146,24 @@ def main(argv: list[str] | None = None) -> int:
               for k, opponent in enumerate(("heuristic", "random"))]
     search = []
     if args.search_games:
-        spec = f"search:{shipped}:mode=rollout,sims={args.search_sims}"
+        options = f"mode=rollout,sims={args.search_sims}" + (f",top_k={args.search_top_k}" if args.search_top_k else "")
+        spec = f"search:{shipped}:{options}"
         rival = f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic"
-        search = [tournament([spec, opponent], args.search_games, args.seed + 10 + k)
+        env = make(game, num_players=players, **config)
+        positions = heuristic_positions(env, make_agent("heuristic", game, players, **config), 32, 30, args.seed)
+        timed = ms_per_decision(env, [make_agent(s, game, players, **config) for s in (spec, rival)], positions, 3,
+                                args.seed)
+        search = [tournament([spec, opponent], args.search_games, args.seed + 10 + k, spec=f"search:{name}:{options}",
+                             ms_per_decision=round(timed[0], 1))
                   for k, opponent in enumerate(("heuristic", rival))]
+        search[1]["opponent_ms_per_decision"] = round(timed[1], 1)
 
     manifest_file = BASELINES_DIR / "baselines.json"
     manifest = json.loads(manifest_file.read_text()) if manifest_file.is_file() else {"baselines": {}}
-    train_args = summary["args"]
-    local = ("run_name", "run_dir", "exp_name", "progress_bar")  # where the run went, not what it did
-    command = ["meeple", "train"] + [part for key, value in train_args.items() if key not in local
-                                     for part in _flag(key, value)]
     manifest["baselines"][name] = {
         "file": shipped.name, "game": game, "num_players": players, "config": net.header["config"],
-        "hidden": net.header["hidden"], "bytes": shipped.stat().st_size,
-        "train_command": " ".join(shlex.quote(p) for p in command),
-        "train_minutes": round(summary["timings"]["total_s"] / 60, 1),
-        "rounds": summary["rounds"], "decisions": summary["decisions"], "shipped": f"{args.net}.safetensors",
-        "best_eval": summary.get("best"),
-        "policy": policy, "search": search,
+        "hidden": net.header["hidden"], "bytes": shipped.stat().st_size, **training,
+        "shipped": f"{args.net}.safetensors", "policy": policy, "search": search,
         "measured": time.strftime("%Y-%m-%d"),
     }
     manifest["baselines"] = dict(sorted(manifest["baselines"].items()))

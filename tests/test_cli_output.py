@@ -162,7 +162,8 @@ SCRIPTS = {
     "scripts/main_job_summary.py": (["--phases", "--run", "--policy", "--record"],
                                     ["--phases", "no-such-file", "--record"], ["--phases", "no-such-file"],
                                     [ROOT / "benchmarks"]),
-    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--seed", "--net {best,net}"],
+    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--search-top-k", "--seed",
+                                  "--net {best,net}"],
                                  ["no-such-run", "--games", "3"], ["RUN", "no-such-run", "no such folder"],
                                  [ROOT / "agents" / "baselines"]),
 }
@@ -192,4 +193,35 @@ def test_ship_baseline_names_the_missing_run_file_and_the_counts(tmp_path):
                         (["--search-games", "-1"], ["--search-games", "at least 0"]),
                         (["--search-sims", "0"], ["--search-sims", "at least 1"])):
         assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), *args, cwd=tmp_path), *words)
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["run", "summary.json"]
+    assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), "--search-top-k", "1", cwd=tmp_path),
+                          "--search-top-k", "0 (every legal move) or at least 2")
+    (run_dir / "summary.json").unlink()
+    (run_dir / "manifest.json").write_text("{}")  # an advantage run without its checkpoint.json
+    assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), cwd=tmp_path),
+                          "RUN", "neither summary.json", "checkpoint.json")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["manifest.json", "run"]
+
+
+def test_ship_baseline_records_an_advantage_runs_hours_states_and_curve(tmp_path, monkeypatch):
+    """An advantage run's entry: the command that resumes nothing but repeats its settings, its hours and
+    labelled states summed over sessions, and its learning curve (docs/training.md draws it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ship_baseline", ROOT / "scripts" / "ship_baseline.py")
+    ship = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "ship_baseline", ship)  # (its dataclass looks itself up there)
+    spec.loader.exec_module(ship)
+    (tmp_path / "manifest.json").write_text(json.dumps({
+        "hours": 6.02, "labelled_states": 63000, "shards": 240, "playouts": 2_000_000, "margin": 1.0,
+        "best": {"score": 0.5, "shards": 102, "hours": 2.99}, "sessions": [{}, {}, {}]}))
+    (tmp_path / "checkpoint.json").write_text(json.dumps({"args": {"game": "utopia", "num_players": 2, "top_k": 2,
+                                                                   "tune_margin": True, "hidden": [256, 256]}}))
+    (tmp_path / "curve.json").write_text(json.dumps([{"hours": 0.5, "labelled_states": 900, "shards": 4, "games": 200,
+                                                      "win_rate": 0.49, "win_ci95": [0.42123, 0.559], "margin": 1.0}]))
+    assert ship.run_kind(tmp_path) == "advantage"
+    record = ship.training_record(tmp_path, "advantage")
+    assert record["train_command"] == ("meeple train --algo advantage --game utopia --num-players 2 --top-k 2 "
+                                       "--tune-margin --hidden 256 256")
+    assert (record["train_minutes"], record["labelled_states"], record["sessions"]) == (361.2, 63000, 3)
+    assert record["curve"] == [{"hours": 0.5, "labelled_states": 900, "games": 200, "win_rate": 0.49,
+                                "win_ci95": [0.4212, 0.559]}]
