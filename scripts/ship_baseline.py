@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
+import numpy as np
 import tyro
 
 from meeple.agents.io import ArgsError, check_at_least
@@ -50,6 +51,9 @@ class Args:
     """playouts per decision of the search"""
     search_top_k: int = 0
     """the search's candidates: the net's this many best moves besides its own (0 = every legal move)"""
+    search_rival: bool = True
+    """also play the search against the heuristic's rollout agent at the same playouts (--no-search-rival: not;
+    that agent tries every legal move, which costs several times the search's budget where moves are many)"""
     seed: int = 2026
     """seed of the first tournament (each of the others adds its own offset)"""
     net: Literal["best", "net"] = "best"
@@ -151,12 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         rival = f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic"
         env = make(game, num_players=players, **config)
         positions = heuristic_positions(env, make_agent("heuristic", game, players, **config), 32, 30, args.seed)
-        timed = ms_per_decision(env, [make_agent(s, game, players, **config) for s in (spec, rival)], positions, 3,
-                                args.seed)
+        timed = ms_per_decision(env, [make_agent(s, game, players, **config)
+                                      for s in ((spec, rival) if args.search_rival else (spec,))], positions, 3, args.seed)
+        opponents = ("heuristic", rival) if args.search_rival else ("heuristic",)
         search = [tournament([spec, opponent], args.search_games, args.seed + 10 + k, spec=f"search:{name}:{options}",
                              ms_per_decision=round(timed[0], 1))
-                  for k, opponent in enumerate(("heuristic", rival))]
-        search[1]["opponent_ms_per_decision"] = round(timed[1], 1)
+                  for k, opponent in enumerate(opponents)]
+        if args.search_rival:
+            search[1]["opponent_ms_per_decision"] = round(timed[1], 1)
 
     manifest_file = BASELINES_DIR / "baselines.json"
     manifest = json.loads(manifest_file.read_text()) if manifest_file.is_file() else {"baselines": {}}
@@ -168,8 +174,47 @@ def main(argv: list[str] | None = None) -> int:
     }
     manifest["baselines"] = dict(sorted(manifest["baselines"].items()))
     manifest_file.write_text(json.dumps(manifest, indent=2) + "\n")
+    draw_curves(manifest["baselines"], CURVES)
     print(f"shipped {shipped.relative_to(ROOT)} ({shipped.stat().st_size:,} bytes) as net:{name}")
     return 0
+
+
+CURVES = ROOT / "docs" / "img" / "advantage_curves.png"
+
+
+def draw_curves(baselines: dict, path: Path) -> None:
+    """The learning curve of every shipped advantage net (docs/training.md): the net alone against the
+    heuristic, win rate with its 95% band over the run's hours, one panel per net, its labelled states on
+    the top axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    nets = {name: b for name, b in baselines.items() if b.get("curve")}
+    if not nets:
+        return
+    fig, axes = plt.subplots(1, len(nets), figsize=(4.2 * len(nets), 3.4), dpi=100, squeeze=False)
+    for ax, (name, b) in zip(axes[0], nets.items()):
+        hours = [p["hours"] for p in b["curve"]]
+        ax.plot(hours, [p["win_rate"] for p in b["curve"]], marker="o", markersize=3)
+        ax.fill_between(hours, [p["win_ci95"][0] for p in b["curve"]], [p["win_ci95"][1] for p in b["curve"]],
+                        alpha=0.2)
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("training hours (one core)")
+        ax.set_ylabel("win rate vs heuristic (200 games)")
+        ax.set_title(f"net:{name}", fontsize=9)
+        ax.grid(alpha=0.3)
+        top = ax.secondary_xaxis("top")  # labelled states at the hour ticks (between evaluations: interpolated)
+        ticks = [t for t in ax.get_xticks() if hours[0] <= t <= hours[-1]]
+        states = np.interp(ticks, hours, [p["labelled_states"] for p in b["curve"]])
+        top.set_xticks(ticks, [f"{n / 1000:.0f}k" for n in states], fontsize=7)
+        top.set_xlabel("labelled states", fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    plt.close(fig)
 
 
 def _flag(key: str, value: object) -> list[str]:

@@ -162,7 +162,7 @@ SCRIPTS = {
     "scripts/main_job_summary.py": (["--phases", "--run", "--policy", "--record"],
                                     ["--phases", "no-such-file", "--record"], ["--phases", "no-such-file"],
                                     [ROOT / "benchmarks"]),
-    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--search-top-k", "--seed",
+    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--search-top-k", "--no-search-rival", "--seed",
                                   "--net {best,net}"],
                                  ["no-such-run", "--games", "3"], ["RUN", "no-such-run", "no such folder"],
                                  [ROOT / "agents" / "baselines"]),

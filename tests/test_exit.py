@@ -368,8 +368,12 @@ def test_shipped_baselines_load_by_name_and_play(name):
     result = play_games(game, [agent] + [RandomAgent()] * (game.num_players - 1), 2, seed=0)
     assert result["games"] == 2
     assert entry["bytes"] < 4_000_000, "a shipped baseline stays small"
-    assert entry["train_command"].startswith("meeple train --algo exit")
     assert entry["policy"][0]["opponent"] == "heuristic" and entry["policy"][0]["games"] >= 1000
+    if entry["train_command"].startswith("meeple train --algo advantage"):  # hours, states and curve recorded
+        assert agent.net.header["head"]["kind"] == "advantage"
+        assert entry["labelled_states"] > 0 and entry["curve"] and entry["train_minutes"] > 0
+    else:
+        assert entry["train_command"].startswith("meeple train --algo exit")
 
 
 def test_unknown_baseline_names_list_the_shipped_ones():
