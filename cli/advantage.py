@@ -346,7 +346,7 @@ def train(args: Args, stop: Any) -> dict:
     from meeple.cli.train import Interrupted
     from meeple.envs import make
 
-    session_t0 = time.perf_counter()
+    session_t0, session_cpu0 = time.perf_counter(), time.process_time()
     started = time.strftime("%Y-%m-%dT%H:%M:%S")
     run = make_run_folder(args, "advantage_")
     for folder in (run / "shards", run / "checkpoint"):
@@ -372,8 +372,9 @@ def train(args: Args, stop: Any) -> dict:
                  "margin": args.margin, "best": {"score": None, "shards": None, "hours": None}, "curve": [],
                  "sessions": [], "window": {}, "margin_gains": {}}
     base_hours = float(state["hours"])
-    session = {"started": started, "resumed": bool(args.resume), "hours": 0.0, "shards": 0, "labelled_states": 0,
-               "stopped_by": "running"}
+    # CPU hours beside the wall-clock ones: a run that shares its core (nice, other work) waits without training
+    session = {"started": started, "resumed": bool(args.resume), "hours": 0.0, "cpu_hours": 0.0, "shards": 0,
+               "labelled_states": 0, "stopped_by": "running"}
     state["sessions"].append(session)
     deadline = session_t0 + args.time_limit_minutes * 60 if args.time_limit_minutes > 0 else float("inf")
     cache: dict[int, dict[str, np.ndarray]] = {}  # the window's shards, read once
@@ -396,6 +397,7 @@ def train(args: Args, stop: Any) -> dict:
             save_optimizer(optimizer, run / state["optimizer"])
         state["hours"] = round(hours_now(), 6)
         session["hours"] = round((time.perf_counter() - session_t0) / 3600, 6)
+        session["cpu_hours"] = round((time.process_time() - session_cpu0) / 3600, 6)
         atomic_write_text(run / "checkpoint.json", json.dumps({
             "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION,
             "args": {k: v for k, v in asdict(args).items() if k not in SESSION_OPTIONS}, **state}, indent=1))
@@ -403,6 +405,8 @@ def train(args: Args, stop: Any) -> dict:
         atomic_write_text(run / "manifest.json", json.dumps({
             "game": args.game, "num_players": args.num_players, "variant": json.loads(args.variant),
             "hours": state["hours"], "labelled_states": state["labelled_states"], "shards": state["shards"],
+            # (sessions from before CPU time was recorded have none: their CPU hours are not in this sum)
+            "cpu_hours": round(sum(x.get("cpu_hours", 0.0) for x in state["sessions"]), 6),
             "playouts": state["playouts"], "margin": state["margin"], "best": state["best"],
             "sessions": state["sessions"]}, indent=2))
         keep = {state["net"], state["optimizer"], *state["window"].values()}

@@ -99,7 +99,8 @@ def training_record(run: Path, kind: str) -> dict:
         manifest = json.loads((run / "manifest.json").read_text())
         train_args = {"algo": "advantage", **json.loads((run / "checkpoint.json").read_text())["args"]}
         curve = json.loads((run / "curve.json").read_text()) if (run / "curve.json").is_file() else []
-        record = {"train_minutes": round(manifest["hours"] * 60, 1), "sessions": len(manifest["sessions"]),
+        record = {"train_minutes": round(manifest["hours"] * 60, 1), "cpu_hours": manifest.get("cpu_hours"),
+                  "sessions": len(manifest["sessions"]),
                   "shards": manifest["shards"], "labelled_states": manifest["labelled_states"],
                   "playouts": manifest["playouts"], "margin": manifest["margin"], "best_eval": manifest.get("best"),
                   "curve": [{"hours": p["hours"], "labelled_states": p["labelled_states"], "games": p["games"],

@@ -289,6 +289,8 @@ def test_a_tiny_run_stops_resumes_exactly_and_accumulates_its_manifest(tmp_path)
     assert [s["shards"] for s in sessions] == [1, 0, 1] and [s["resumed"] for s in sessions] == [False, True, True]
     assert sum(s["labelled_states"] for s in sessions) == manifest["labelled_states"]
     assert manifest["hours"] == pytest.approx(sum(s["hours"] for s in sessions), abs=1e-4) and manifest["hours"] > 0
+    assert manifest["cpu_hours"] == pytest.approx(sum(s["cpu_hours"] for s in sessions), abs=1e-4)
+    assert 0 < manifest["cpu_hours"] and all(s["cpu_hours"] <= 2 * s["hours"] + 1e-4 for s in sessions)  # 2 cores
     curve = json.loads((split / "curve.json").read_text())
     assert curve[0]["labelled_states"] == 0 and curve[-1]["labelled_states"] == manifest["labelled_states"]
     for point in curve:
