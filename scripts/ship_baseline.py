@@ -3,7 +3,7 @@ agents/baselines/baselines.json (the training command, the run's summary, and to
 
     .venv/bin/python scripts/ship_baseline.py runs/<name> --games 1000 --search-games 400
     .venv/bin/python scripts/ship_baseline.py runs/<advantage run> --games 2000 --search-games 400 \
-        --search-sims 10 --search-top-k 2
+        --search-sims 12 --search-top-k 2
 
 The run folder is one `meeple train --algo exit` wrote (best.safetensors or net.safetensors, and
 summary.json) or one `meeple train --algo advantage` wrote (the same nets, manifest.json and
