@@ -1,8 +1,9 @@
 """Every use meeple makes of numba's internals, in one place, each checked when this module is imported.
 
 numba's public API has no way to (1) run a kernel as Python while its compile happens in another process,
-(2) stamp cache entries with the sources of the helpers a kernel inlines, or (3) call a compiled kernel
-without typing every argument again. These hooks reach into numba's dispatcher and cache classes for
+(2) stamp cache entries with the sources of the helpers a kernel inlines, (3) call a compiled kernel
+without typing every argument again, or (4) compile a kernel that only kernels call more cheaply (without
+Python wrappers, at a lower LLVM level, once for all integer widths). These hooks reach into numba's dispatcher and cache classes for
 that. They are tested with the numba versions pyproject.toml allows; a numba whose internals moved makes
 this import fail with an error naming the missing piece (`NumbaInternalsChanged`), rather than a kernel
 silently serving stale machine code or running as Python forever.
@@ -81,11 +82,19 @@ class _CompilerOrInterpret:
     def compile(self, args: Any, return_type: Any) -> Any:
         if INTERPRETING.on or self.refuse:
             raise _Uncompiled
+        callee = getattr(_compiling, "depth", 0) > 0  # compiled because another kernel calls it
         _compiling.depth = getattr(_compiling, "depth", 0) + self.depth  # ("helpers at a lower LLVM level")
+        options = self._inner.targetoptions
+        if callee:  # ("kernels called only from kernels", below)
+            self._inner.targetoptions = {**options, **CALLEE_OPTIONS}
         try:
-            return self._inner.compile(args, return_type)
+            compiled = self._inner.compile(args, return_type)
         finally:
+            self._inner.targetoptions = options
             _compiling.depth -= self.depth
+        if callee:
+            compiled.metadata[CALLEE_ONLY] = True
+        return compiled
 
 
 def _python_of(dispatcher: Any, python: Any) -> Any:
@@ -108,6 +117,7 @@ def adopt(dispatcher: Any, python: Any, cold: bool = False) -> None:
     def first_call(*args: Any, **kws: Any) -> Any:
         if INTERPRETING.refresh is not None:
             INTERPRETING.refresh()
+        _drop_callee_only(dispatcher)
         refuse = _compile_only is not None and id(dispatcher) not in _compile_only
         if (INTERPRETING.on or refuse) and id(dispatcher) in _interpreted:
             return as_python
@@ -122,6 +132,7 @@ def adopt(dispatcher: Any, python: Any, cold: bool = False) -> None:
 
     dispatcher._compile_for_args = first_call
     _one_version_per_width(dispatcher)
+    _callee_only_kept_from_python(dispatcher)
 
 
 KERNELS: list[Any] = []  # every kernel of the package
@@ -136,6 +147,52 @@ def compile_only(*dispatchers: Any) -> None:
     global _compile_only
     _compile_only = None if dispatchers == (None,) else {id(d) for d in dispatchers}
     _interpreted.clear()
+
+
+# --- kernels called only from kernels: no Python entry -----------------------------------------------
+#
+# numba wraps every compiled function twice so that Python and C can call it: the CPython wrapper unboxes
+# every argument (a helper taking a State unboxes ~40 arrays) and both wrappers are generated, optimized
+# and emitted as machine code. A kernel compiled because another kernel calls it is reached only through
+# that call, whose module links the helper's own code, so it is compiled without them (numba's options,
+# which its own overloads use). Such a version is never called from Python: it stays out of the
+# dispatch table Python calls go through and out of the disk cache, and a call from Python drops it
+# first, so that the call loads or compiles the version with wrappers (`first_call` above). Measured on
+# Hadara, each part alone on a cold cache (CPU seconds): "agents" 81 -> 47, "play" 61 -> 59.
+
+CALLEE_OPTIONS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+CALLEE_ONLY = "meeple_callee_only"  # (the mark in a compile result's metadata)
+_require(Dispatcher, "add_overload")
+
+
+def _is_callee_only(compiled: Any) -> bool:
+    return bool(compiled.metadata and compiled.metadata.get(CALLEE_ONLY))
+
+
+def _drop_callee_only(dispatcher: Any) -> None:
+    """Forget the versions compiled without wrappers (before a call from Python: it needs the other kind)."""
+    for args in [args for args, compiled in dispatcher.overloads.items() if _is_callee_only(compiled)]:
+        del dispatcher.overloads[args]
+
+
+def _callee_only_kept_from_python(dispatcher: Any) -> None:
+    add_overload = dispatcher.add_overload
+
+    def add(compiled: Any) -> None:
+        if _is_callee_only(compiled):  # (for the callers' typing and linking only)
+            dispatcher.overloads[tuple(compiled.signature.args)] = compiled
+        else:
+            add_overload(compiled)
+
+    dispatcher.add_overload = add
+    cache = dispatcher._cache
+    save_overload = cache.save_overload
+
+    def save(sig: Any, compiled: Any) -> None:
+        if not _is_callee_only(compiled):
+            save_overload(sig, compiled)
+
+    cache.save_overload = save
 
 
 # --- one compiled version per kernel called from kernels ---------------------------------------------
@@ -209,20 +266,26 @@ numba_cgutils.do_boundscheck = _do_boundscheck
 # 8%. docs/performance.md has the speed before and after.
 
 HELPER_OPT_LEVEL = 1
+# Kernels Python calls (the entry points) at level 2, not numba's 3: level 3 adds little to code that is
+# inlined and vectorized at 2 anyway, and costs compile time on the whole inlined tree (Hadara "play":
+# 67 -> 60 CPU seconds). docs/performance.md has the speed before and after.
+ENTRY_OPT_LEVEL = 2
 _compiling = threading.local()
 _require(numba_codegen.CPUCodegen, "_pass_builder")
 _numba_pass_builder = numba_codegen.CPUCodegen._pass_builder
 
 
 def _pass_builder(self: Any, **options: Any) -> Any:
-    if "opt" not in options and getattr(_compiling, "depth", 0) > 1:
-        options["opt"] = min(HELPER_OPT_LEVEL, numba.core.config.OPT)
+    if "opt" not in options:
+        helper = getattr(_compiling, "depth", 0) > 1
+        options["opt"] = min(HELPER_OPT_LEVEL if helper else ENTRY_OPT_LEVEL, numba.core.config.OPT)
     return _numba_pass_builder(self, **options)
 
 
 numba_codegen.CPUCodegen._pass_builder = _pass_builder
 # (in every cache entry's stamp, below)
-CODEGEN_HOOKS = f"boundscheck: one unsigned comparison; helpers at LLVM level {HELPER_OPT_LEVEL}"
+CODEGEN_HOOKS = (f"boundscheck: one unsigned comparison; helpers at LLVM level {HELPER_OPT_LEVEL}, entry points at "
+                 f"{ENTRY_OPT_LEVEL}; callees without wrappers")
 
 
 # --- compiled-code cache -------------------------------------------------------------------------------
@@ -336,7 +399,7 @@ def compiled_entry(dispatcher: Any, args: tuple) -> Any:
         for key, compiled in overloads.items():
             # (a version loaded from the cache keys the star arguments as a Tuple, a fresh compile as a
             # StarArgTuple: compared element by element)
-            if _tuples_flattened(key) == wanted:
+            if _tuples_flattened(key) == wanted and not _is_callee_only(compiled):
                 return compiled.entry_point
     except Exception:  # numba's internals moved: the dispatcher stays the way in
         return None

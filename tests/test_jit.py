@@ -337,7 +337,7 @@ def test_compile_only_runs_every_other_kernel_called_from_python_as_python():
 @pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
 def test_helpers_and_cold_kernels_compile_at_the_lower_llvm_level(monkeypatch):
     """A kernel compiled because another kernel calls it, or declared cold, runs LLVM's passes at
-    `HELPER_OPT_LEVEL`; a kernel Python calls, at numba's level (its callees' code is optimized again in it)."""
+    `HELPER_OPT_LEVEL`; a kernel Python calls, at `ENTRY_OPT_LEVEL` (its callees' code is optimized again in it)."""
     from numba.core import config
 
     from meeple.envs import numba_hooks
@@ -367,4 +367,45 @@ def test_helpers_and_cold_kernels_compile_at_the_lower_llvm_level(monkeypatch):
     assert caller(np.int64(1)) == 1 + 2 + 3 and other(np.int64(4)) == 7
     full = {opt for name, opt in levels if name == "caller" and opt > 0}  # (numba's own cheap pass runs at 0)
     lower = {opt for name, opt in levels if name in ("add", "other") and opt > 0}
-    assert full == {int(config.OPT)} and lower == {numba_hooks.HELPER_OPT_LEVEL}
+    assert full == {min(numba_hooks.ENTRY_OPT_LEVEL, int(config.OPT))} and lower == {numba_hooks.HELPER_OPT_LEVEL}
+
+
+HELPER_MODULE = """
+from meeple.envs.jit import kernel
+
+@kernel
+def add(a, k):
+    return a + k
+
+@kernel
+def caller(a):
+    return add(a, 1) * 2
+"""
+
+
+@pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
+def test_a_helper_compiled_for_its_caller_has_no_python_entry_until_python_calls_it(tmp_path, monkeypatch):
+    """A kernel compiled because another kernel calls it is compiled without numba's Python wrappers and kept
+    out of the disk cache (`numba_hooks`: "kernels called only from kernels"); a call from Python afterwards
+    gets the usual kind, compiled and cached, with the same result, and the caller keeps working."""
+    import importlib.util
+
+    from numba.core import config
+
+    from meeple.envs import numba_hooks
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "helper_module.py").write_text(HELPER_MODULE)
+    spec = importlib.util.spec_from_file_location("helper_module", tmp_path / "helper_module.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def cached(name):
+        return sorted(p.name for p in (tmp_path / "cache").rglob(f"*{name}-*.nbi"))
+
+    assert module.caller(np.int64(4)) == 10
+    assert cached("caller") and not cached("add")
+    assert module.add.overloads and all(numba_hooks._is_callee_only(c) for c in module.add.overloads.values())
+    assert module.add(np.int64(4), np.int64(1)) == 5  # from Python: compiled again with its wrappers
+    assert cached("add") and not any(numba_hooks._is_callee_only(c) for c in module.add.overloads.values())
+    assert module.caller(np.int64(5)) == 12
