@@ -284,7 +284,7 @@ class FieldRanges:
     message naming the first field and rows out of range."""
 
     def __init__(self, fields: tuple[Field, ...], num_players: int, max_per_row: int | None = None,
-                 most_players: int | None = None) -> None:
+                 most_players: int | None = None, compiled: bool = True) -> None:
         ranged = [(i, f, field_range(f, num_players)) for i, f in enumerate(fields)]
         size_at = most_players or num_players
         ranged = [(i, f, r) for i, f, r in ranged if r is not None and (r != _dtype_range(f) or f.dtype == np.bool_)
@@ -299,6 +299,9 @@ class FieldRanges:
         self._entry_of: Any = None
         self._entry_arrays: tuple = ()  # the arrays of `_entry_of` it checks
         self._last: Any = None  # the tuple of the call before
+        # a pass over every field runs on loads and `validate`, not per step: numpy's min and max, one
+        # compiled version fewer for the background compile to build
+        self.compiled = compiled
 
     def _bind(self, values: tuple, arrays: tuple) -> None:
         """Call the compiled entry point directly for `values`, a tuple checked twice in a row (an owner's
@@ -316,7 +319,10 @@ class FieldRanges:
         """ValueError("<what>: <field> outside lo..hi (rows [...])") for the first field out of range."""
         if self.take is None:
             return
-        if values is self._entry_of:  # (an owner's state: the same arrays as at the last call)
+        if not self.compiled:
+            arrays = self.take(values)
+            k = next((k for k, a in enumerate(arrays) if a.size and (a.min() < self.lo[k] or a.max() > self.hi[k])), -1)
+        elif values is self._entry_of:  # (an owner's state: the same arrays as at the last call)
             arrays = self._entry_arrays
             k = self._entry(self.lo, self.hi, arrays)
         else:
@@ -447,7 +453,7 @@ class RulesBase(ABC):
         # the values every public call checks before a kernel reads them (`check_values`): the cheap facts
         # (seats, phases, counters: the fields of a few values per row), and all of them on a load
         self._state_ranges = FieldRanges(self.FIELDS, self.num_players, CHEAP_FACTS, self.PLAYERS[1])
-        self._all_ranges = FieldRanges(self.FIELDS, self.num_players)
+        self._all_ranges = FieldRanges(self.FIELDS, self.num_players, compiled=False)
         view_fields = [self.FIELDS[i] if src == 1 else self.VIEW_FIELDS[i] for src, i in self.CLASSES.view_sources[1:]]
         self._view_ranges = FieldRanges((Field("viewer", (), I8, 0, "P-1"), *view_fields), self.num_players, CHEAP_FACTS,
                                         self.PLAYERS[1])

@@ -62,7 +62,6 @@ def _play(name: str) -> None:
         for _ in range(4):
             one.step(sample_masked(one.mask, rng))
         encoder.encode(game.observe(state, state.to_play))
-        game.check_values(state, every_field=True)  # (the range pass of a load and of `validate`)
         game.advance(state)
         game.returns(state)
         game.render_text(state)
