@@ -171,8 +171,8 @@ def _is_callee_only(compiled: Any) -> bool:
 
 def _drop_callee_only(dispatcher: Any) -> None:
     """Forget the versions compiled without wrappers (before a call from Python: it needs the other kind)."""
-    for args in [args for args, compiled in dispatcher.overloads.items() if _is_callee_only(compiled)]:
-        del dispatcher.overloads[args]
+    for args in [args for args, compiled in list(dispatcher.overloads.items()) if _is_callee_only(compiled)]:
+        dispatcher.overloads.pop(args, None)  # (another thread may have dropped it first)
 
 
 def _callee_only_kept_from_python(dispatcher: Any) -> None:
