@@ -77,21 +77,6 @@ def describe_array(x: Any) -> str:
 
 
 @kernel(inline="always")
-def target_row(out, b, scratch):
-    """The row to encode row b of `out` into: `scratch` when streaming, else out[b] itself (for a kernel
-    that writes every element of it; `begin_row` zeroes it first)."""
-    return scratch if scratch.shape[0] > 0 else out[b]
-
-
-@kernel(inline="always")
-def begin_row(out, b, scratch):
-    """`target_row`, zeroed."""
-    row = target_row(out, b, scratch)
-    row[:] = 0.0
-    return row
-
-
-@kernel(inline="always")
 def end_row(out, b, scratch):
     """Row b is complete: stream the scratch row into out[b] (nothing to do in place)."""
     if scratch.shape[0] > 0:

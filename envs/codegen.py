@@ -53,14 +53,14 @@ ROW_FUNCTIONS = {
 }
 
 
-# Row functions the generated loops inline (numba's IR inlining, `jit.inline_copy`): a kernel call passes the
-# State as every field's array struct, a few hundred machine words, which cost more than a cheap row's work
-# (a legal-action mask: ~140 ns a row in the call against ~30 in the work, measured on Roll Through the Ages at
-# B = 256). The heavier rows (init, advance, encode, and Attika's one-pass apply_mask_row) stay calls: inlining
-# types a body once per entry using it. Measured in CPU seconds of a cold compile: the encoders' rows inlined
-# made core + observation 1.03-1.19x faster but the compile of all five games 1.41x longer; Attika's
-# apply_mask_row inlined into its two entries cost its "play" part 305 s against 234 s as a call; init_row and
-# advance_row inlined saved 3% of Hadara's (not worth a second convention).
+# Row functions the generated loops inline (`jit.inline_copy`: typed once, inlined by LLVM into each loop): a
+# kernel call passes the State as every field's array struct, a few hundred machine words, which cost more than
+# a cheap row's work (a legal-action mask: ~140 ns a row in the call against ~30 in the work, measured on Roll
+# Through the Ages at B = 256). The heavier rows (init, advance, encode, and Attika's one-pass apply_mask_row)
+# stay calls: an inlined body is optimized again in every entry using it. Measured in CPU seconds of a cold
+# compile, when numba inlined (and typed) the bodies itself: the encoders' rows inlined made core + observation
+# 1.03-1.19x faster but the compile of all five games 1.41x longer; Attika's apply_mask_row inlined into its two
+# entries cost its "play" part 305 s against 234 s as a call.
 INLINED = ("apply_row", "fill_mask", "observe_row", "score_of")
 
 
@@ -155,7 +155,7 @@ def generate(name: str) -> str:
          f'and its encoders. Do not edit: tests/test_codegen.py\nfails when this file is stale. '
          f'The conventions are in envs/codegen.py."""\n')
     emit("# ruff: noqa: E501")
-    emit("from meeple.encoders.base import begin_row, end_row, end_rows")
+    emit("from meeple.encoders.base import end_row, end_rows")
     emit("from meeple.envs.jit import inline_copy, kernel")
     emit(f"from {g.package} import kernels as K")
     if g.invariants:
@@ -242,7 +242,8 @@ def generate(name: str) -> str:
         emit(_signature(f"encode_{kind}_nb", *params, "out", "scratch"))
         body(f'"""out (B, size): the observation rows of a batch of views ({row} per row; see encoders/base.py for '
              f'scratch)."""', "v = View(*fields)", "for b in range(v.viewer.shape[0]):",
-             "    row = begin_row(out, b, scratch)", "    " + _call(row, "v", "b", "row", *params),
+             "    row = scratch if scratch.shape[0] > 0 else out[b]", "    row[:] = 0.0",
+             "    " + _call(row, "v", "b", "row", *params),
              "    end_row(out, b, scratch)", "end_rows(scratch)")
         enc = [f"enc_{p}" for p in params]
         game_args = g.union(r["apply_mask_row"] if "apply_mask_row" in r else g.union(r["apply_row"], r["fill_mask"]),

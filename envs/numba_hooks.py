@@ -3,10 +3,11 @@
 numba's public API has no way to (1) run a kernel as Python while its compile happens in another process,
 (2) stamp cache entries with the sources of the helpers a kernel inlines, (3) call a compiled kernel
 without typing every argument again, or (4) compile a kernel that only kernels call more cheaply (without
-Python wrappers, at a lower LLVM level, once for all integer widths). These hooks reach into numba's
-dispatcher and cache classes for that. They are tested with the numba versions pyproject.toml allows; a numba whose internals moved makes
-this import fail with an error naming the missing piece (`NumbaInternalsChanged`), rather than a kernel
-silently serving stale machine code or running as Python forever.
+Python wrappers or machine code of its own, at a lower LLVM level, once for all integer widths). These
+hooks reach into numba's dispatcher, cache and code-generation classes for that. They are tested with the
+numba versions pyproject.toml allows; a numba whose internals moved makes this import fail with an error
+naming the missing piece (`NumbaInternalsChanged`), rather than a kernel silently serving stale machine
+code or running as Python forever.
 """
 
 from __future__ import annotations
@@ -87,11 +88,13 @@ class _CompilerOrInterpret:
         options = self._inner.targetoptions
         if callee:  # ("kernels called only from kernels", below)
             self._inner.targetoptions = {**options, **CALLEE_OPTIONS}
+        _compilations().append((self._inner.py_func.__qualname__, callee))
         try:
             compiled = self._inner.compile(args, return_type)
         finally:
             self._inner.targetoptions = options
             _compiling.depth -= self.depth
+            _compilations().pop()
         if callee:
             compiled.metadata[CALLEE_ONLY] = True
         return compiled
@@ -174,6 +177,69 @@ def _drop_callee_only(dispatcher: Any) -> None:
     """Forget the versions compiled without wrappers (before a call from Python: it needs the other kind)."""
     for args in [args for args, compiled in list(dispatcher.overloads.items()) if _is_callee_only(compiled)]:
         dispatcher.overloads.pop(args, None)  # (another thread may have dropped it first)
+
+
+# Nor is such a version ever run as machine code of its own: its callers link its IR into their modules.
+# Its library is still optimized (at the helpers' level, below) for that linking, but never handed to
+# numba's JIT engine, which would emit machine code for it (measured on Hadara's "play" part: ~40% of the
+# time spent emitting machine code went to such helpers). The library is the one numba creates for the
+# function being compiled, named by its qualified name, while `_CompilerOrInterpret.compile` of a callee
+# runs (`_compilations`: per thread, innermost last).
+
+LINK_ONLY = "_meeple_link_only"  # (the mark on such a library)
+_require(numba_codegen.CPUCodegen, "create_library")
+_require(numba_codegen.JITCodeLibrary, "_finalize_final_module", "_finalize_specific")
+_require(numba_codegen.JITCPUCodegen, "_add_module", "set_env")
+
+
+def _compilations() -> list:
+    if not hasattr(_compiling, "stack"):
+        _compiling.stack = []
+    return _compiling.stack
+
+
+def _create_library(self: Any, name: str, **kwargs: Any) -> Any:
+    library = _numba_create_library(self, name, **kwargs)
+    stack = _compilations()
+    if stack and stack[-1] == (name, True):
+        setattr(library, LINK_ONLY, True)
+    return library
+
+
+def _finalize_final_module(self: Any) -> None:
+    if not getattr(self, LINK_ONLY, False):
+        return _numba_finalize_final_module(self)
+    # numba's own finalization, less the two steps that put the module into the engine and emit its code
+    # (instance attributes shadowing the methods; numba holds its compiler lock while finalizing)
+    codegen = self._codegen
+    codegen._add_module = _no_engine
+    self._finalize_specific = _no_machine_code
+    try:
+        return _numba_finalize_final_module(self)
+    finally:
+        del codegen._add_module, self._finalize_specific
+
+
+def _no_engine(module: Any) -> None:
+    return None
+
+
+def _no_machine_code() -> None:
+    return None
+
+
+def _set_env(self: Any, env_name: str, env: Any) -> None:
+    if self._engine.get_global_value_address(env_name) == 0:  # (a link-only library's: not in the engine)
+        return
+    _numba_set_env(self, env_name, env)
+
+
+_numba_create_library = numba_codegen.CPUCodegen.create_library
+_numba_finalize_final_module = numba_codegen.JITCodeLibrary._finalize_final_module
+_numba_set_env = numba_codegen.JITCPUCodegen.set_env
+numba_codegen.CPUCodegen.create_library = _create_library
+numba_codegen.JITCodeLibrary._finalize_final_module = _finalize_final_module
+numba_codegen.JITCPUCodegen.set_env = _set_env
 
 
 def _callee_only_kept_from_python(dispatcher: Any) -> None:
@@ -286,7 +352,7 @@ def _pass_builder(self: Any, **options: Any) -> Any:
 numba_codegen.CPUCodegen._pass_builder = _pass_builder
 # (in every cache entry's stamp, below)
 CODEGEN_HOOKS = (f"boundscheck: one unsigned comparison; helpers at LLVM level {HELPER_OPT_LEVEL}, entry points at "
-                 f"{ENTRY_OPT_LEVEL}; callees without wrappers")
+                 f"{ENTRY_OPT_LEVEL}; callees without wrappers or machine code")
 
 
 # --- compiled-code cache -------------------------------------------------------------------------------

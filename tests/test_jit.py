@@ -377,17 +377,22 @@ from meeple.envs.jit import kernel
 def add(a, k):
     return a + k
 
+@kernel(inline="always")
+def twice(a):
+    return a * 2
+
 @kernel
 def caller(a):
-    return add(a, 1) * 2
+    return twice(add(a, 1))
 """
 
 
 @pytest.mark.skipif(jit.numba_config.DISABLE_JIT, reason="kernels are plain Python with the JIT off")
 def test_a_helper_compiled_for_its_caller_has_no_python_entry_until_python_calls_it(tmp_path, monkeypatch):
-    """A kernel compiled because another kernel calls it is compiled without numba's Python wrappers and kept
-    out of the disk cache (`numba_hooks`: "kernels called only from kernels"); a call from Python afterwards
-    gets the usual kind, compiled and cached, with the same result, and the caller keeps working."""
+    """A kernel compiled because another kernel calls it is compiled without numba's Python wrappers or machine
+    code of its own and kept out of the disk cache (`numba_hooks`: "kernels called only from kernels"); a call
+    from Python afterwards gets the usual kind, compiled and cached, with the same result, and the caller keeps
+    working. An `inline="always"` kernel is compiled once and inlined by LLVM: no call to it is left."""
     import importlib.util
 
     from numba.core import config
@@ -406,6 +411,13 @@ def test_a_helper_compiled_for_its_caller_has_no_python_entry_until_python_calls
     assert module.caller(np.int64(4)) == 10
     assert cached("caller") and not cached("add")
     assert module.add.overloads and all(numba_hooks._is_callee_only(c) for c in module.add.overloads.values())
+    for compiled in module.add.overloads.values():
+        assert getattr(compiled.library, numba_hooks.LINK_ONLY, False)
+        assert not compiled.library.codegen._engine.is_symbol_defined(compiled.fndesc.mangled_name)
+    assert len(module.twice.overloads) == 1 and module.twice.targetoptions["forceinline"] is True
+    assert module.caller.targetoptions["forceinline"] is False  # (not passed on from an inlined caller)
+    caller_ir = "\n".join(module.caller.inspect_llvm().values())
+    assert not [line for line in caller_ir.splitlines() if " call " in line and "twice" in line]
     assert module.add(np.int64(4), np.int64(1)) == 5  # from Python: compiled again with its wrappers
     assert cached("add") and not any(numba_hooks._is_callee_only(c) for c in module.add.overloads.values())
     assert module.caller(np.int64(5)) == 12

@@ -3,7 +3,7 @@
 fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
-from meeple.encoders.base import begin_row, end_row, end_rows
+from meeple.encoders.base import end_row, end_rows
 from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.attika import kernels as K
 from meeple.envs.attika import invariants as I
@@ -168,7 +168,8 @@ def encode_compact_nb(explicit_pay, group_settlement, max_rounds, out, scratch, 
     """out (B, size): the observation rows of a batch of views (encode_compact_row per row; see encoders/base.py for scratch)."""
     v = View(*fields)
     for b in range(v.viewer.shape[0]):
-        row = begin_row(out, b, scratch)
+        row = scratch if scratch.shape[0] > 0 else out[b]
+        row[:] = 0.0
         encode_compact_row(v, b, row, explicit_pay, group_settlement, max_rounds)
         end_row(out, b, scratch)
     end_rows(scratch)
@@ -199,7 +200,8 @@ def encode_planes_nb(explicit_pay, group_settlement, max_rounds, out, scratch, *
     """out (B, size): the observation rows of a batch of views (encode_planes_row per row; see encoders/base.py for scratch)."""
     v = View(*fields)
     for b in range(v.viewer.shape[0]):
-        row = begin_row(out, b, scratch)
+        row = scratch if scratch.shape[0] > 0 else out[b]
+        row[:] = 0.0
         encode_planes_row(v, b, row, explicit_pay, group_settlement, max_rounds)
         end_row(out, b, scratch)
     end_rows(scratch)

@@ -3,7 +3,7 @@
 fails when this file is stale. The conventions are in envs/codegen.py."""
 
 # ruff: noqa: E501
-from meeple.encoders.base import begin_row, end_row, end_rows
+from meeple.encoders.base import end_row, end_rows
 from meeple.envs.jit import inline_copy, kernel
 from meeple.envs.hadara import kernels as K
 from meeple.envs.hadara import invariants as I
@@ -247,7 +247,8 @@ def encode_default_nb(advanced, pile_top, out, scratch, *fields):
     """out (B, size): the observation rows of a batch of views (encode_row per row; see encoders/base.py for scratch)."""
     v = View(*fields)
     for b in range(v.viewer.shape[0]):
-        row = begin_row(out, b, scratch)
+        row = scratch if scratch.shape[0] > 0 else out[b]
+        row[:] = 0.0
         encode_row(v, b, row, advanced, pile_top)
         end_row(out, b, scratch)
     end_rows(scratch)
