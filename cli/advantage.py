@@ -36,11 +36,14 @@ shard window, and every iteration's random generators are derived from (--seed, 
 stopped and resumed trains the same net as one that never stopped. On --resume the run's own settings
 come from its checkpoint; only --total-shards, --time-limit-minutes, --eval-every-minutes and
 --torch-threads are taken from the command line. Arguments are checked before any work starts (output paths
-included): a bad one exits with code 2 and a one-line message naming it.
+included): a bad one exits with code 2 and a one-line message naming it. `--init-net <file>` starts a new run
+from an advantage net file (a shipped baseline, say) instead of fresh weights, when the run that trained it
+is gone; its optimizer state, shards and curve start afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -69,6 +72,10 @@ class Args(TrainerArgs):  # inherits --game, --num-players and --variant, listed
     """parent folder of the run's folder <name>/"""
     resume: bool = False
     """continue the run --exp-name from its last checkpoint (its own settings; see the module docstring)"""
+    init_net: str = ""
+    """start from this net file instead of fresh weights: an advantage net of the same game (its layer widths and
+    margin replace --hidden and --margin; the optimizer starts fresh), e.g. a shipped baseline, to go on
+    training it where its run's folder is gone; the manifest names the file and its SHA-256"""
     seed: int = 1
     """seeds the net's initial weights, every iteration's games, labels and minibatch order, and the evaluation"""
     total_shards: int = 1_000_000
@@ -162,7 +169,19 @@ def validate_args(args: Args) -> None:
         for key, value in saved["args"].items():
             if key not in SESSION_OPTIONS and hasattr(args, key):
                 setattr(args, key, tuple(value) if isinstance(getattr(Args, key, None), tuple) else value)
-    elif args.exp_name and (Path(args.run_dir) / args.exp_name / "checkpoint.json").exists():
+    elif args.init_net:
+        from meeple.agents.net import load_net
+
+        try:
+            net = load_net(args.init_net, args.game)
+        except ValueError as exc:
+            raise ArgsError(f"--init-net: {exc}") from None
+        if net.head_kind != "advantage":
+            raise ArgsError(f"--init-net: {args.init_net!r} is a {net.head_kind} net, not an advantage net")
+        if net.header["num_players"] != args.num_players:
+            raise ArgsError(f"--init-net: {args.init_net!r} is for {net.header['num_players']} players, "
+                            f"not --num-players {args.num_players}")
+    if not args.resume and args.exp_name and (Path(args.run_dir) / args.exp_name / "checkpoint.json").exists():
         raise ArgsError(f"--exp-name {args.exp_name!r} already holds a run in {args.run_dir!r}: add --resume to "
                         "continue it, or choose another name")
     check_at_least(args, 1, "total_shards", "torch_threads", "games_per_shard", "window_shards", "epochs",
@@ -361,16 +380,24 @@ def train(args: Args, stop: Any) -> dict:
         optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
         load_optimizer(optimizer, run / ckpt["optimizer"])
         state = {k: ckpt[k] for k in ("shards", "labelled_states", "playouts", "hours", "next_eval_hours", "margin",
-                                      "best", "curve", "sessions", "window", "net", "optimizer")}
+                                      "best", "curve", "sessions", "window", "net", "optimizer", "init_net")
+                 if k in ckpt}
         state["margin_gains"] = ckpt.get("margin_gains", {})
         net.set_margin(state["margin"])
     else:
-        net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed, hint="heuristic",
-                                      head="advantage", margin=args.margin)
+        if args.init_net:
+            net = load_net(args.init_net, args.game, game)
+            net.train()
+            args.hidden, args.margin = tuple(net.header["hidden"]), float(net.margin)
+        else:
+            net = PolicyValueNet.for_game(args.game, game, tuple(args.hidden), seed=args.seed, hint="heuristic",
+                                          head="advantage", margin=args.margin)
         optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
         state = {"shards": 0, "labelled_states": 0, "playouts": 0, "hours": 0.0, "next_eval_hours": 0.0,
                  "margin": args.margin, "best": {"score": None, "shards": None, "hours": None}, "curve": [],
                  "sessions": [], "window": {}, "margin_gains": {}}
+        if args.init_net:
+            state["init_net"] = {"file": args.init_net, "sha256": hashlib.sha256(Path(args.init_net).read_bytes()).hexdigest()}
     base_hours = float(state["hours"])
     # CPU hours beside the wall-clock ones: a run that shares its core (nice, other work) waits without training
     session = {"started": started, "resumed": bool(args.resume), "hours": 0.0, "cpu_hours": 0.0, "shards": 0,
@@ -408,6 +435,7 @@ def train(args: Args, stop: Any) -> dict:
             # (sessions from before CPU time was recorded have none: their CPU hours are not in this sum)
             "cpu_hours": round(sum(x.get("cpu_hours", 0.0) for x in state["sessions"]), 6),
             "playouts": state["playouts"], "margin": state["margin"], "best": state["best"],
+            **({"init_net": state["init_net"]} if "init_net" in state else {}),
             "sessions": state["sessions"]}, indent=2))
         keep = {state["net"], state["optimizer"], *state["window"].values()}
         for old in [*(run / "checkpoint").glob("*.safetensors"), *(run / "shards").glob("*.npz")]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -308,6 +309,27 @@ def test_a_tiny_run_stops_resumes_exactly_and_accumulates_its_manifest(tmp_path)
     assert not list(split.rglob(".*.tmp")), "a temp file was left behind"
 
 
+def test_a_run_can_start_from_a_net_file(tmp_path):
+    """--init-net: a new run starts from the file's weights and margin (not --hidden's), and its manifest names
+    the file; a policy net or another game's net is refused before any work."""
+    from meeple.cli.train import run_cli
+
+    assert run_cli([*TINY, "--run-dir", str(tmp_path), "--exp-name", "first", "--total-shards", "1"]) == 0
+    start = tmp_path / "first" / "net.safetensors"
+    assert run_cli([*TINY, "--run-dir", str(tmp_path), "--exp-name", "next", "--init-net", str(start),
+                    "--hidden", "16", "--time-limit-minutes", "0.00001"]) == 0
+    nxt = tmp_path / "next"
+    manifest = json.loads((nxt / "manifest.json").read_text())
+    assert manifest["init_net"] == {"file": str(start), "sha256": hashlib.sha256(start.read_bytes()).hexdigest()}
+    assert manifest["shards"] == 0  # (stopped inside its first iteration: the net is the file's)
+    before, after = load_net(start, RTTA), load_net(nxt / "net.safetensors", RTTA)
+    assert after.header["hidden"] == [8] and after.margin == before.margin
+    for name, tensor in before.state_dict().items():
+        assert torch.equal(tensor, after.state_dict()[name]), name
+    assert run_cli([*TINY, "--run-dir", str(tmp_path), "--exp-name", "next", "--resume", "--total-shards", "1"]) == 0
+    assert json.loads((nxt / "manifest.json").read_text())["init_net"] == manifest["init_net"]
+
+
 BAD = [  # (arguments, text the one-line message must contain)
     (["--playouts", "1"], "--playouts"),
     (["--playouts", "4", "--max-playouts", "3"], "--max-playouts"),
@@ -321,6 +343,7 @@ BAD = [  # (arguments, text the one-line message must contain)
     (["--resume", "--exp-name", "nothing"], "no checkpoint"),
     (["--exp-name", "../x"], "--exp-name"),
     (["--game", "chess"], "--game"),
+    (["--init-net", "missing.safetensors"], "--init-net"),
 ]
 
 
