@@ -51,6 +51,9 @@ class Args:
     """playouts per decision of the search"""
     search_top_k: int = 0
     """the search's candidates: the net's this many best moves besides its own (0 = every legal move)"""
+    search_depth: int = 0
+    """cut every playout of the search after this many steps, valued by the net's value head (0 = play to the
+    end): for games whose playouts to the end cost more than the decision budget"""
     search_rival: bool = True
     """also play the search against the heuristic's rollout agent at the same playouts (--no-search-rival: not;
     that agent tries every legal move, which costs several times the search's budget where moves are many)"""
@@ -72,7 +75,8 @@ def run_kind(run: Path) -> str | None:
 def validate_args(args: Args) -> None:
     """Raises ArgsError naming the first invalid argument; reads nothing but the run folder's listing."""
     check_at_least(args, 1, "games", "search_sims")
-    check_at_least(args, 0, "search_games", "seed", "search_top_k")  # the seed as evaluate.py's: default_rng takes no negative
+    # (the seed as evaluate.py's: default_rng takes no negative)
+    check_at_least(args, 0, "search_games", "seed", "search_top_k", "search_depth")
     if args.search_top_k == 1:
         raise ArgsError("--search-top-k must be 0 (every legal move) or at least 2, got 1")
     if not args.run.is_dir():
@@ -151,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
               for k, opponent in enumerate(("heuristic", "random"))]
     search = []
     if args.search_games:
-        options = f"mode=rollout,sims={args.search_sims}" + (f",top_k={args.search_top_k}" if args.search_top_k else "")
+        options = (f"mode=rollout,sims={args.search_sims}" + (f",top_k={args.search_top_k}" if args.search_top_k else "")
+                   + (f",depth={args.search_depth}" if args.search_depth else ""))
         spec = f"search:{shipped}:{options}"
         rival = f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic"
         env = make(game, num_players=players, **config)
