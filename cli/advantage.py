@@ -73,7 +73,7 @@ class Args(TrainerArgs):  # inherits --game, --num-players and --variant, listed
     resume: bool = False
     """continue the run --exp-name from its last checkpoint (its own settings; see the module docstring)"""
     init_net: str = ""
-    """start from this net file instead of fresh weights: an advantage net of the same game (its layer widths and
+    """start from this net file (or shipped baseline name) instead of fresh weights: an advantage net of the same game (its layer widths and
     margin replace --hidden and --margin; the optimizer starts fresh), e.g. a shipped baseline, to go on
     training it where its run's folder is gone; the manifest names the file and its SHA-256"""
     seed: int = 1
@@ -170,9 +170,10 @@ def validate_args(args: Args) -> None:
             if key not in SESSION_OPTIONS and hasattr(args, key):
                 setattr(args, key, tuple(value) if isinstance(getattr(Args, key, None), tuple) else value)
     elif args.init_net:
-        from meeple.agents.net import load_net
+        from meeple.agents.net import load_net, resolve_net_path
 
-        try:
+        try:  # (a file, or a shipped baseline's name as in `net:` specs)
+            args.init_net = str(resolve_net_path(f"net:{args.init_net}", args.init_net))
             net = load_net(args.init_net, args.game)
         except ValueError as exc:
             raise ArgsError(f"--init-net: {exc}") from None

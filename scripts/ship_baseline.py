@@ -77,6 +77,8 @@ def validate_args(args: Args) -> None:
     check_at_least(args, 1, "games", "search_sims")
     # (the seed as evaluate.py's: default_rng takes no negative)
     check_at_least(args, 0, "search_games", "seed", "search_top_k", "search_depth")
+    if args.search_depth and args.search_rival:
+        raise ArgsError("--search-depth needs --no-search-rival: the rival's playouts go to the end of the game")
     if args.search_top_k == 1:
         raise ArgsError("--search-top-k must be 0 (every legal move) or at least 2, got 1")
     if not args.run.is_dir():

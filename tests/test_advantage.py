@@ -327,6 +327,11 @@ def test_a_run_can_start_from_a_net_file(tmp_path):
     for name, tensor in before.state_dict().items():
         assert torch.equal(tensor, after.state_dict()[name]), name
     assert run_cli([*TINY, "--run-dir", str(tmp_path), "--exp-name", "next", "--resume", "--total-shards", "1"]) == 0
+    from meeple.cli.advantage import Args, validate_args
+
+    named = Args(game=RTTA, init_net="roll_through_the_ages-2p", run_dir=str(tmp_path))  # a shipped baseline's name
+    validate_args(named)
+    assert Path(named.init_net).is_file()
     assert json.loads((nxt / "manifest.json").read_text())["init_net"] == manifest["init_net"]
 
 

@@ -162,8 +162,8 @@ SCRIPTS = {
     "scripts/main_job_summary.py": (["--phases", "--run", "--policy", "--record"],
                                     ["--phases", "no-such-file", "--record"], ["--phases", "no-such-file"],
                                     [ROOT / "benchmarks"]),
-    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--search-top-k", "--no-search-rival", "--seed",
-                                  "--net {best,net}"],
+    "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--search-top-k", "--search-depth",
+                                  "--no-search-rival", "--seed", "--net {best,net}"],
                                  ["no-such-run", "--games", "3"], ["RUN", "no-such-run", "no such folder"],
                                  [ROOT / "agents" / "baselines"]),
 }
@@ -195,6 +195,8 @@ def test_ship_baseline_names_the_missing_run_file_and_the_counts(tmp_path):
         assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), *args, cwd=tmp_path), *words)
     assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), "--search-top-k", "1", cwd=tmp_path),
                           "--search-top-k", "0 (every legal move) or at least 2")
+    assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), "--search-depth", "24", cwd=tmp_path),
+                          "--search-depth", "--no-search-rival")
     (run_dir / "summary.json").unlink()
     (run_dir / "manifest.json").write_text("{}")  # an advantage run without its checkpoint.json
     assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), cwd=tmp_path),
