@@ -54,6 +54,7 @@ def test_wheel_contains_every_package(tmp_path):
         for module in (ROOT / folder).rglob("*.py"):
             target = "meeple/" + str(module.relative_to(ROOT))
             assert target in names, f"{target} missing from the wheel"
-    for asset in (ROOT / "web" / "static").iterdir():  # package data: the browser app's pages (meeple serve)
-        assert f"meeple/web/static/{asset.name}" in names, f"web/static/{asset.name} missing from the wheel"
+    for folder in ("static", "templates"):  # package data: the browser app's pages (meeple serve)
+        for asset in (ROOT / "web" / folder).iterdir():
+            assert f"meeple/web/{folder}/{asset.name}" in names, f"web/{folder}/{asset.name} missing from the wheel"
     assert not any(n.startswith(("tests/", "benchmarks/")) for n in names)

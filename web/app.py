@@ -1,4 +1,4 @@
-"""The Flask app: three pages (plain HTML and JavaScript from static/) and the JSON API they use.
+"""The Flask app: three pages (templates/: one layout, plain HTML and JavaScript from static/) and the JSON API they use.
 
 Pages: `/` (start), `/replay` (the replay viewer), `/play` (a game against agents). The API (docs/web.md
 lists every endpoint with its answers):
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, request, send_from_directory
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from meeple.envs.record import MAX_RECORD_BYTES
@@ -38,6 +38,7 @@ from meeple.web.specs import MAX_MCTS_SIMULATIONS, PLAYABLE_AGENTS, ModelIndex
 from meeple.web.views import game_options, parse_seat
 
 STATIC = Path(__file__).resolve().parent / "static"
+TEMPLATES = Path(__file__).resolve().parent / "templates"  # the pages: one layout (head, header, nav), a block each
 MAX_JSON_BODY = 4096  # a play request is a few dozen bytes
 MAX_JSON_DEPTH = 4
 LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"]
@@ -101,7 +102,7 @@ def create_app(records_dir: str | Path | None = None, models_dir: str | Path | N
     each forgotten after `idle_seconds` without a request; `trusted_hosts` restricts the Host header
     (against DNS rebinding when serving on loopback); `api_rate` and `costly_rate` limit each client's
     requests (`meeple.web.limits`)."""
-    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static", template_folder=str(TEMPLATES))
     app.config["MAX_CONTENT_LENGTH"] = MAX_RECORD_BYTES + 1024
     if trusted_hosts is not None:
         app.config["TRUSTED_HOSTS"] = list(trusted_hosts)
@@ -157,16 +158,16 @@ def create_app(records_dir: str | Path | None = None, models_dir: str | Path | N
     # --- pages ----------------------------------------------------------------------------------
 
     @app.get("/")
-    def index_page() -> Response:
-        return send_from_directory(STATIC, "index.html")
+    def index_page() -> str:
+        return render_template("index.html")
 
     @app.get("/replay")
-    def replay_page() -> Response:
-        return send_from_directory(STATIC, "replay.html")
+    def replay_page() -> str:
+        return render_template("replay.html")
 
     @app.get("/play")
-    def play_page() -> Response:
-        return send_from_directory(STATIC, "play.html")
+    def play_page() -> str:
+        return render_template("play.html")
 
     # --- options and records --------------------------------------------------------------------
 
