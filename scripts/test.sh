@@ -11,7 +11,7 @@ if ! wait "$rllib_setup"; then cat "$rllib_log"; exit 1; fi
 bash scripts/setup_rllib.sh
 # (setup.sh also compiles every game into numba's cache first, so the pytest workers only load it; the
 # kernels check every index, so the hardening, memory-safety and saved-state tests need no leg of their own)
-.venv/bin/python -m pytest -n 2 -q --durations=15 "$@"
+.venv/bin/python -m pytest -n 2 --dist worksteal -q --durations=15 "$@"
 # RLlib in its own venv (its gymnasium pin differs): the env adapter and the example on a two-node local
 # Ray cluster, in the background beside the next leg (it mostly waits on Ray's start-up);
 # MEEPLE_RLLIB_LEG makes a missing ray a failure instead of a skip; MEEPLE_COMPILE=wait: its Ray workers
@@ -23,6 +23,6 @@ MEEPLE_COMPILE=wait MEEPLE_RLLIB_LEG=1 .venv-rllib/bin/python -m pytest -q -p no
 # every encoder and the fused AEC step, as a newcomer's first game runs while its kernels compile
 # (each registered game's worked examples: tests/test_<game>.py, read from the registry)
 worked_examples=$(.venv/bin/python -c "from meeple.envs import GAMES; print(*(f'tests/test_{g}.py' for g in GAMES))")
-NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -n 2 -q $worked_examples tests/test_plain_python.py
+NUMBA_DISABLE_JIT=1 .venv/bin/python -m pytest -n 2 --dist worksteal -q $worked_examples tests/test_plain_python.py
 if ! wait "$rllib_tests"; then cat "$rllib_out"; echo "error: the RLlib tests failed" >&2; exit 1; fi
 tail -n 3 "$rllib_out"

@@ -57,6 +57,17 @@ def game_of_nodeid(nodeid: str) -> str | None:
     return None
 
 
+# Modules whose tests take tens of seconds each (whole games clicked in a browser, training scripts and servers
+# run as processes): collected first, so that on two workers they run beside the many short tests instead
+# of leaving one worker alone with them at the end (scripts/test.sh: `--dist worksteal` lends the short tests
+# of the busy worker's queue to the idle one).
+LONG_FIRST = ("test_web_browser.py", "test_scripts.py", "test_web.py", "test_first_use.py", "test_install.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.nodeid.partition("::")[0].rsplit("/", 1)[-1] not in LONG_FIRST)
+
+
 try:
     from xdist.scheduler import LoadScopeScheduling
 except ImportError:  # (the RLlib venv runs its tests without xdist)
