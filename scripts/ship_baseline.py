@@ -13,9 +13,9 @@ loadable as `net:<game>-<P>p` and `search:<game>-<P>p:...` anywhere meeple is in
 tournaments are `meeple.agents.tournament.run_tournament` (evaluate.py's: every seating, duplicate
 seeding, Wilson 95% intervals): the policy alone against the heuristic and against random
 (--games each), and, with --search-games > 0, `search:<name>:mode=rollout,sims=<--search-sims>` (with
-`top_k=<--search-top-k>` when given) against the heuristic and against the heuristic's own rollout agent at
-the same number of playouts, each with its milliseconds per decision (`tournament.ms_per_decision`: 32
-positions of heuristic games, batched as in the tournament).
+`top_k=<--search-top-k>`, `depth=<--search-depth>` and `z=<--search-z>` when given) against the heuristic
+and against the heuristic's own rollout agent at the same number of playouts, each with its milliseconds per
+decision (`tournament.ms_per_decision`: 32 positions of heuristic games, batched as in the tournament).
 A bad argument (a count out of range, a folder without the run's files) exits with code 2 and a one-line message
 naming it, before anything is played or written.
 """
@@ -33,7 +33,7 @@ from typing import Annotated, Literal
 import numpy as np
 import tyro
 
-from meeple.agents.io import ArgsError, check_at_least
+from meeple.agents.io import ArgsError, check_at_least, check_range
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,6 +54,9 @@ class Args:
     search_depth: int = 0
     """cut every playout of the search after this many steps, valued by the net's value head (0 = play to the
     end): for games whose playouts to the end cost more than the decision budget"""
+    search_z: float = 1.0
+    """the t-statistic the search needs to leave the net's move for another (the rollout agent's `z`; its
+    rival's too): higher keeps the net's move unless a challenger's gain is surer"""
     search_rival: bool = True
     """also play the search against the heuristic's rollout agent at the same playouts (--no-search-rival: not;
     that agent tries every legal move, which costs several times the search's budget where moves are many)"""
@@ -77,6 +80,7 @@ def validate_args(args: Args) -> None:
     check_at_least(args, 1, "games", "search_sims")
     # (the seed as evaluate.py's: default_rng takes no negative)
     check_at_least(args, 0, "search_games", "seed", "search_top_k", "search_depth")
+    check_range(args, "search_z", 0.0)
     if args.search_depth and args.search_rival:
         raise ArgsError("--search-depth needs --no-search-rival: the rival's playouts go to the end of the game")
     if args.search_top_k == 1:
@@ -158,9 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     search = []
     if args.search_games:
         options = (f"mode=rollout,sims={args.search_sims}" + (f",top_k={args.search_top_k}" if args.search_top_k else "")
-                   + (f",depth={args.search_depth}" if args.search_depth else ""))
+                   + (f",depth={args.search_depth}" if args.search_depth else "")
+                   + (f",z={args.search_z:g}" if args.search_z != 1.0 else ""))
         spec = f"search:{shipped}:{options}"
-        rival = f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic"
+        rival = (f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic"
+                 + (f",z={args.search_z:g}" if args.search_z != 1.0 else ""))
         env = make(game, num_players=players, **config)
         positions = heuristic_positions(env, make_agent("heuristic", game, players, **config), 32, 30, args.seed)
         timed = ms_per_decision(env, [make_agent(s, game, players, **config)

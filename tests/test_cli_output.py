@@ -163,7 +163,7 @@ SCRIPTS = {
                                     ["--phases", "no-such-file", "--record"], ["--phases", "no-such-file"],
                                     [ROOT / "benchmarks"]),
     "scripts/ship_baseline.py": (["RUN", "--games", "--search-games", "--search-sims", "--search-top-k", "--search-depth",
-                                  "--no-search-rival", "--seed", "--net {best,net}"],
+                                  "--search-z", "--no-search-rival", "--seed", "--net {best,net}"],
                                  ["no-such-run", "--games", "3"], ["RUN", "no-such-run", "no such folder"],
                                  [ROOT / "agents" / "baselines"]),
 }
@@ -191,7 +191,9 @@ def test_ship_baseline_names_the_missing_run_file_and_the_counts(tmp_path):
     (run_dir / "summary.json").write_text("{}")
     for args, words in ((["--net", "net"], ["RUN", "net.safetensors does not exist"]),
                         (["--search-games", "-1"], ["--search-games", "at least 0"]),
-                        (["--search-sims", "0"], ["--search-sims", "at least 1"])):
+                        (["--search-sims", "0"], ["--search-sims", "at least 1"]),
+                        (["--search-z", "-1"], ["--search-z", "finite number"]),
+                        (["--search-z", "nan"], ["--search-z", "finite number"])):
         assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), *args, cwd=tmp_path), *words)
     assert_one_error_line(run("scripts/ship_baseline.py", str(run_dir), "--search-top-k", "1", cwd=tmp_path),
                           "--search-top-k", "0 (every legal move) or at least 2")
