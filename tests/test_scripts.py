@@ -122,7 +122,7 @@ def test_train_progress_bars_and_hyperparameters(tmp_path):
 
 # --- bad arguments: exit code 2 and one line naming the option, before any work (nothing is written) ---
 
-TRAIN_BAD = [  # (arguments, text the message must contain); run_bad
+TRAIN_BAD = [  # (arguments, text the message must contain), checked by run_bad
     (["--time-limit-minutes", "-1"], "--time-limit-minutes"),
     (["--exp-name", "../.."], "--exp-name"),
     (["--n-envs", "0"], "--n-envs"),
