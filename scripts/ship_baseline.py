@@ -161,12 +161,11 @@ def main(argv: list[str] | None = None) -> int:
               for k, opponent in enumerate(("heuristic", "random"))]
     search = []
     if args.search_games:
+        z = f",z={args.search_z:g}" if args.search_z != 1.0 else ""  # (the search's and its rival's test alike)
         options = (f"mode=rollout,sims={args.search_sims}" + (f",top_k={args.search_top_k}" if args.search_top_k else "")
-                   + (f",depth={args.search_depth}" if args.search_depth else "")
-                   + (f",z={args.search_z:g}" if args.search_z != 1.0 else ""))
+                   + (f",depth={args.search_depth}" if args.search_depth else "") + z)
         spec = f"search:{shipped}:{options}"
-        rival = (f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic"
-                 + (f",z={args.search_z:g}" if args.search_z != 1.0 else ""))
+        rival = f"mcts:{args.search_sims}:mode=rollout,rollout=heuristic{z}"
         env = make(game, num_players=players, **config)
         positions = heuristic_positions(env, make_agent("heuristic", game, players, **config), 32, 30, args.seed)
         timed = ms_per_decision(env, [make_agent(s, game, players, **config)
