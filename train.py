@@ -9,16 +9,7 @@ from __future__ import annotations
 
 import sys
 
-try:
-    from meeple.cli.train import Args, main, run_cli, validate_args
-except ModuleNotFoundError as exc:  # run outside the project's venv: say how to set up instead of a traceback
-    if __name__ != "__main__" or exc.name not in ("meeple", "torch", "numpy", "numba", "tyro", "sb3_contrib",
-                                                  "stable_baselines3", "gymnasium", "pettingzoo"):
-        raise
-    sys.exit(f"error: {exc.name} is not installed for {sys.executable}; run `bash scripts/setup.sh` once, then "
-             f"`.venv/bin/python train.py ...` (or `source .venv/bin/activate` first)")
-
-__all__ = ["Args", "main", "run_cli", "validate_args"]  # what scripts and tests import from this file
+from checkout_entry import run  # the set-up check both entry scripts share (checkout_entry.py)
 
 if __name__ == "__main__":
-    sys.exit(run_cli())
+    sys.exit(run("train", "train.py"))

@@ -66,6 +66,12 @@ def move_line(actor: int, seat: int | None, move: Callable[[], str], secret: str
     return f"{player(actor, seat)}: {move()}"
 
 
+def player_lines(num_players: int, seat: int | None, describe: Callable[[int], str]) -> list[str]:
+    """'player_b: <describe(p)>' for each player, in seat order, whose `describe(p)` (what changed for them
+    in the step) is not empty."""
+    return [f"{player(p, seat)}: {text}" for p in range(num_players) if (text := describe(p))]
+
+
 def amounts(values: Sequence[int] | np.ndarray, names: Sequence[str]) -> str:
     """'2 wood, 1 stone' for the nonzero entries of `values` (`-` when all are zero)."""
     parts = [f"{int(v)} {names[i]}" for i, v in enumerate(values) if v]

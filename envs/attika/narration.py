@@ -19,7 +19,7 @@ import numpy as np
 from meeple.envs.attika import data, render
 from meeple.envs.attika.data import BUILDING_NAMES, DECISION_NAMES, GROUP_NAMES, LANDSCAPES
 from meeple.envs.attika.render import TILE_NAMES, hex_text
-from meeple.envs.textview import changes, join, player, transition
+from meeple.envs.textview import changes, join, player, player_lines, transition
 
 
 def _player_changes(before: Any, after: Any, row: int, p: int, seat: int | None) -> str:
@@ -58,10 +58,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     paid = changes(before.discard[row], after.discard[row], LANDSCAPES)
     if paid and after.discard[row].sum() > before.discard[row].sum():
         lines.append("to the discard: " + ", ".join(paid))
-    for p in range(P):
-        text = _player_changes(before, after, row, p, seat)
-        if text:
-            lines.append(f"{player(p, seat)}: {text}")
+    lines += player_lines(P, seat, lambda p: _player_changes(before, after, row, p, seat))
     if after.done[row]:
         if after.truncated[row]:
             lines.append(f"game over: round cap {game.config.max_rounds} reached, a draw")

@@ -16,6 +16,7 @@ from meeple.envs.attika.data import (
     ROTATED_FACE, SLOT_Q, SLOT_R, TILE_PLACED, TILE_STACK,
 )
 from meeple.envs.attika.render import GROUP_SHORT, TILE_NAMES, TYPE_CODES, _occupied, status_text
+from meeple.envs.palette import INK
 from meeple.envs.textview import seat_marks
 
 # --- RGB picture --------------------------------------------------------------------------------------------
@@ -28,7 +29,6 @@ SEAT_RGB = ((212, 52, 52), (240, 200, 30), (80, 200, 96), (48, 92, 212))  # red,
 SEAT_TEXT = ((255, 255, 255), (20, 20, 20), (20, 20, 20), (255, 255, 255))
 BG_RGB = (232, 226, 212)
 PANEL_RGB = (246, 242, 232)
-INK = (30, 30, 30)
 EDGE_RGB = (150, 136, 112)
 TILE_EDGE = (70, 50, 30)
 MARK_RGB = (240, 110, 20)

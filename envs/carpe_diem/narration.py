@@ -17,7 +17,7 @@ import numpy as np
 from meeple.envs.carpe_diem import data
 from meeple.envs.carpe_diem.data import DECISION_NAMES, FEATURE_NAMES, GOOD_NAMES, NUM_SPACES, TILE_NAMES
 from meeple.envs.carpe_diem.render import FOUNTAIN_TEXT
-from meeple.envs.textview import changes, join, move_line, player, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, transition
 
 
 def _player_changes(before: Any, after: Any, row: int, p: int) -> str:
@@ -62,10 +62,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
         owner = int(after.circle_owner[row, sp])
         if owner >= 0:
             lines.append(f"{player(owner, seat)} puts a scoring disc on circle space {sp}")
-    for p in range(P):
-        text = _player_changes(before, after, row, p)
-        if text:
-            lines.append(f"{player(p, seat)}: {text}")
+    lines += player_lines(P, seat, lambda p: _player_changes(before, after, row, p))
     refilled = [d for d in range(NUM_SPACES) if (after.depot[row, d] >= 0).sum() > (before.depot[row, d] >= 0).sum()]
     if refilled:
         lines.append("new tiles in depots " + ", ".join(str(d) for d in refilled))

@@ -18,6 +18,7 @@ from meeple.envs.carpe_diem.data import (
 )
 from meeple.envs.carpe_diem.data import FEATURE_SHORT, NUM_FOUNTAIN_KINDS
 from meeple.envs.carpe_diem.render import FEATURE_CHAR, GOOD_LETTERS, KIND_CHAR, card_short
+from meeple.envs.palette import INK
 from meeple.envs.textview import seat_marks
 
 # --- RGB picture --------------------------------------------------------------------------------------------
@@ -38,8 +39,6 @@ CENTRE_RGB = ((0, 0, 0), (250, 224, 120), (150, 96, 50), (120, 210, 235))
 SEAT_RGB = ((214, 48, 48), (44, 96, 214), (236, 196, 24), (245, 245, 245))
 BG_RGB = (246, 240, 226)
 EMPTY_RGB = (228, 218, 196)
-INK = (30, 30, 30)
-MUTED = (118, 112, 100)
 WIDTH, HEIGHT = 1100, 810
 LEGEND_H = 84  # the legend strip below the board and districts
 CELL = 40

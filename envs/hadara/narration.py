@@ -17,7 +17,7 @@ import numpy as np
 
 from meeple.envs.hadara import data, kernels, render
 from meeple.envs.hadara.data import CARD_NAMES, COLOUR_NAMES, DECISION_NAMES, EPOCH_NAMES, TRACK_NAMES
-from meeple.envs.textview import changes, join, move_line, player, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, transition
 
 # decisions whose choice is a hidden commitment (state field `pending` is private)
 SECRET_DECISIONS = (data.DEC_A_DRAFT, data.DEC_SETUP_SIDE)
@@ -76,10 +76,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
         if new > old and before.epoch[row] == after.epoch[row]:
             discarded = ", ".join(CARD_NAMES[int(x)] for x in after.outer[row, c, old:new])
             lines.append(f"onto the {COLOUR_NAMES[c]} outer pile: {discarded}")
-    for p in range(P):
-        text = _player_changes(before, after, row, p, seat)
-        if text:
-            lines.append(f"{player(p, seat)}: {text}")
+    lines += player_lines(P, seat, lambda p: _player_changes(before, after, row, p, seat))
     if seat is not None and after.drawn[row, seat, 0] >= 0 and not np.array_equal(after.drawn[row, seat], before.drawn[row, seat]):
         lines.append("you draw " + " and ".join(CARD_NAMES[int(c)] for c in after.drawn[row, seat] if c >= 0))
     if after.done[row]:

@@ -28,6 +28,7 @@ from meeple.envs.hadara.data import (
     NUM_COLOURS, NUM_TIERS, NUM_TRACKS, TRACK_NAMES,
 )
 from meeple.envs.hadara.render import section_text, turn_text
+from meeple.envs.palette import INK, MUTED
 from meeple.envs.textview import seat_marks
 
 WIDTH = 1100
@@ -38,8 +39,6 @@ COLUMN_H = 186  # its height, from BOARD_TOP
 BOARD_TOP = HEADER_H
 PANEL_W, PANEL_H = 541, 252
 LEGEND_H = 46  # the legend strip below the panels
-INK = (30, 30, 30)
-MUTED = (118, 112, 100)
 BG_RGB = (236, 230, 214)
 PANEL_RGB = (252, 249, 240)
 EMPTY_RGB = (232, 226, 210)

@@ -19,7 +19,7 @@ from meeple.envs.roll_through_the_ages.data import (
     ACTION_LEADERSHIP_REROLL, ACTION_ROLL, DECISION_NAMES, DEVELOPMENT_NAMES, FACE_NAMES, GOOD_NAMES, MONUMENT_NAMES,
     MONUMENT_WORKERS,
 )
-from meeple.envs.textview import changes, join, player, transition
+from meeple.envs.textview import changes, join, player, player_lines, transition
 
 # the decisions before the dice are final: a step leaving them resolves the dice (collection and disasters)
 ROLLING = (data.DEC_ROLL, data.DEC_LEADERSHIP, data.DEC_CHOOSE_FW)
@@ -111,10 +111,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
                 lines.append(f"famine: {own_points} {'city' if own_points == 1 else 'cities'} unfed, +{own_points} disaster points")
         if same_turn:
             lines.append(f"{player(active, seat)} has {int(after.workers[row])} workers and {int(after.coins[row])} coins to spend")
-    for p in range(game.num_players):
-        text = _player_changes(game, before, after, row, p)
-        if text:
-            lines.append(f"{player(p, seat)}: {text}")
+    lines += player_lines(game.num_players, seat, lambda p: _player_changes(game, before, after, row, p))
     if after.round[row] != before.round[row] and not after.done[row]:
         lines.append(f"round {int(after.round[row])} begins" + (" (the final round)" if after.final_round[row] else ""))
     elif after.final_round[row] and not before.final_round[row]:

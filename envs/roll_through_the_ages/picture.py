@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from meeple.envs import core
+from meeple.envs.palette import INK, MUTED
 from meeple.envs.roll_through_the_ages import data
 from meeple.envs.roll_through_the_ages.data import (
     CITY_THRESHOLDS, DECISION_NAMES, DEVELOPMENT_NAMES, FOOD_MAX, GOOD_NAMES, GOODS_MAX, GOODS_VALUE, MAX_DICE,
@@ -33,8 +34,6 @@ MONUMENT_BOXES = 112  # a monument's boxes start this far into the right column
 CITY_Y = 170  # the cities' row, from the sheet's top
 CITY_PITCH = 27
 DEV_PER_ROW, DEV_H, DEV_PITCH = 5, 17, 19  # the developments along the bottom: per row, height, row pitch
-INK = (30, 30, 30)
-MUTED = (118, 112, 100)
 BG_RGB = (240, 234, 220)
 SHEET_RGB = (252, 249, 240)
 EMPTY_RGB = (236, 230, 216)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.envs.textview import changes, join, player, transition
+from meeple.envs.textview import changes, join, player, player_lines, transition
 from meeple.envs.utopia import data, render
 from meeple.envs.utopia.data import CIV_NAMES, DECISION_NAMES, DISTRICT_CODES, GAIN_NAMES, ISLAND_NAMES, NUM_CIVS
 
@@ -55,10 +55,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     if scale:
         lines.append("prestige scale: " + ", ".join(scale) + " (now " + " ".join(f"{CIV_NAMES[c]} {int(after.scale[row, c])}"
                                                                                    for c in range(NUM_CIVS)) + ")")
-    for p in range(P):
-        text = _player_changes(before, after, row, p, seat)
-        if text:
-            lines.append(f"{player(p, seat)}: {text}")
+    lines += player_lines(P, seat, lambda p: _player_changes(before, after, row, p, seat))
     if after.done[row]:
         order = sorted(range(P), key=lambda p: (-int(after.score[row, p]), int(after.stamp[row, p])))
         lines.append(("game over (round cap)" if after.truncated[row] else "game over") + ": "

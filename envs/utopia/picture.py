@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from meeple.envs.palette import INK
 from meeple.envs.utopia import data
 from meeple.envs.utopia.data import (
     CIV_NAMES, DECISION_NAMES, DISTRICT_CODES, DISTRICT_ISLAND, DISTRICT_SEA, DISTRICT_SECTOR, DISTRICT_VALUE,
@@ -20,7 +21,6 @@ from meeple.envs.utopia.render import _ranking
 # --- the picture (rgb_array) -----------------------------------------------------------------------------
 
 WIDTH, HEIGHT = 1000, 760
-INK = (30, 30, 30)
 SEAT_COLOURS = ((200, 40, 40), (40, 90, 200), (30, 150, 60), (210, 160, 20), (140, 60, 170))
 CIV_COLOURS = ((90, 160, 80), (200, 120, 40), (220, 200, 90), (80, 150, 210), (200, 70, 90))
 ISLAND_COLOURS = ((245, 215, 195), (215, 235, 200), (225, 230, 245), (200, 225, 240))
