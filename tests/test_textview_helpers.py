@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from meeple.envs.textview import move_line, seat_marks
+from meeple.envs.textview import move_line, player_lines, seat_marks
 
 
 def _state(start: int, to_play: int, done: bool) -> SimpleNamespace:
@@ -32,3 +32,10 @@ def test_move_line_hides_a_secret_move_from_everyone_but_the_actor():
     assert move_line(0, 1, move, secret="commits a hidden draft choice") == "player_0 commits a hidden draft choice"
     assert move_line(0, None, move, secret="commits a hidden draft choice") == "player_0 commits a hidden draft choice"
     assert len(calls) == 2  # the move's text is worked out only when it is read
+
+
+def test_player_lines_names_only_the_players_something_happened_to():
+    changes = {0: "+2 VP", 1: "", 2: "takes a tile"}
+    assert player_lines(3, None, changes.__getitem__) == ["player_0: +2 VP", "player_2: takes a tile"]
+    assert player_lines(3, 2, changes.__getitem__) == ["player_0: +2 VP", "player_2 (you): takes a tile"]
+    assert player_lines(2, 0, lambda p: "") == []
