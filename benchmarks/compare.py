@@ -4,6 +4,7 @@
     python benchmarks/compare.py --before caf0581 --after HEAD~3 --games hadara --batch-sizes 1 256
     python benchmarks/compare.py --before caf0581 --aec --games attika        # the AEC env's row
     python benchmarks/compare.py --before caf0581 --gym --games attika        # the Gymnasium env's row
+    python benchmarks/compare.py --before caf0581 --heuristic --games attika  # heuristic self-play
 
 Two worker processes, one per tree, each run that tree's own `benchmarks/throughput.py` core loop
 (`bench_core`: random legal play, the learner's observation too with `--encode`) on a state they keep
@@ -45,6 +46,23 @@ rules = make(game, num_players=players)
 encoder = default_encoder(game, rules) if row == "core+encode" else None
 rng = np.random.default_rng(0)
 states = {}
+
+
+def heuristic_steps(owner, heuristic, seconds):
+    # heuristic self-play, every seat (what the rollout agent's playouts and the advantage labels run):
+    # its move, then the step, restarting finished rows; returns live rows stepped per second
+    import time
+    state = owner.state
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += state.done.shape[0] - int(np.count_nonzero(state.done))
+        owner.step(heuristic.act(rules, state, rng))
+        if state.done.any():
+            owner.reset_rows(np.flatnonzero(state.done))
+    return steps / (time.perf_counter() - start)
+
+
 for line in sys.stdin:
     batch, seconds = int(line.split()[0]), float(line.split()[1])
     if row in ("aec", "gym"):  # throughput.py's AEC or Gymnasium row, on a fresh env per burst
@@ -54,9 +72,20 @@ for line in sys.stdin:
         continue
     if batch not in states:  # warm up: compile, and let the games reach mixed ages
         states[batch] = rules.init(rng, batch)
-        bench_core(rules, encoder, states[batch], 1.0, rng)
-    print(bench_core(rules, encoder, states[batch], seconds, rng)["steps_per_s"], flush=True)
+        if row == "heuristic":
+            import importlib
+            from meeple.envs import GAMES
+            heuristic = importlib.import_module(GAMES[game].heuristic).Heuristic()
+            states[batch] = rules.batch(rng, state=states[batch], adopt=True), heuristic
+            heuristic_steps(*states[batch], 1.0)
+        else:
+            bench_core(rules, encoder, states[batch], 1.0, rng)
+    if row == "heuristic":
+        print(heuristic_steps(*states[batch], seconds), flush=True)
+    else:
+        print(bench_core(rules, encoder, states[batch], seconds, rng)["steps_per_s"], flush=True)
 """
+
 
 SITECUSTOMIZE = r"""
 import sys
@@ -86,6 +115,9 @@ class Args:
     are ignored: one row)"""
     gym: bool = False
     """throughput.py's single-agent Gymnasium row instead (learner steps against random opponents; one row)"""
+    heuristic: bool = False
+    """the game's heuristic playing every seat (its move, then the step) instead of random play: heuristic
+    steps/s, what the rollout agent's playouts and the advantage labels cost"""
     pairs: int = 40
     """bursts per tree and batch size"""
     burst: float = 0.2
@@ -122,7 +154,8 @@ def spawn(tree: Path, game: str, args: Args, site: Path) -> subprocess.Popen:
 
 
 def row_of(args: Args) -> str:
-    return "aec" if args.aec else "gym" if args.gym else "core+encode" if args.encode else "core"
+    return ("aec" if args.aec else "gym" if args.gym else "heuristic" if args.heuristic else "core+encode" if args.encode
+            else "core")
 
 
 def burst(worker: subprocess.Popen, batch: int, seconds: float) -> float:

@@ -75,8 +75,8 @@ from meeple.envs.attika.data import (
     NUM_TILES, PREDECESSOR, ROAD, ROTATED_FACE, ROTATIONS, SHRINE_SLOTS, TILE_STACK,
 )
 from meeple.envs.attika.kernels import (
-    affordable, free_by_order, is_field, own_adjacent, popcount4, requirement, shrine_bits_next_to, symbol_of,
-    unrevealed,
+    affordable, cost_less_symbols, free_by_order, is_field, own_adjacent, popcount4, shrine_bits_next_to,
+    symbol_of, symbols_around, unrevealed,
 )
 from meeple.envs.attika.rules import View
 from meeple.envs.base import I32, I64, Field
@@ -148,6 +148,10 @@ SCRATCH = (
     Field("aff_slot", (NUM_TYPES,), I64, doc="its field, -1"),
     Field("pot_val", (NUM_TYPES,), F64, doc="best value of a build per type, affordable or not"),
     Field("ctx", (_X_SIZE,), F64, doc="per-row values: the _X_* layout"),
+    Field("wins", (NUM_SLOTS,), I32, doc="1 on an empty field where the acting player's next building wins"),
+    Field("adjacent", (NUM_SLOTS,), I32, doc="1 on an empty field next to one of the acting player's buildings"),
+    Field("symbols", (NUM_SLOTS, NUM_LANDSCAPES), I32, doc="the symbols that cancel costs on an empty field"),
+    Field("next_path", (NUM_SLOTS,), F64, doc="the best path value of an empty field next to it, -1 if none"),
 )
 _Scratch = namedtuple("_Scratch", [f.name for f in SCRATCH])
 _NUM_SCRATCH = len(SCRATCH)
@@ -318,6 +322,26 @@ def _analyse(v, b, p, P, params, w):
 # --- builds --------------------------------------------------------------------------------------
 
 @kernel
+def _field_facts(v, b, p, w):
+    """The parts of a build's value and cost on each empty field that do not depend on its type (after
+    `_analyse`): w.wins (p's building there would win), w.adjacent (it joins p's buildings), w.symbols (the
+    symbols that cancel cost symbols there), w.next_path (its best empty neighbour's path value, -1 if none).
+    Worked out once per decision rather than in `_build_value`, which a turn decision calls for every type
+    on every field."""
+    for k in range(w.empties[NUM_SLOTS]):
+        h = w.empties[k]
+        w.wins[h] = _wins_at(v, b, p, h)
+        w.adjacent[h] = own_adjacent(v, b, p, h)
+        w.symbols[h, 0], w.symbols[h, 1], w.symbols[h, 2], w.symbols[h, 3] = symbols_around(v, b, h)
+        nb = -1.0
+        for d in range(6):
+            y = NEIGHBOURS[h, d]
+            if y >= 0 and is_field(v.land[b, y]) and v.owner[b, y] < 0 and w.path[y] > nb:
+                nb = w.path[y]
+        w.next_path[h] = nb
+
+
+@kernel
 def _type_info(v, b, p, t, from_display):
     """What a build of t means beyond its field: (it would be the last of its group not yet rewarded,
     successors of t still to come: on the display or face down)."""
@@ -370,11 +394,16 @@ def _completes_group(v, b, p, t, h, group_settlement, w):
 @kernel
 def _build_value(v, b, p, t, h, last, rest, group_settlement, params, w):
     """(value in cards, affordable) of p building t on empty field h (module docstring); last, rest:
-    `_type_info`."""
+    `_type_info`; what does not depend on t comes from `_field_facts`."""
     hand = v.own_hand[b]
-    r0, r1, r2, r3, g = requirement(v, b, p, t, h)
+    free = free_by_order(v, b, p, t, h)
+    if free:  # `requirement`, from the field's parts
+        r0 = r1 = r2 = r3 = g = 0
+    else:
+        r0, r1, r2, r3, g = cost_less_symbols(v, b, p, t, w.symbols[h, 0], w.symbols[h, 1], w.symbols[h, 2],
+                                              w.symbols[h, 3], w.adjacent[h])
     ok = affordable(hand[0], hand[1], hand[2], hand[3], r0, r1, r2, r3, g)
-    if v.placed[b, p] + 1 >= BUILDINGS_PER_PLAYER or _wins_at(v, b, p, h):
+    if v.placed[b, p] + 1 >= BUILDINGS_PER_PLAYER or w.wins[h]:
         return WIN, ok
     missing = max(0, r0 - hand[0]) + max(0, r1 - hand[1]) + max(0, r2 - hand[2]) + max(0, r3 - hand[3])
     paid = r0 + r1 + r2 + r3 + g + missing
@@ -382,18 +411,14 @@ def _build_value(v, b, p, t, h, last, rest, group_settlement, params, w):
     path = w.path[h]
     val = params[_PATH] * path + w.block[h] + w.ctx[_X_BASE]
     val -= w.ctx[_X_CARD] * paid + params[_SCARCE] * paid * paid / (held + 2.0)
-    if paid == 0 and free_by_order(v, b, p, t, h):
+    if paid == 0 and free:
         val += params[_FREE]
-    if path < 1.0 and v.placed[b, p] > 0 and not own_adjacent(v, b, p, h):
+    if path < 1.0 and v.placed[b, p] > 0 and not w.adjacent[h]:
         val -= params[_NEWSET]
     if last and _completes_group(v, b, p, t, h, group_settlement, w):
         val += params[_GROUP]
     if rest > 0:  # successors still to come that could stand free next to it
-        nb = -1.0
-        for d in range(6):
-            y = NEIGHBOURS[h, d]
-            if y >= 0 and is_field(v.land[b, y]) and v.owner[b, y] < 0 and w.path[y] > nb:
-                nb = w.path[y]
+        nb = w.next_path[h]
         if nb >= 0.0:
             val += params[_SUCC] * min(rest, 2) * (0.3 + nb)
     return val, ok
@@ -677,13 +702,16 @@ def heuristic_actions_nb(mask, out, params, flat, group_settlement, *arrays):
             c_now = _analyse(v, b, p, P, params, w)
             if dec == DEC_PLACE_TILE:
                 a = _tile_action(v, b, p, P, c_now, mask[b], flat, params, w)
-            elif dec == DEC_START or dec == DEC_BUILD_MODE or dec == DEC_REVEAL_MODE:
-                a = _turn_action(v, b, p, dec, mask[b], flat, group_settlement, params, w)
-            elif dec == DEC_PENDING_REVEAL:
-                t = np.int64(v.pending_type[b])  # int64: t * 625 without the JIT
-                a = _field_action(v, b, p, t, False, mask[b], flat, group_settlement, params, w)
-            elif dec == DEC_CHOOSE_FIELD:
-                a = _field_action(v, b, p, np.int64(v.pending_type[b]), True, mask[b], flat, group_settlement, params, w)
+            else:  # the decisions that weigh builds
+                _field_facts(v, b, p, w)
+                if dec == DEC_START or dec == DEC_BUILD_MODE or dec == DEC_REVEAL_MODE:
+                    a = _turn_action(v, b, p, dec, mask[b], flat, group_settlement, params, w)
+                elif dec == DEC_PENDING_REVEAL:
+                    t = np.int64(v.pending_type[b])  # int64: t * 625 without the JIT
+                    a = _field_action(v, b, p, t, False, mask[b], flat, group_settlement, params, w)
+                elif dec == DEC_CHOOSE_FIELD:
+                    a = _field_action(v, b, p, np.int64(v.pending_type[b]), True, mask[b], flat, group_settlement,
+                                      params, w)
         out[b] = a
 
 

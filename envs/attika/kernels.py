@@ -142,6 +142,14 @@ def requirement(s, b, p, t, h):
     when the building founds a new one (rules: building costs, settlements)."""
     if free_by_order(s, b, p, t, h):
         return 0, 0, 0, 0, 0
+    sw, sf, sh, sm = symbols_around(s, b, h)
+    return cost_less_symbols(s, b, p, t, sw, sf, sh, sm, own_adjacent(s, b, p, h))
+
+
+@kernel(inline="always")
+def symbols_around(s, b, h):
+    """The landscape symbols (W, F, H, M counts) on field h and on its neighbours without a building:
+    those that cancel cost symbols of a building on h (`requirement`)."""
     sw = 0
     sf = 0
     sh = 0
@@ -159,8 +167,16 @@ def requirement(s, b, p, t, h):
             sh += 1
         elif k == 3:
             sm += 1
+    return sw, sf, sh, sm
+
+
+@kernel(inline="always")
+def cost_less_symbols(s, b, p, t, sw, sf, sh, sm, adjacent):
+    """`requirement` of t where the building order does not waive it, from the field's parts: its symbols
+    (`symbols_around`) and whether it touches p's buildings (`own_adjacent`; if not, one any card per own
+    settlement). A caller weighing every type on one field works the parts out once."""
     any_cards = 0
-    if not own_adjacent(s, b, p, h):
+    if not adjacent:
         any_cards += s.settlements[b, p]
     if t == ROAD:
         return 0, 0, 0, 0, any_cards + max(0, ROAD_COST - (sw + sf + sh + sm))
