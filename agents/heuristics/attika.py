@@ -3,8 +3,8 @@
 The player never sees the State: `Heuristic.act` builds `game.observe(state, state.to_play)` (the public
 map, displays, stacks and supplies, everyone's card count and its own cards) and the kernel reads only
 that View and the legal-action mask, so determinizing the hidden cards never changes its choice. Costs,
-legality and wins come from the rules' own helpers (`requirement`, `can_build`, `affordable`,
-`free_by_order`, `own_adjacent`, `unrevealed`, `shrine_bits_next_to`).
+legality and wins come from the rules' own helpers (`symbols_around` and `cost_less_symbols`, the parts of
+`requirement`; `affordable`, `free_by_order`, `own_adjacent`, `unrevealed`, `shrine_bits_next_to`).
 
 **Connection model.** Per decision the acting player's map is analysed once: a 0-1 breadth-first search
 from every shrine over the fields (own buildings cost 0, empty fields 1, shrines, other colours and
