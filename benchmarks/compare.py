@@ -36,12 +36,14 @@ import tyro
 REPO = Path(__file__).resolve().parent.parent
 
 WORKER = r"""
+import importlib
 import sys
+import time
 import numpy as np
 tree, game, players, row = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, tree + "/benchmarks")
 from throughput import bench_core
-from meeple.envs import default_encoder, make
+from meeple.envs import GAMES, default_encoder, make
 rules = make(game, num_players=players)
 encoder = default_encoder(game, rules) if row == "core+encode" else None
 rng = np.random.default_rng(0)
@@ -51,7 +53,6 @@ states = {}
 def heuristic_steps(owner, heuristic, seconds):
     # heuristic self-play, every seat (what the rollout agent's playouts and the advantage labels run):
     # its move, then the step, restarting finished rows; returns live rows stepped per second
-    import time
     state = owner.state
     steps = 0
     start = time.perf_counter()
@@ -73,8 +74,6 @@ for line in sys.stdin:
     if batch not in states:  # warm up: compile, and let the games reach mixed ages
         states[batch] = rules.init(rng, batch)
         if row == "heuristic":
-            import importlib
-            from meeple.envs import GAMES
             heuristic = importlib.import_module(GAMES[game].heuristic).Heuristic()
             states[batch] = rules.batch(rng, state=states[batch], adopt=True), heuristic
             heuristic_steps(*states[batch], 1.0)
@@ -85,7 +84,6 @@ for line in sys.stdin:
     else:
         print(bench_core(rules, encoder, states[batch], seconds, rng)["steps_per_s"], flush=True)
 """
-
 
 SITECUSTOMIZE = r"""
 import sys
