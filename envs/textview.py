@@ -6,7 +6,7 @@ of every game fits both, the detail view (`score_sheet(..., detail=True)`) may b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,10 +57,13 @@ def seat_marks(state: Any, row: int, p: int, *extra: tuple[str, Any], start: str
     return marks + [mark for mark, on in extra if on]
 
 
-def move_line(actor: int, seat: int | None, move: Callable[[], str], secret: str | None = None) -> str:
-    """The line a step's narration opens with: 'player_a: <move()>'; for a move that is the actor's secret
-    (`secret` given), 'player_a <secret>' to any other reader (another seat or a spectator). `move` is
-    called only when its text is read."""
+def move_line(before: Any, row: int, seat: int | None, move: Callable[[], str],
+              secrets: Mapping[int, str] | None = None) -> str:
+    """The line a step's narration opens with: 'player_a: <move()>', a being the seat to play in `before`.
+    `secrets` maps the decision kinds whose choice is the actor's secret to what any other reader (another
+    seat or a spectator) reads instead: 'player_a <secret>'. `move` is called only when its text is read."""
+    actor = int(before.to_play[row])
+    secret = (secrets or {}).get(int(before.decision[row]))
     if secret is not None and actor != seat:
         return f"{player(actor, seat)} {secret}"
     return f"{player(actor, seat)}: {move()}"
@@ -70,6 +73,14 @@ def player_lines(num_players: int, seat: int | None, describe: Callable[[int], s
     """'player_b: <describe(p)>' for each player, in seat order, whose `describe(p)` (what changed for them
     in the step) is not empty."""
     return [f"{player(p, seat)}: {text}" for p in range(num_players) if (text := describe(p))]
+
+
+def score_list(scores: Sequence[int] | np.ndarray, seat: int | None, order: Iterable[int] | None = None,
+               detail: Callable[[int], str] | None = None) -> str:
+    """'player_0 12, player_1 (you) 9': every player's final score, in seat order or `order`, each followed
+    by `detail(p)` when given (e.g. ' VP (3 coins)')."""
+    seats = range(len(scores)) if order is None else order
+    return ", ".join(f"{player(p, seat)} {int(scores[p])}" + (detail(p) if detail else "") for p in seats)
 
 
 def amounts(values: Sequence[int] | np.ndarray, names: Sequence[str]) -> str:

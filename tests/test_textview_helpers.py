@@ -26,12 +26,16 @@ def test_move_line_hides_a_secret_move_from_everyone_but_the_actor():
         calls.append(1)
         return "draft card 3"
 
+    DRAFT, BUILD = 2, 3
+    secrets = {DRAFT: "commits a hidden draft choice"}
+    drafting = SimpleNamespace(to_play=np.array([1, 0], np.int8), decision=np.array([BUILD, DRAFT], np.int8))
     calls: list[int] = []
-    assert move_line(0, None, move) == "player_0: draft card 3"
-    assert move_line(0, 0, move, secret="commits a hidden draft choice") == "player_0 (you): draft card 3"
-    assert move_line(0, 1, move, secret="commits a hidden draft choice") == "player_0 commits a hidden draft choice"
-    assert move_line(0, None, move, secret="commits a hidden draft choice") == "player_0 commits a hidden draft choice"
-    assert len(calls) == 2  # the move's text is worked out only when it is read
+    assert move_line(drafting, 1, None, move) == "player_0: draft card 3"
+    assert move_line(drafting, 1, 0, move, secrets) == "player_0 (you): draft card 3"
+    assert move_line(drafting, 1, 1, move, secrets) == "player_0 commits a hidden draft choice"
+    assert move_line(drafting, 1, None, move, secrets) == "player_0 commits a hidden draft choice"
+    assert move_line(drafting, 0, 0, move, secrets) == "player_1: draft card 3"  # row 0's decision is no secret
+    assert len(calls) == 3  # the move's text is worked out only when it is read
 
 
 def test_player_lines_names_only_the_players_something_happened_to():

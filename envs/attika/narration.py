@@ -19,7 +19,7 @@ import numpy as np
 from meeple.envs.attika import data, render
 from meeple.envs.attika.data import BUILDING_NAMES, DECISION_NAMES, GROUP_NAMES, LANDSCAPES
 from meeple.envs.attika.render import TILE_NAMES, hex_text
-from meeple.envs.textview import changes, join, player, player_lines, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, transition
 
 
 def _player_changes(before: Any, after: Any, row: int, p: int, seat: int | None) -> str:
@@ -45,8 +45,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     # another seat reads the move without what depends on the actor's secret hand
-    move = render.action_to_str(game, before, action, row, public=actor != seat)
-    lines = [f"{player(actor, seat)}: {move}"]
+    lines = [move_line(before, row, seat, lambda: render.action_to_str(game, before, action, row, public=actor != seat))]
     t = int(after.pending_type[row])
     if t >= 0 and after.decision[row] == data.DEC_PENDING_REVEAL and t != int(before.pending_type[row]):
         lines.append(f"{player(int(after.to_play[row]), seat)} reveals {BUILDING_NAMES[t]}")

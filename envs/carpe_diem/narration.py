@@ -17,7 +17,11 @@ import numpy as np
 from meeple.envs.carpe_diem import data
 from meeple.envs.carpe_diem.data import DECISION_NAMES, FEATURE_NAMES, GOOD_NAMES, NUM_SPACES, TILE_NAMES
 from meeple.envs.carpe_diem.render import FOUNTAIN_TEXT
-from meeple.envs.textview import changes, join, move_line, player, player_lines, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, score_list, transition
+
+
+# what another reader sees of a secret move: the kind of card returned is the actor's secret
+SECRETS = {data.DEC_FOUNTAIN_RETURN: "returns a fountain card to the bottom of the deck"}
 
 
 def _player_changes(before: Any, after: Any, row: int, p: int) -> str:
@@ -52,9 +56,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     decision = int(before.decision[row])
-    # the kind returned is the actor's secret
-    secret = "returns a fountain card to the bottom of the deck" if decision == data.DEC_FOUNTAIN_RETURN else None
-    lines = [move_line(actor, seat, lambda: game.action_to_str(before, action, row), secret)]
+    lines = [move_line(before, row, seat, lambda: game.action_to_str(before, action, row), SECRETS)]
     t = int(after.tile_pending[row])
     if t >= 0 and t != int(before.tile_pending[row]):
         lines.append(f"{player(int(after.to_play[row]), seat)} holds tile {TILE_NAMES[t]} to build")
@@ -70,8 +72,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
             and not np.array_equal(after.fountain_drawn[row], before.fountain_drawn[row]):
         lines.append("you draw fountain cards: " + "; ".join(FOUNTAIN_TEXT[int(k)] for k in after.fountain_drawn[row] if k >= 0))
     if after.done[row]:
-        scores = game.scores(after)[row]
-        lines.append("game over: final VP " + ", ".join(f"{player(p, seat)} {int(scores[p])}" for p in range(P)))
+        lines.append("game over: final VP " + score_list(game.scores(after)[row], seat))
         return lines
     if after.phase[row] != before.phase[row]:
         lines.append(f"phase {int(after.phase[row]) + 1}/4 begins; start player player_{int(after.start_player[row])}")

@@ -17,10 +17,10 @@ import numpy as np
 
 from meeple.envs.hadara import data, kernels, render
 from meeple.envs.hadara.data import CARD_NAMES, COLOUR_NAMES, DECISION_NAMES, EPOCH_NAMES, TRACK_NAMES
-from meeple.envs.textview import changes, join, move_line, player, player_lines, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, score_list, transition
 
-# decisions whose choice is a hidden commitment (state field `pending` is private)
-SECRET_DECISIONS = (data.DEC_A_DRAFT, data.DEC_SETUP_SIDE)
+# what another reader sees of a hidden commitment (state field `pending` is private)
+SECRETS = {data.DEC_A_DRAFT: "commits a hidden draft choice", data.DEC_SETUP_SIDE: "commits a hidden start-card side"}
 
 
 def _cards(values: np.ndarray) -> set[int]:
@@ -65,10 +65,8 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     decision = int(before.decision[row])
-    secret = (f"commits a hidden {'draft choice' if decision == data.DEC_A_DRAFT else 'start-card side'}"
-              if decision in SECRET_DECISIONS else None)
     # action_to_str speaks to the mover ("you draw ..."); here others read it too
-    lines = [move_line(actor, seat, lambda: render.action_to_str(game, before, action, row, you=actor == seat), secret)]
+    lines = [move_line(before, row, seat, lambda: render.action_to_str(game, before, action, row, you=actor == seat), SECRETS)]
     if after.rotation[row] >= 0 and after.rotation[row] != before.rotation[row]:
         lines.append(f"the wheel is set to rotation {int(after.rotation[row])}")
     for c in range(data.NUM_COLOURS):
@@ -80,8 +78,8 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     if seat is not None and after.drawn[row, seat, 0] >= 0 and not np.array_equal(after.drawn[row, seat], before.drawn[row, seat]):
         lines.append("you draw " + " and ".join(CARD_NAMES[int(c)] for c in after.drawn[row, seat] if c >= 0))
     if after.done[row]:
-        vp = game.scores(after)[row]
-        lines.append("game over: " + ", ".join(f"{player(p, seat)} {int(vp[p])} VP ({int(after.coins[row, p])} coins)" for p in range(P)))
+        lines.append("game over: " + score_list(game.scores(after)[row], seat,
+                                                detail=lambda p: f" VP ({int(after.coins[row, p])} coins)"))
         return lines
     if after.epoch[row] != before.epoch[row]:
         lines.append(f"epoch {EPOCH_NAMES[int(after.epoch[row])]} begins; start player player_{int(after.start_player[row])}")

@@ -19,7 +19,7 @@ from meeple.envs.roll_through_the_ages.data import (
     ACTION_LEADERSHIP_REROLL, ACTION_ROLL, DECISION_NAMES, DEVELOPMENT_NAMES, FACE_NAMES, GOOD_NAMES, MONUMENT_NAMES,
     MONUMENT_WORKERS,
 )
-from meeple.envs.textview import changes, join, player, player_lines, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, score_list, transition
 
 # the decisions before the dice are final: a step leaving them resolves the dice (collection and disasters)
 ROLLING = (data.DEC_ROLL, data.DEC_LEADERSHIP, data.DEC_CHOOSE_FW)
@@ -85,7 +85,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     """Lines describing the step `before` --action--> `after` in row `row` (module docstring)."""
     actor = int(before.to_play[row])
     active = int(before.active[row])
-    lines = [f"{player(actor, seat)}: {game.action_to_str(before, action, row)}"]
+    lines = [move_line(before, row, seat, lambda: game.action_to_str(before, action, row))]
     same_turn = not after.done[row] and int(after.active[row]) == active and int(after.round[row]) == int(before.round[row])
     rerolled = action == ACTION_ROLL or ACTION_LEADERSHIP_REROLL <= action < ACTION_LEADERSHIP_REROLL + data.MAX_DICE
     if rerolled and same_turn:
@@ -121,7 +121,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
         best = scores.max()
         winners = [f"player_{p}" for p in range(game.num_players) if scores[p] == best]
         lines.append("game over" + (" (round limit)" if after.truncated[row] else "") + ": "
-                     + ", ".join(f"{player(p, seat)} {int(scores[p])}" for p in range(game.num_players))
+                     + score_list(scores, seat)
                      + (f"; best score {' and '.join(winners)}" if game.num_players > 1 else ""))
         return lines
     now = int(after.active[row])

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from meeple.envs.textview import changes, join, player, player_lines, transition
+from meeple.envs.textview import changes, join, move_line, player, player_lines, score_list, transition
 from meeple.envs.utopia import data, render
 from meeple.envs.utopia.data import CIV_NAMES, DECISION_NAMES, DISTRICT_CODES, GAIN_NAMES, ISLAND_NAMES, NUM_CIVS
 
@@ -43,7 +43,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     P = game.num_players
     actor = int(before.to_play[row])
     # the move as played (it was legal, so no legality check, which would read the actor's hidden hand)
-    lines = [f"{player(actor, seat)}: {render.describe(game, before, row, action)}"]
+    lines = [move_line(before, row, seat, lambda: render.describe(game, before, row, action))]
     for d in np.flatnonzero(after.mon_civ[row] != before.mon_civ[row]):
         if after.mon_civ[row, d] >= 0:
             lines.append(f"{CIV_NAMES[int(after.mon_civ[row, d])]} monument on {DISTRICT_CODES[d]}, "
@@ -59,7 +59,7 @@ def narrate(game: Any, before: Any, action: int, after: Any, row: int = 0, seat:
     if after.done[row]:
         order = sorted(range(P), key=lambda p: (-int(after.score[row, p]), int(after.stamp[row, p])))
         lines.append(("game over (round cap)" if after.truncated[row] else "game over") + ": "
-                     + ", ".join(f"{player(p, seat)} {int(after.score[row, p])}" for p in order))
+                     + score_list(after.score[row], seat, order))
         return lines
     if after.round[row] != before.round[row]:
         lines.append(f"round {int(after.round[row])} begins; first player player_{int(after.start_player[row])}")
