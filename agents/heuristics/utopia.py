@@ -71,6 +71,8 @@ SCRATCH = (
     Field("values", (NUM_ACTIONS,), np.float64, doc="value of each legal action (best_legal)"),
     Field("sub", (NUM_ACTIONS,), np.bool_, doc="the actions a privilege conversion would make legal"),
     Field("scale", (NUM_CIVS,), np.int64, doc="a prestige scale after a raise or drop"),
+    Field("card_net", (NUM_ACTIONS,), np.float64,
+          doc="each card action's value less its payment, worked out once per decision (NaN: not yet)"),
 )
 
 
@@ -228,11 +230,22 @@ def _keep_value(v, b, p, c, w):
 
 
 @kernel
-def _row_values(v, b, mask_row, w, values, sub, scale):
+def _card_net(v, b, p, a, w, scale, held, card_net):
+    """Card action a's value less its payment. Every privilege conversion weighs most of the same card
+    actions again, so each is worked out once per decision (card_net[a] NaN until then)."""
+    if np.isnan(card_net[a]):
+        _, n = _card_civ_cost(a)
+        card_net[a] = _card_value(v, b, p, a, w, scale) - _payment_cost(held, n, w)
+    return card_net[a]
+
+
+@kernel
+def _row_values(v, b, mask_row, w, values, sub, scale, card_net):
     p = v.to_play[b]
     held = v.hand_size[b, p]
     if v.convert_from[b] >= 0:
         held += 1
+    card_net[ACTION_LAND:ACTION_PRIVILEGE] = np.nan
     for a in range(NUM_ACTIONS):
         if not mask_row[a]:
             continue
@@ -249,8 +262,7 @@ def _row_values(v, b, mask_row, w, values, sub, scale):
             n = v.princes[b, p, v.wonder_civ[b], d]
             values[a] = -_stack(v, b, p, v.wonder_civ[b], d, n, w) + _stack(v, b, p, v.wonder_civ[b], d, n - 1, w)
         elif a < ACTION_PRIVILEGE:
-            c, n = _card_civ_cost(a)
-            values[a] = _card_value(v, b, p, a, w, scale) - _payment_cost(held, n, w)
+            values[a] = _card_net(v, b, p, a, w, scale, held, card_net)
         elif a < ACTION_DISCARD:
             t = PRIVILEGE_DST[a - ACTION_PRIVILEGE]
             for x in range(NUM_ACTIONS):
@@ -259,8 +271,7 @@ def _row_values(v, b, mask_row, w, values, sub, scale):
             best = -1e9
             for x in range(ACTION_LAND, ACTION_PRIVILEGE):
                 if sub[x]:
-                    c, n = _card_civ_cost(x)
-                    best = max(best, _card_value(v, b, p, x, w, scale) - _payment_cost(held, n, w))
+                    best = max(best, _card_net(v, b, p, x, w, scale, held, card_net))
             values[a] = best - w[_PRIVILEGE_COST]
         elif a < ACTION_END:
             values[a] = -_keep_value(v, b, p, a - ACTION_DISCARD, w)
@@ -269,13 +280,13 @@ def _row_values(v, b, mask_row, w, values, sub, scale):
 
 
 @kernel
-def heuristic_actions_nb(mask, out, params, values, sub, scale, *fields):
+def heuristic_actions_nb(mask, out, params, values, sub, scale, card_net, *fields):
     """The `TunedHeuristic.KERNEL`: out[b] = the action in each live row b, from its View."""
     v = View(*fields)
     for b in range(mask.shape[0]):
         if v.done[b]:
             continue
-        _row_values(v, b, mask[b], params, values, sub, scale)
+        _row_values(v, b, mask[b], params, values, sub, scale, card_net)
         out[b] = best_legal(mask[b], values)
 
 
