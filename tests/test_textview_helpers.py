@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from meeple.envs.textview import move_line, player_lines, seat_marks
+from meeple.envs.textview import move_line, player_lines, score_list, seat_marks
 
 
 def _state(start: int, to_play: int, done: bool) -> SimpleNamespace:
@@ -43,3 +43,10 @@ def test_player_lines_names_only_the_players_something_happened_to():
     assert player_lines(3, None, changes.__getitem__) == ["player_0: +2 VP", "player_2: takes a tile"]
     assert player_lines(3, 2, changes.__getitem__) == ["player_0: +2 VP", "player_2 (you): takes a tile"]
     assert player_lines(2, 0, lambda p: "") == []
+
+
+def test_score_list_in_seat_order_or_the_order_given_with_details():
+    scores = np.array([12, 9, 15])
+    assert score_list(scores, None) == "player_0 12, player_1 9, player_2 15"
+    assert score_list(scores, 1, order=[2, 0, 1]) == "player_2 15, player_0 12, player_1 (you) 9"
+    assert score_list(scores[:2], None, detail=lambda p: f" VP ({p + 3} coins)") == "player_0 12 VP (3 coins), player_1 9 VP (4 coins)"
