@@ -94,7 +94,7 @@ def _say(message: str) -> None:
 def _lock_path(entries: Any, game: str) -> str:
     """One lock per game and cache location (and kernel sources: a new version compiles anew)."""
     where = numba_hooks.cache_path(entries.step_nb)
-    key = hashlib.sha256(where.encode() + numba_hooks.kernel_sources_fingerprint()).hexdigest()[:16]
+    key = hashlib.sha256(where.encode() + numba_hooks.kernel_sources_fingerprint(game)).hexdigest()[:16]
     return os.path.join(tempfile.gettempdir(), f"meeple-compile-{os.getuid()}-{key}-{game}.lock")
 
 

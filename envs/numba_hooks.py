@@ -18,6 +18,7 @@ import inspect
 import os
 import threading
 from pathlib import Path
+from collections.abc import Collection
 from typing import Any
 
 import numba
@@ -358,14 +359,17 @@ CODEGEN_HOOKS = (f"boundscheck: one unsigned comparison; helpers at LLVM level {
 # --- compiled-code cache -------------------------------------------------------------------------------
 
 # numba's cache (`cache=True`) keeps a kernel's machine code until the kernel's own source file changes.
-# Kernels inline helpers from other files (this module's shuffles, a game's kernels inside its encoder's
+# Kernels inline helpers of other files (this module's shuffles, a game's kernels inside its encoder's
 # fused step) and close over the tables of a game's data and state modules, so after an edit or an update
 # of one of those files the cache would go on serving code built from the old helper: wrong results, or
 # indexing with the old column layout. Every cache entry of this package is therefore stamped with a
-# fingerprint of all of its kernel sources as well; any change to any of them recompiles (once, into the
-# same cache). The kernel sources are the modules that define kernels and the data and state tables of
+# fingerprint of the kernel sources it may depend on as well; a change to any of them recompiles (once, into
+# the same cache). The kernel sources are the modules that define kernels and the data and state tables of
 # every game; a module of plain Python (an env, an agent's search, the rules base) is not one, so editing
-# it costs no compile.
+# it costs no compile. A game's own kernel sources (envs/<game>/, encoders/<game>.py,
+# agents/heuristics/<game>.py) import no other game's (tests/test_jit.py checks it), so a kernel of a game
+# is stamped with the shared sources and that game's only: editing one game recompiles that game, not all
+# five. A kernel of a shared module (this package's generic checks and draws) is stamped with all of them.
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 _KERNEL_SOURCE_DIRS = ("envs", "encoders", "agents")
 _DEFINES_KERNELS = ("@" "kernel", "@" "invariant", "nj" "it", "@" "intrinsic", "@" "overload")  # (split: this file is none)
@@ -373,7 +377,7 @@ _TABLE_MODULES = ("data.py", "state.py")
 
 
 def kernel_source_files() -> list[Path]:
-    """The files whose contents every cache entry of this package is stamped with (see above)."""
+    """The files whose contents the cache entries of this package are stamped with (see above)."""
     files = []
     for sub in _KERNEL_SOURCE_DIRS:
         for path in sorted((_PACKAGE_ROOT / sub).rglob("*.py")):
@@ -382,14 +386,45 @@ def kernel_source_files() -> list[Path]:
     return files
 
 
+def game_of_source(path: str | Path, games: Collection[str]) -> str | None:
+    """The game whose own kernel source `path` is (envs/<game>/..., encoders/<game>.py,
+    agents/heuristics/<game>.py), or None for a shared one."""
+    parts = Path(path).resolve().relative_to(_PACKAGE_ROOT).parts
+    if parts[0] == "envs" and len(parts) > 2 and parts[1] in games:
+        return parts[1]
+    if (parts[0] == "encoders" or parts[:2] == ("agents", "heuristics")) and Path(parts[-1]).stem in games:
+        return Path(parts[-1]).stem
+    return None
+
+
 @functools.cache
-def kernel_sources_fingerprint() -> bytes:
-    """sha256 over the path and contents of every kernel source file (`kernel_source_files`)."""
+def _kernel_sources_by_game() -> dict[str | None, tuple[Path, ...]]:
+    """The kernel source files by game (None: shared); the games are the folders of envs/ holding kernel sources."""
+    files = kernel_source_files()
+    games = {path.relative_to(_PACKAGE_ROOT).parts[1] for path in files
+             if path.relative_to(_PACKAGE_ROOT).parts[0] == "envs" and len(path.relative_to(_PACKAGE_ROOT).parts) > 2}
+    groups: dict[str | None, list[Path]] = {}
+    for path in files:
+        groups.setdefault(game_of_source(path, games), []).append(path)
+    return {game: tuple(paths) for game, paths in groups.items()}
+
+
+@functools.cache
+def kernel_sources_fingerprint(game: str | None = None) -> bytes:
+    """sha256 over the path and contents of the kernel source files a kernel may depend on: the shared ones
+    and `game`'s own, or every one when `game` is None (`kernel_source_files`)."""
+    groups = _kernel_sources_by_game()
     digest = hashlib.sha256()
     for path in kernel_source_files():
-        digest.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
-        digest.update(path.read_bytes())
+        if game is None or path in groups.get(None, ()) or path in groups.get(game, ()):
+            digest.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
+            digest.update(path.read_bytes())
     return digest.digest()
+
+
+def kernel_fingerprint_of(py_file: str | Path) -> bytes:
+    """The fingerprint a kernel defined in `py_file` is stamped with: its game's, or all sources' when shared."""
+    return kernel_sources_fingerprint(game_of_source(py_file, [g for g in _kernel_sources_by_game() if g]))
 
 
 def _fingerprint_cache_locators() -> None:
@@ -414,7 +449,7 @@ def _fingerprint_cache_locators() -> None:
                 # sources: stamped too, so entries compiled with and without them can share a cache folder)
                 from meeple.envs.jit import bounds_checked
 
-                return (super().get_source_stamp(), kernel_sources_fingerprint(), bounds_checked(),
+                return (super().get_source_stamp(), kernel_fingerprint_of(self._py_file), bounds_checked(),
                         CODEGEN_HOOKS)
 
             @classmethod

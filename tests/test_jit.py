@@ -258,17 +258,39 @@ def test_uniform_at_reads_past_the_width_as_extend_uniforms(width):
     assert np.array_equal(out, extend_uniforms(u, 64))
 
 
-def test_cache_entries_are_stamped_with_every_kernel_source():
-    """A kernel's cached machine code is keyed on all kernel sources of the package, not its own file
-    only: kernels inline helpers of other files, and a cache built with an old helper must not load."""
+def test_cache_entries_are_stamped_with_the_kernel_sources_they_may_depend_on():
+    """A kernel's cached machine code is keyed on kernel sources beyond its own file: kernels inline helpers
+    of other files, and a cache built with an old helper must not load. A game's kernel is keyed on the shared
+    sources and its own game's (so editing one game recompiles that game only); a shared kernel on all."""
     from meeple.envs import numba_hooks
     from meeple.envs.hadara import entries
     if jit.numba_config.DISABLE_JIT:  # plain Python functions: nothing is compiled, so nothing is cached
         assert not hasattr(entries.step_nb, "_cache")
         return
     stamp = entries.step_nb._cache._cache_file._source_stamp
-    assert stamp[1] == numba_hooks.kernel_sources_fingerprint()
+    assert stamp[1] == numba_hooks.kernel_sources_fingerprint("hadara") != numba_hooks.kernel_sources_fingerprint()
     assert type(entries.step_nb._cache._impl.locator).__name__.startswith("Fingerprinted")
+    assert jit.first_illegal._cache._cache_file._source_stamp[1] == numba_hooks.kernel_sources_fingerprint()
+    assert numba_hooks.kernel_sources_fingerprint("hadara") != numba_hooks.kernel_sources_fingerprint("utopia")
+
+
+def test_a_games_kernel_sources_import_no_other_games_modules():
+    """What makes a game's cache stamp sound: its kernels can inline only its own and the shared sources."""
+    import ast
+
+    from meeple.envs import GAMES, numba_hooks
+    groups = numba_hooks._kernel_sources_by_game()
+    assert set(GAMES) <= set(groups) and groups[None], "every game has kernel sources of its own, and some are shared"
+    for game, paths in groups.items():
+        others = set(GAMES) - {game}
+        for path in paths:
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
+                    [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                for name in names:
+                    assert not others & set(name.split(".")), f"{path} imports {name}, another game's module"
+                    if game is None:
+                        assert not set(GAMES) & set(name.split(".")), f"shared {path} imports a game's module {name}"
 
 
 def test_lowest_bit_is_the_index_of_the_lowest_set_bit():
