@@ -406,15 +406,12 @@ class RolloutAgent:
             the same playouts are spread over fewer candidates and compare them more precisely; the
             root of Gumbel MuZero's sequential halving (Danihelka et al. 2022) without the Gumbel noise.
             0 = every legal move. Needs a base agent with `policy_logits(game, state)` (a net's policy).
-        rollout_move: with top_k, the rollout policy's own move is a candidate too (the net's K best moves, its
-            move and the heuristic's, when the heuristic plays out): the playouts follow that policy, so its move
-            is the one the playouts already favour, and a weak net's K best moves often miss it.
     """
 
     def __init__(self, simulations: int = 200, rollout_agent: Any = None, z: float = 1.0, margin: float = 0.0,
                  score_weight: float = 1.0, scale: float = 10.0, halving: bool = True,
                  max_steps: int | None = None, seed: int | None = None, base_agent: Any = None,
-                 leaf_evaluator: Evaluator | None = None, top_k: int = 0, rollout_move: bool = False) -> None:
+                 leaf_evaluator: Evaluator | None = None, top_k: int = 0) -> None:
         if int(simulations) < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations!r}")
         if not (z >= 0 and margin >= 0 and score_weight >= 0):
@@ -425,10 +422,7 @@ class RolloutAgent:
             raise ValueError(f"top_k must be 0 (every legal move) or at least 2, got {top_k!r}")
         if int(top_k) and not callable(getattr(base_agent, "policy_logits", None)):
             raise ValueError("top_k needs a base agent with a policy (policy_logits), e.g. a net's")
-        if rollout_move and not (top_k and rollout_agent is not None):
-            raise ValueError("rollout_move needs top_k and a rollout agent (without top_k every legal move is a candidate)")
         self.top_k = int(top_k)
-        self.rollout_move = bool(rollout_move)
         self.simulations = int(simulations)
         self.rollout_agent = rollout_agent
         self.base_agent = base_agent
@@ -454,8 +448,6 @@ class RolloutAgent:
             options.append(f"max_steps={self.max_steps}")
         if self.top_k:
             options.append(f"top_k={self.top_k}")
-        if self.rollout_move:
-            options.append("rollout_move=1")
         self.name = f"mcts:{self.simulations}:" + ",".join(options)
 
     @classmethod
@@ -520,8 +512,6 @@ class RolloutAgent:
             np.put_along_axis(rank, np.argsort(-logits, axis=1, kind="stable"), np.arange(A)[None, :], axis=1)
             alive &= rank < self.top_k
             alive[rows, base] = True
-            if self.rollout_move:
-                alive[rows, self._policy(game, root, rng)] = True
         n_cand = alive.sum(axis=1)
         n_rounds = np.ceil(np.log2(n_cand)).astype(np.int64) if self.halving else np.ones(b, dtype=np.int64)
         per_round = np.maximum(1, self.simulations // n_rounds)

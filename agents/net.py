@@ -794,12 +794,12 @@ def agent_from_spec(spec: str | AgentSpec, game_name: str, num_players: int | No
 
 
 def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str], spec: str) -> Any:
-    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,depth=D,top_k=K,playout_move=1,z=..]`: rollout-based improvement of
+    """`search:<net>:mode=rollout,sims=N[,playout=heuristic|net,depth=D,top_k=K,z=..]`: rollout-based improvement of
     the net's policy (`RolloutAgent` with the net's move as the base move): N playouts to the end of the
     game, by the game's heuristic (default, fast) or by the net's own policy (playout=net), and the net's
     move is kept unless another is shown better in a paired test. With depth=D a playout stops after D
     steps and the net's value head stands in for the rest of the game. With top_k=K only the policy's K most
-    likely legal moves are candidates, and with playout_move=1 the playout policy's move as well."""
+    likely legal moves are candidates."""
     from meeple.agents import make_agent
     from meeple.agents.mcts import RolloutAgent
 
@@ -821,17 +821,13 @@ def _rollout_search(net: PolicyValueNet, game_name: str, options: dict[str, str]
             kwargs[key] = float(value)
         elif key == "top_k":
             kwargs["top_k"] = int(value)
-        elif key == "playout_move":
-            if value not in ("0", "1"):
-                raise ValueError(f"playout_move must be 0 or 1, got {value!r}")
-            kwargs["rollout_move"] = value == "1"
         elif key == "playout":
             if value not in ("heuristic", "net"):
                 raise ValueError(f"playout must be heuristic or net, got {value!r}")
             playout = value
         else:
-            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, depth, top_k, playout_move, "
-                             "z, margin, seed")
+            raise ValueError(f"unknown option {key!r} with mode=rollout; known: sims, playout, depth, top_k, z, margin, "
+                             "seed")
     policy = NetAgent(net, name="net")
     agent = RolloutAgent(rollout_agent=policy if playout == "net" else make_agent("heuristic", game_name),
                          base_agent=policy, **kwargs)

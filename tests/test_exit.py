@@ -359,46 +359,6 @@ def test_rollout_search_with_top_k_plays_only_among_the_policys_most_likely_move
         RolloutAgent(simulations=8, rollout_agent=make_agent("heuristic", "hadara"), top_k=4)
 
 
-def test_rollout_search_with_playout_move_adds_the_heuristics_move_to_the_candidates(tmp_path):
-    """playout_move=1: with top_k=K the candidates are the policy's K most likely moves, its own move and the
-    playout policy's (the heuristic's) move; without top_k (every move a candidate already) it is refused."""
-    from meeple.agents.mcts import RolloutAgent
-
-    game, net = tiny_net("hadara", seed=4)
-    path = tmp_path / "net.safetensors"
-    save_net(net, path)
-    agent = make_agent(f"search:{path}:mode=rollout,sims=16,top_k=2,playout_move=1,z=0", "hadara", 2)
-    assert agent.rollout_move and agent.top_k == 2
-    state = midgame(game, 24, seed=6)
-    state = core.take(state, np.flatnonzero(~state.done))
-    mask = game.legal_action_mask(state)
-    top2 = np.argsort(-agent.base_agent.policy_logits(game, state), axis=1, kind="stable")[:, :2]
-    heuristic = make_agent("heuristic", "hadara").act(game, state, np.random.default_rng(0))
-    rows = np.flatnonzero(mask.sum(axis=1) > 1)
-    outside = rows[(heuristic[rows, None] != top2[rows]).all(axis=1)]
-    assert outside.size, "the test needs positions where the heuristic's move is not among the net's two best"
-    started = []
-    real = RolloutAgent._playouts
-
-    def spy(self, game, state, first, *rest):
-        started.append(first.copy())
-        return real(self, game, state, first, *rest)
-
-    RolloutAgent._playouts = spy
-    try:
-        actions = agent.act(game, state, np.random.default_rng(0))
-    finally:
-        RolloutAgent._playouts = real
-    allowed = np.concatenate([top2, heuristic[:, None]], axis=1)
-    assert np.all((actions[rows, None] == allowed[rows]).any(axis=1)) and mask[np.arange(len(actions)), actions].all()
-    started = set(np.concatenate(started).tolist())
-    assert started <= set(allowed[rows].ravel().tolist()) and set(heuristic[outside].tolist()) <= started
-    with pytest.raises(ValueError, match="playout_move must be 0 or 1"):
-        make_agent(f"search:{path}:mode=rollout,top_k=2,playout_move=2", "hadara", 2)
-    with pytest.raises(ValueError, match="rollout_move needs top_k"):
-        make_agent(f"search:{path}:mode=rollout,playout_move=1", "hadara", 2)
-
-
 @pytest.mark.parametrize("name", sorted(baselines()))
 def test_shipped_baselines_load_by_name_and_play(name):
     entry = baselines()[name]
