@@ -418,9 +418,10 @@ def train(args: Args, stop: Any) -> dict:
     bar: Any = None
 
     def out_of_time() -> bool:
+        now = time.perf_counter()
         if bar is not None:
-            bar.update(totals["rounds"])
-        return stop.reason is not None or time.perf_counter() > deadline
+            bar.update(totals["rounds"], now)
+        return stop.reason is not None or now > deadline
 
     best: dict[str, Any] = {"score": None, "round": None}  # the best evaluation so far (best.safetensors)
 

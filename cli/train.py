@@ -295,9 +295,10 @@ class SelfPlayCallback(BaseCallback):
             self.next_snapshot += self.args.snapshot_every
         if self.num_timesteps >= self.next_eval:
             self.run_eval()
+        now = time.perf_counter()  # one clock reading: a run stopped by time shows 100% as its last line
         if self.bar is not None:
-            self.bar.update(self.num_timesteps)
-        if time.perf_counter() > self.deadline:
+            self.bar.update(self.num_timesteps, now)
+        if now > self.deadline:
             self.stopped_by_time = True
             return False
         return True
@@ -318,8 +319,10 @@ class RunBar:
         self.bar = tqdm(total=1000, desc="", unit="‰", disable=not enabled or self.ticker is not None, leave=True,
                         bar_format=label + ": {percentage:3.0f}%|{bar}| {desc}")
 
-    def update(self, timesteps: int) -> None:
-        now = time.perf_counter()
+    def update(self, timesteps: int, now: float | None = None) -> None:
+        """`now`: the clock reading the caller also tests its deadline with, so the bar is at 100% whenever the
+        caller stops by time."""
+        now = time.perf_counter() if now is None else now
         by_steps = timesteps / self.total
         by_time = (now - self.t_start) / max(self.deadline - self.t_start, 1e-9) if self.deadline < float("inf") else 0.0
         done = min(1.0, max(by_steps, by_time))
