@@ -18,6 +18,14 @@ GAME_CASES = game_cases()
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_log_folder(tmp_path_factory):
+    """stable-baselines3 makes an empty log folder for every model trained without a logger of its own, in
+    the system's temporary folder unless SB3_LOGDIR names one: here, one folder pytest cleans up (the
+    scripts the tests run inherit it)."""
+    os.environ.setdefault("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+
+
 @pytest.fixture(params=GAME_CASES)
 def game_case(request):
     """(name, config dict, rules core) for one registered game configuration."""
