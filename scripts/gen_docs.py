@@ -153,7 +153,7 @@ def first_run_table(results: dict, baselines: dict) -> str:
         first, later = job["figures"].get("first_run") or {}, job["figures"].get("later_run") or {}
         games = ", ".join(title(g) for g in first.get("compiled_games", []))
         for key, label in (("install_s", "install (pip, into `.venv`)"),
-                           ("compile_s", f"compile the kernels ({games or '—'})"),
+                           ("compile_s", f"compile the kernels ({games or '—'}; first run: the wait after the install)"),
                            ("training_s", "training"), ("tournament_s", "tournament"),
                            ("training_and_tournament_s", "training and tournament"), ("total_s", "**total**")):
             if key in first or key in later:

@@ -20,11 +20,16 @@ clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 # phase KEY LABEL COMMAND...: run COMMAND, saying what runs and for how long; with MEEPLE_PHASE_LOG set,
 # appends "KEY SECONDS" to that file (scripts/run.sh's summary)
 phase() {
-    local key=$1 label=$2 start=$SECONDS n=0
+    local key=$1 label=$2
     shift 2
     echo "[setup] $label ..."
     "$@" &
-    local pid=$!
+    follow "$key" "$label" $!
+}
+
+# follow KEY LABEL PID: wait for the background job PID of this shell as `phase` does for its command
+follow() {
+    local key=$1 label=$2 pid=$3 start=$SECONDS n=0
     while kill -0 "$pid" 2>/dev/null; do
         sleep 1
         n=$((n + 1))
@@ -57,10 +62,35 @@ install_torch() {
     rm -rf "$tmp"
 }
 
+# Numba compiles a kernel on its first call and caches the machine code next to the sources. Compile the
+# chosen games here (each in two parts, as many processes at once as there are cores) rather than on a
+# user's first reset or in each pytest worker; a game already cached takes seconds.
+warm=${MEEPLE_WARM:-all}
+if [ "${MEEPLE_SKIP_WARM:-0}" = 1 ]; then warm=none; fi
+games=()
+if [ "$warm" != all ] && [ "$warm" != none ]; then read -r -a games <<< "$warm"; fi
+label=${warm/#all/every game}
+
+compile_now() { .venv/bin/python scripts/warm_cache.py ${games[@]+"${games[@]}"}; }  # (prints its progress)
+
 # meeple and its extras; skipped when this pyproject.toml is what the last install used
 stamp=.venv/.meeple-installed
 wanted=$(cat pyproject.toml | cksum)
+background=
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ] || ! .venv/bin/python -c "import meeple.envs, torch" 2>/dev/null; then
+    # The kernels need only meeple's core packages (numpy, numba, ...): the compile starts once those are in
+    # and runs while pip installs torch and the extras (mostly unpacking, on one core), niced so that pip
+    # keeps its core and the compile has the rest, then every core once pip is done. A first run waits for
+    # the longer of the two rather than for both in turn.
+    phase install "installing meeple's core packages (pip install -e .)" .venv/bin/python -m pip install -q -e .
+    if [ "$warm" != none ]; then
+        compile_log=$(mktemp "${TMPDIR:-/tmp}/meeple-setup-compile-XXXXXX")
+        nice -n 10 .venv/bin/python scripts/warm_cache.py ${games[@]+"${games[@]}"} >"$compile_log" 2>&1 &
+        background=$!
+        # (should the install fail, the compile stops with it)
+        trap 'pkill -P "$background" 2>/dev/null; kill "$background" 2>/dev/null; true' EXIT
+        echo "[setup] compiling the kernels of: $label, in the background while the rest installs"
+    fi
     phase install "installing torch $TORCH (CPU build)" install_torch
     phase install "installing meeple with every extra (pip install -e '.[all]')" .venv/bin/python -m pip install -q -e ".[all]"
     echo "$wanted" > "$stamp"
@@ -68,15 +98,19 @@ else
     echo "[setup] install: up to date (.venv, pyproject.toml unchanged)"
 fi
 
-# Numba compiles a kernel on its first call and caches the machine code next to the sources. Compile the
-# chosen games now (each in two parts, as many processes at once as there are cores) rather than on a
-# user's first reset or in each pytest worker; a game already cached takes seconds.
-warm=${MEEPLE_WARM:-all}
-if [ "${MEEPLE_SKIP_WARM:-0}" = 1 ]; then warm=none; fi
-if [ "$warm" = all ]; then
-    phase compile "compiling the kernels of every game (once; cached afterwards)" .venv/bin/python scripts/warm_cache.py
+if [ -n "$background" ]; then
+    # the compile begun before the install. Should it have failed (a process it started while pip was
+    # re-installing meeple finds no meeple), compile here: what it cached stays cached.
+    if ! follow compile "compiling the kernels of: $label (begun before the install; once, cached afterwards)" \
+            "$background"; then
+        tail -n 5 "$compile_log"
+        echo "[setup] (the lines above end the background compile's output)"
+        phase compile "compiling the kernels of: $label again, in this shell" compile_now
+    fi
+    trap - EXIT
+    grep '^\[compile\] [a-z_]*: done' "$compile_log" || true  # (each game's time)
+    rm -f "$compile_log"
 elif [ "$warm" != none ]; then
-    # shellcheck disable=SC2086  # a list of game names
-    phase compile "compiling the kernels of: $warm (once; cached afterwards)" .venv/bin/python scripts/warm_cache.py $warm
+    phase compile "compiling the kernels of: $label (once; cached afterwards)" compile_now
 fi
 echo "[setup] ready in $(clock $((SECONDS - start_all)))"
