@@ -2,7 +2,7 @@
 # Set up (scripts/setup.sh) and run the whole test suite, as CI does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# the RLlib venv installs in the background (downloads, mostly) while setup.sh compiles the kernels
+# the RLlib venv installs in the background (downloads, mostly) while setup.sh installs and compiles
 rllib_log=$(mktemp)
 bash scripts/setup_rllib.sh deps >"$rllib_log" 2>&1 & rllib_setup=$!
 bash scripts/setup.sh
