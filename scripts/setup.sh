@@ -69,7 +69,8 @@ warm=${MEEPLE_WARM:-all}
 if [ "${MEEPLE_SKIP_WARM:-0}" = 1 ]; then warm=none; fi
 games=()
 if [ "$warm" != all ] && [ "$warm" != none ]; then read -r -a games <<< "$warm"; fi
-label=${warm/#all/every game}
+label=$warm
+if [ "$warm" = all ]; then label="every game"; fi
 
 compile_now() { .venv/bin/python scripts/warm_cache.py ${games[@]+"${games[@]}"}; }  # (prints its progress)
 
